@@ -1,0 +1,313 @@
+#include "backends/c/c_executor.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <ffi.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <unordered_map>
+
+#include "backends/cache.h"
+#include "backends/scalar_arg.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+extern char** environ;
+
+namespace loom::backend {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Running the compiler
+
+class FileDescriptor {
+public:
+    explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    ~FileDescriptor() { reset(); }
+    int get() const { return fd_; }
+    void reset() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+
+private:
+    int fd_;
+};
+
+class SpawnActions {
+public:
+    SpawnActions() { posix_spawn_file_actions_init(&actions_); }
+    SpawnActions(const SpawnActions&) = delete;
+    SpawnActions& operator=(const SpawnActions&) = delete;
+    ~SpawnActions() { posix_spawn_file_actions_destroy(&actions_); }
+    posix_spawn_file_actions_t* get() { return &actions_; }
+
+private:
+    posix_spawn_file_actions_t actions_;
+};
+
+struct ProcessResult {
+    bool succeeded;
+    std::string output;  // stdout and stderr, interleaved as written
+};
+
+std::string read_all(int fd) {
+    std::string out;
+    char chunk[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return out;
+        out.append(chunk, static_cast<std::size_t>(n));
+    }
+}
+
+/// Runs argv[0] (looked up in PATH) with the given arguments. An argument vector, not a shell command line, so
+/// that paths and flags are never reinterpreted.
+ProcessResult run_process(const std::vector<std::string>& argv) {
+    int ends[2];
+    // Close-on-exec, so that the child's only copy of the write end is its stdout/stderr (else no EOF).
+    if (::pipe2(ends, O_CLOEXEC) != 0) user_error("RuntimeError", "pipe failed: ", std::strerror(errno));
+    FileDescriptor read_end(ends[0]), write_end(ends[1]);
+    SpawnActions actions;
+    posix_spawn_file_actions_adddup2(actions.get(), write_end.get(), STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(actions.get(), write_end.get(), STDERR_FILENO);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid = 0;
+    const int err = posix_spawnp(&pid, args[0], actions.get(), nullptr, args.data(), environ);
+    write_end.reset();
+    if (err != 0) user_error("BuildError", "cannot run the C compiler '", argv[0], "': ", std::strerror(err));
+    ProcessResult result{false, read_all(read_end.get())};
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) user_error("RuntimeError", "waitpid failed: ", std::strerror(errno));
+    result.succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return result;
+}
+
+std::string erase_all(std::string text, const std::string& part) {
+    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at))
+        text.erase(at, part.size());
+    return text;
+}
+
+/// A private directory, removed with everything in it when done.
+class TempDir {
+public:
+    explicit TempDir(const fs::path& parent) {
+        std::error_code ec;
+        fs::create_directories(parent, ec);
+        std::string name = (parent / "build-XXXXXX").string();
+        if (ec || ::mkdtemp(name.data()) == nullptr)
+            user_error("RuntimeError", "cannot create a build directory in '", parent.string(),
+                       "' (set LOOM_CACHE_DIR to a writable directory)");
+        path_ = name;
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Loading and calling
+
+using Library = std::shared_ptr<void>;
+
+/// The loaded shared object, or nothing (with dlerror()'s reason in `why`).
+Library open_library(const std::string& path, std::string* why = nullptr) {
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+        if (why) *why = ::dlerror();
+        return nullptr;
+    }
+    return Library(handle, [](void* h) { ::dlclose(h); });
+}
+
+ffi_type* ffi_type_for(const ParamSpec& param) {
+    if (param.is_pointer) return &ffi_type_pointer;
+    switch (param.dtype) {
+        case DType::Bool:
+        case DType::UInt8: return &ffi_type_uint8;
+        case DType::Int8: return &ffi_type_sint8;
+        case DType::Int16: return &ffi_type_sint16;
+        case DType::Int32: return &ffi_type_sint32;
+        case DType::Int64: return &ffi_type_sint64;
+        case DType::UInt16: return &ffi_type_uint16;
+        case DType::UInt32: return &ffi_type_uint32;
+        case DType::UInt64: return &ffi_type_uint64;
+        case DType::Float32: return &ffi_type_float;
+        case DType::Float64: return &ffi_type_double;
+        default:
+            user_error("RuntimeError", "parameter '", param.name, "': scalar arguments of type ",
+                       dtype_name(param.dtype), " are not supported by the C runtime");
+    }
+}
+
+/// One function of the loaded library with its call interface, prepared once so that a call costs no setup.
+struct CKernel {
+    void (*function)() = nullptr;
+    std::vector<ffi_type*> types;  // the cif points into this: a CKernel never moves once prepared
+    ffi_cif cif{};
+};
+
+std::unique_ptr<CKernel> prepare_kernel(void* library, const KernelSpec& spec) {
+    auto kernel = std::make_unique<CKernel>();
+    void* symbol = ::dlsym(library, spec.name.c_str());
+    user_assert(symbol != nullptr, "RuntimeError", "the compiled C code has no function '", spec.name, "'");
+    kernel->function = reinterpret_cast<void (*)()>(symbol);
+    for (const ParamSpec& p : spec.params) kernel->types.push_back(ffi_type_for(p));
+    const ffi_status status = ffi_prep_cif(&kernel->cif, FFI_DEFAULT_ABI, static_cast<unsigned>(kernel->types.size()),
+                                           &ffi_type_void, kernel->types.data());
+    internal_assert(status == FFI_OK, "ffi_prep_cif failed for '", spec.name, "'");
+    return kernel;
+}
+
+class CProgram final : public Program {
+public:
+    CProgram(Library library, std::vector<KernelSpec> specs, int threads)
+        : library_(std::move(library)), specs_(std::move(specs)), threads_(threads) {
+        for (const KernelSpec& spec : specs_) kernels_.push_back(prepare_kernel(library_.get(), spec));
+        // -fopenmp links libgomp into the library, so dlsym on its handle finds OpenMP's API.
+        if (threads_ > 0)
+            set_num_threads_ = reinterpret_cast<void (*)(int)>(::dlsym(library_.get(), "omp_set_num_threads"));
+    }
+
+    void run(std::vector<Buffer>& buffers, const std::vector<Launch>& launches) override {
+        // OpenMP's thread count belongs to the calling thread, so it is set on every call, not once.
+        if (set_num_threads_) set_num_threads_(threads_);
+        for (const Launch& launch : launches) call(launch, buffers);
+    }
+
+private:
+    void call(const Launch& launch, const std::vector<Buffer>& buffers) const {
+        internal_assert(launch.kernel < kernels_.size(), "no kernel ", launch.kernel);
+        const KernelSpec& spec = specs_[launch.kernel];
+        internal_assert(launch.args.size() == spec.params.size(), "kernel '", spec.name, "' called with ",
+                        launch.args.size(), " arguments, not ", spec.params.size());
+        std::vector<ScalarBytes> slots;
+        std::vector<void*> values;
+        slots.reserve(launch.args.size());  // `values` points into `slots`: no reallocation allowed
+        for (std::size_t i = 0; i < launch.args.size(); ++i) {
+            slots.push_back(argument(spec.params[i], launch.args[i], buffers));
+            values.push_back(slots.back().bytes);
+        }
+        const CKernel& kernel = *kernels_[launch.kernel];
+        ffi_call(const_cast<ffi_cif*>(&kernel.cif), kernel.function, nullptr, values.data());
+    }
+
+    /// Arrays are passed as the host pointer itself: the C code works in place.
+    static ScalarBytes argument(const ParamSpec& param, const Arg& arg, const std::vector<Buffer>& buffers) {
+        internal_assert(param.is_pointer == (arg.kind == Arg::Kind::Buffer), "argument '", param.name,
+                        "': buffer/scalar mismatch");
+        if (!param.is_pointer) return scalar_bytes(arg, param.dtype);
+        internal_assert(arg.buffer < buffers.size(), "argument '", param.name, "': no buffer ", arg.buffer);
+        return scalar_bytes_of(buffers[arg.buffer].host);
+    }
+
+    Library library_;  // first member: released last, after nothing can call into it
+    std::vector<KernelSpec> specs_;
+    std::vector<std::unique_ptr<CKernel>> kernels_;
+    int threads_;
+    void (*set_num_threads_)(int) = nullptr;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Building
+
+class CExecutor final : public Executor {
+public:
+    explicit CExecutor(const COptions& options) : threads_(options.threads) {
+        command_ = {options.cc, "-O3", "-march=native", "-shared", "-fPIC", "-fopenmp"};
+        command_.insert(command_.end(), options.cflags.begin(), options.cflags.end());
+    }
+
+    std::string target() const override { return "c"; }
+    std::string description() const override {
+        return cat("C (", join(command_, " "), ", ", threads_ > 0 ? std::to_string(threads_) : "default", " threads)");
+    }
+
+    std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
+                                   const std::vector<std::string>& options) override {
+        std::shared_ptr<Program>& program = programs_[memory_cache_key(source, kernels, options)];
+        if (!program) {
+            std::vector<std::string> command = command_;
+            command.insert(command.end(), options.begin(), options.end());
+            program = std::make_shared<CProgram>(load_or_compile(source, command), kernels, threads_);
+        }
+        return program;
+    }
+
+private:
+    static Library load_or_compile(const std::string& source, const std::vector<std::string>& command) {
+        ContentHash hash;
+        hash.add("loom-c-1");
+        for (const std::string& word : command) hash.add(word);
+        const std::string key = hash.add(source).hex();
+        const std::optional<std::string> cached = cache_file("c", key, ".so");
+        if (cached)
+            if (Library library = open_library(*cached)) return library;  // a damaged entry is simply rebuilt
+        // Compile in a private directory: inside the cache when caching, so that the final rename stays on one
+        // filesystem and is atomic (two processes building the same kernel both succeed, the last rename wins).
+        TempDir work(cached ? fs::path(*cached).parent_path() : fs::temp_directory_path());
+        const std::string built = compile(source, command, work.path(), key);
+        const std::string& final_path = cached ? *cached : built;
+        if (cached && ::rename(built.c_str(), cached->c_str()) != 0)
+            user_error("RuntimeError", "cannot move '", built, "' to '", *cached, "': ", std::strerror(errno));
+        // Opened before `work` is removed: an uncached library lives on, unlinked, as long as it is loaded.
+        std::string why;
+        Library library = open_library(final_path, &why);
+        user_assert(library != nullptr, "RuntimeError", "cannot load the compiled C code: ", why);
+        return library;
+    }
+
+    /// Compiles `source` in `dir` and returns the path of the shared object. It is named after the content hash
+    /// even when uncached, because dlopen returns an already loaded library of the same path instead of reading
+    /// the file.
+    static std::string compile(const std::string& source, std::vector<std::string> command, const fs::path& dir,
+                               const std::string& key) {
+        const std::string source_path = (dir / "kernel.c").string();
+        const std::string library_path = (dir / (key + ".so")).string();
+        write_file_atomically(source_path, source);
+        // -lm after the source: the generated code may call libm functions that -O3 does not inline.
+        command.insert(command.end(), {"-o", library_path, source_path, "-lm"});
+        const ProcessResult result = run_process(command);
+        if (!result.succeeded) {
+            // The build directory is gone by the time anyone reads this: messages say just "kernel.c:3:5".
+            const std::string dir_prefix = dir.string() + "/";
+            user_error("BuildError", "C compilation failed: ", erase_all(join(command, " "), dir_prefix),
+                       "\n--- compiler output ---\n", erase_all(result.output, dir_prefix), "\n--- source ---\n",
+                       source);
+        }
+        return library_path;
+    }
+
+    std::vector<std::string> command_;  // compiler and flags, without per-build options and files
+    int threads_;
+    std::unordered_map<std::string, std::shared_ptr<Program>> programs_;
+};
+
+}  // namespace
+
+std::shared_ptr<Executor> make_c_executor(const COptions& options) { return std::make_shared<CExecutor>(options); }
+
+}  // namespace loom::backend

@@ -1,0 +1,38 @@
+// Helpers the runtimes share for their program caches (cache_dir() and write_file_atomically() are declared in
+// runtime.h): the memory-cache key, a content hash that names on-disk entries, and where an entry lives.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/runtime.h"
+
+namespace loom::backend {
+
+/// 128-bit FNV-1a over a sequence of parts. Stable across runs, compilers and machines, so it can name files
+/// in the on-disk cache. Each part is length-prefixed: ("ab", "c") and ("a", "bc") hash differently.
+class ContentHash {
+public:
+    ContentHash& add(std::string_view part);
+    /// The hash as 32 lowercase hex digits.
+    std::string hex() const;
+
+private:
+    __extension__ typedef unsigned __int128 U128;  // __extension__: keeps -Wpedantic quiet about __int128
+    U128 state_ = (U128{0x6c62272e07bb0142} << 64) | 0x62b821756295c58d;  // the FNV-128 offset basis
+};
+
+/// The key of a built program in an executor's memory cache: the exact text of everything the program depends
+/// on. Comparing text is cheaper than hashing it, so only a memory-cache miss computes a ContentHash.
+std::string memory_cache_key(std::string_view source, const std::vector<KernelSpec>& kernels,
+                             const std::vector<std::string>& options);
+
+/// `cache_dir()/<subdir>/<key><extension>`, or nothing when disk caching is disabled.
+std::optional<std::string> cache_file(std::string_view subdir, std::string_view key, std::string_view extension);
+
+/// The whole contents of a file, or nothing when it cannot be read.
+std::optional<std::string> read_file(const std::string& path);
+
+}  // namespace loom::backend

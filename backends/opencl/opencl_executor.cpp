@@ -1,0 +1,428 @@
+#include "backends/opencl/opencl_executor.h"
+
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string_view>
+#include <type_traits>
+#include <unordered_map>
+
+#include "backends/cache.h"
+#include "backends/scalar_arg.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace loom::backend {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors and handles
+
+const char* error_name(cl_int code) {
+    switch (code) {
+#define LOOM_CL_ERROR(name) \
+    case name: return #name;
+        LOOM_CL_ERROR(CL_DEVICE_NOT_FOUND)
+        LOOM_CL_ERROR(CL_DEVICE_NOT_AVAILABLE)
+        LOOM_CL_ERROR(CL_COMPILER_NOT_AVAILABLE)
+        LOOM_CL_ERROR(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+        LOOM_CL_ERROR(CL_OUT_OF_RESOURCES)
+        LOOM_CL_ERROR(CL_OUT_OF_HOST_MEMORY)
+        LOOM_CL_ERROR(CL_PROFILING_INFO_NOT_AVAILABLE)
+        LOOM_CL_ERROR(CL_MEM_COPY_OVERLAP)
+        LOOM_CL_ERROR(CL_IMAGE_FORMAT_MISMATCH)
+        LOOM_CL_ERROR(CL_IMAGE_FORMAT_NOT_SUPPORTED)
+        LOOM_CL_ERROR(CL_BUILD_PROGRAM_FAILURE)
+        LOOM_CL_ERROR(CL_MAP_FAILURE)
+        LOOM_CL_ERROR(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+        LOOM_CL_ERROR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        LOOM_CL_ERROR(CL_COMPILE_PROGRAM_FAILURE)
+        LOOM_CL_ERROR(CL_LINKER_NOT_AVAILABLE)
+        LOOM_CL_ERROR(CL_LINK_PROGRAM_FAILURE)
+        LOOM_CL_ERROR(CL_DEVICE_PARTITION_FAILED)
+        LOOM_CL_ERROR(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+        LOOM_CL_ERROR(CL_INVALID_VALUE)
+        LOOM_CL_ERROR(CL_INVALID_DEVICE_TYPE)
+        LOOM_CL_ERROR(CL_INVALID_PLATFORM)
+        LOOM_CL_ERROR(CL_INVALID_DEVICE)
+        LOOM_CL_ERROR(CL_INVALID_CONTEXT)
+        LOOM_CL_ERROR(CL_INVALID_QUEUE_PROPERTIES)
+        LOOM_CL_ERROR(CL_INVALID_COMMAND_QUEUE)
+        LOOM_CL_ERROR(CL_INVALID_HOST_PTR)
+        LOOM_CL_ERROR(CL_INVALID_MEM_OBJECT)
+        LOOM_CL_ERROR(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
+        LOOM_CL_ERROR(CL_INVALID_IMAGE_SIZE)
+        LOOM_CL_ERROR(CL_INVALID_SAMPLER)
+        LOOM_CL_ERROR(CL_INVALID_BINARY)
+        LOOM_CL_ERROR(CL_INVALID_BUILD_OPTIONS)
+        LOOM_CL_ERROR(CL_INVALID_PROGRAM)
+        LOOM_CL_ERROR(CL_INVALID_PROGRAM_EXECUTABLE)
+        LOOM_CL_ERROR(CL_INVALID_KERNEL_NAME)
+        LOOM_CL_ERROR(CL_INVALID_KERNEL_DEFINITION)
+        LOOM_CL_ERROR(CL_INVALID_KERNEL)
+        LOOM_CL_ERROR(CL_INVALID_ARG_INDEX)
+        LOOM_CL_ERROR(CL_INVALID_ARG_VALUE)
+        LOOM_CL_ERROR(CL_INVALID_ARG_SIZE)
+        LOOM_CL_ERROR(CL_INVALID_KERNEL_ARGS)
+        LOOM_CL_ERROR(CL_INVALID_WORK_DIMENSION)
+        LOOM_CL_ERROR(CL_INVALID_WORK_GROUP_SIZE)
+        LOOM_CL_ERROR(CL_INVALID_WORK_ITEM_SIZE)
+        LOOM_CL_ERROR(CL_INVALID_GLOBAL_OFFSET)
+        LOOM_CL_ERROR(CL_INVALID_EVENT_WAIT_LIST)
+        LOOM_CL_ERROR(CL_INVALID_EVENT)
+        LOOM_CL_ERROR(CL_INVALID_OPERATION)
+        LOOM_CL_ERROR(CL_INVALID_GL_OBJECT)
+        LOOM_CL_ERROR(CL_INVALID_BUFFER_SIZE)
+        LOOM_CL_ERROR(CL_INVALID_MIP_LEVEL)
+        LOOM_CL_ERROR(CL_INVALID_GLOBAL_WORK_SIZE)
+        LOOM_CL_ERROR(CL_INVALID_PROPERTY)
+        LOOM_CL_ERROR(CL_INVALID_IMAGE_DESCRIPTOR)
+        LOOM_CL_ERROR(CL_INVALID_COMPILER_OPTIONS)
+        LOOM_CL_ERROR(CL_INVALID_LINKER_OPTIONS)
+        LOOM_CL_ERROR(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef LOOM_CL_ERROR
+        default: return "unknown OpenCL error";
+    }
+}
+
+std::string describe_error(cl_int code) { return cat(error_name(code), " (", code, ")"); }
+
+void check(cl_int code, std::string_view call) {
+    if (code != CL_SUCCESS) user_error("RuntimeError", call, " failed: ", describe_error(code));
+}
+
+template <class T, cl_int (*Release)(T)>
+struct Releaser {
+    void operator()(T handle) const { Release(handle); }
+};
+template <class T, cl_int (*Release)(T)>
+using Handle = std::unique_ptr<std::remove_pointer_t<T>, Releaser<T, Release>>;
+
+using ContextHandle = Handle<cl_context, clReleaseContext>;
+using QueueHandle = Handle<cl_command_queue, clReleaseCommandQueue>;
+using ProgramHandle = Handle<cl_program, clReleaseProgram>;
+using KernelHandle = Handle<cl_kernel, clReleaseKernel>;
+using MemHandle = Handle<cl_mem, clReleaseMemObject>;
+
+/// A string-valued clGet*Info query; `get(size, data, size_ret)` forwards to the clGet*Info call.
+template <class Get>
+std::string info_string(Get get, std::string_view call) {
+    std::size_t size = 0;
+    check(get(0, nullptr, &size), call);
+    std::string text(size, '\0');
+    check(get(size, text.data(), nullptr), call);
+    text.erase(std::find(text.begin(), text.end(), '\0'), text.end());
+    return text;
+}
+
+std::string platform_string(cl_platform_id platform, cl_platform_info what) {
+    const auto get = [&](std::size_t size, void* data, std::size_t* size_ret) {
+        return clGetPlatformInfo(platform, what, size, data, size_ret);
+    };
+    return info_string(get, "clGetPlatformInfo");
+}
+
+std::string device_string(cl_device_id device, cl_device_info what) {
+    const auto get = [&](std::size_t size, void* data, std::size_t* size_ret) {
+        return clGetDeviceInfo(device, what, size, data, size_ret);
+    };
+    return info_string(get, "clGetDeviceInfo");
+}
+
+std::string build_log(cl_program program, cl_device_id device) {
+    const auto get = [&](std::size_t size, void* data, std::size_t* size_ret) {
+        return clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, data, size_ret);
+    };
+    return info_string(get, "clGetProgramBuildInfo");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Device discovery
+
+struct DeviceEntry {
+    cl_platform_id platform;
+    cl_device_id device;
+    std::string platform_name;
+    std::string device_name;
+};
+
+std::vector<cl_device_id> platform_devices(cl_platform_id platform) {
+    cl_uint count = 0;
+    // A platform without devices answers CL_DEVICE_NOT_FOUND: it simply contributes none.
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &count) != CL_SUCCESS || count == 0) return {};
+    std::vector<cl_device_id> devices(count);
+    check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr), "clGetDeviceIDs");
+    return devices;
+}
+
+std::vector<DeviceEntry> all_devices() {
+    cl_uint count = 0;
+    // With no ICD installed the loader answers CL_PLATFORM_NOT_FOUND_KHR: there are no devices.
+    if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) return {};
+    std::vector<cl_platform_id> platforms(count);
+    check(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs");
+    std::vector<DeviceEntry> entries;
+    for (cl_platform_id platform : platforms) {
+        const std::string platform_name = platform_string(platform, CL_PLATFORM_NAME);
+        for (cl_device_id device : platform_devices(platform))
+            entries.push_back({platform, device, platform_name, device_string(device, CL_DEVICE_NAME)});
+    }
+    return entries;
+}
+
+std::string lowercase(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+bool contains_ignoring_case(std::string_view text, std::string_view pattern) {
+    return lowercase(text).find(lowercase(pattern)) != std::string::npos;
+}
+
+/// LOOM_CL_DEVICE, when set, replaces what the script asked for: it is how a user points existing scripts at
+/// another device.
+OpenCLOptions effective_options(const OpenCLOptions& requested) {
+    const char* env = std::getenv("LOOM_CL_DEVICE");
+    if (env == nullptr || *env == '\0') return requested;
+    const std::string_view spec = env;
+    const std::size_t colon = spec.find(':');
+    if (colon == std::string_view::npos) return {"", std::string(spec)};
+    return {std::string(spec.substr(0, colon)), std::string(spec.substr(colon + 1))};
+}
+
+std::string entry_name(const DeviceEntry& e) { return e.platform_name + ": " + e.device_name; }
+
+DeviceEntry select_device(const OpenCLOptions& options) {
+    const std::vector<DeviceEntry> entries = all_devices();
+    user_assert(!entries.empty(), "RuntimeError", "no OpenCL device found (is an ICD such as PoCL installed?)");
+    for (const DeviceEntry& e : entries)
+        if (contains_ignoring_case(e.platform_name, options.platform) &&
+            contains_ignoring_case(e.device_name, options.device))
+            return e;
+    std::vector<std::string> names;
+    for (const DeviceEntry& e : entries) names.push_back(entry_name(e));
+    user_error("RuntimeError", "no OpenCL device matches platform '", options.platform, "' and device '",
+               options.device, "'; available: ", join(names, "; "));
+}
+
+/// The opened device, shared by the executor and every program built on it so that programs outlive it.
+struct Device {
+    cl_device_id id;
+    std::string description;
+    std::string identity;  // what the compiled binaries depend on: part of every cache key
+    ContextHandle context;
+    QueueHandle queue;
+};
+
+std::shared_ptr<const Device> open_device(const DeviceEntry& e) {
+    const std::string identity =
+        join({e.platform_name, platform_string(e.platform, CL_PLATFORM_VERSION), e.device_name,
+              device_string(e.device, CL_DEVICE_VERSION), device_string(e.device, CL_DRIVER_VERSION)},
+             "\n");
+    const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
+                                                reinterpret_cast<cl_context_properties>(e.platform), 0};
+    cl_int err = CL_SUCCESS;
+    ContextHandle context(clCreateContext(properties, 1, &e.device, nullptr, nullptr, &err));
+    check(err, "clCreateContext");
+    QueueHandle queue(clCreateCommandQueue(context.get(), e.device, 0, &err));
+    check(err, "clCreateCommandQueue");
+    return std::make_shared<const Device>(
+        Device{e.device, cat(e.device_name, " on ", e.platform_name), identity, std::move(context), std::move(queue)});
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Launching
+
+std::string sizes_text(const std::size_t* sizes, unsigned dims) {
+    std::vector<std::string> parts;
+    for (unsigned d = 0; d < dims; ++d) parts.push_back(std::to_string(sizes[d]));
+    return "(" + join(parts, ", ") + ")";
+}
+
+class ClProgram final : public Program {
+public:
+    ClProgram(std::shared_ptr<const Device> device, ProgramHandle program, std::vector<KernelSpec> specs)
+        : device_(std::move(device)), program_(std::move(program)), specs_(std::move(specs)) {
+        for (const KernelSpec& spec : specs_) kernels_.push_back(create_kernel(spec));
+    }
+
+    void run(std::vector<Buffer>& buffers, const std::vector<Launch>& launches) override {
+        const std::vector<MemHandle> memory = upload(buffers);
+        cl_command_queue queue = device_->queue.get();
+        try {
+            for (const Launch& launch : launches) enqueue(launch, memory);
+            for (std::size_t i = 0; i < buffers.size(); ++i)
+                if (buffers[i].written && buffers[i].bytes > 0)
+                    check(clEnqueueReadBuffer(queue, memory[i].get(), CL_FALSE, 0, buffers[i].bytes, buffers[i].host, 0,
+                                              nullptr, nullptr),
+                          "clEnqueueReadBuffer");
+        } catch (...) {
+            clFinish(queue);  // no command may still touch host memory once we return
+            throw;
+        }
+        check(clFinish(queue), "clFinish");
+    }
+
+private:
+    KernelHandle create_kernel(const KernelSpec& spec) const {
+        cl_int err = CL_SUCCESS;
+        KernelHandle kernel(clCreateKernel(program_.get(), spec.name.c_str(), &err));
+        check(err, cat("clCreateKernel('", spec.name, "')"));
+        cl_uint count = 0;
+        check(clGetKernelInfo(kernel.get(), CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr), "clGetKernelInfo");
+        internal_assert(count == spec.params.size(), "kernel '", spec.name, "' takes ", count, " arguments, not ",
+                        spec.params.size());
+        return kernel;
+    }
+
+    std::vector<MemHandle> upload(const std::vector<Buffer>& buffers) const {
+        std::vector<MemHandle> memory;
+        memory.reserve(buffers.size());
+        for (const Buffer& b : buffers) {
+            const bool copy = b.read && b.bytes > 0;
+            cl_int err = CL_SUCCESS;
+            // OpenCL rejects zero-sized buffers, but an empty array is still a valid argument.
+            memory.emplace_back(clCreateBuffer(device_->context.get(),
+                                               CL_MEM_READ_WRITE | (copy ? CL_MEM_COPY_HOST_PTR : 0),
+                                               std::max<std::size_t>(b.bytes, 1), copy ? b.host : nullptr, &err));
+            check(err, cat("clCreateBuffer(", b.bytes, " bytes)"));
+        }
+        return memory;
+    }
+
+    void set_arg(cl_kernel kernel, cl_uint index, const ParamSpec& param, const Arg& arg,
+                 const std::vector<MemHandle>& memory) const {
+        internal_assert(param.is_pointer == (arg.kind == Arg::Kind::Buffer), "argument '", param.name,
+                        "': buffer/scalar mismatch");
+        if (param.is_pointer) {
+            internal_assert(arg.buffer < memory.size(), "argument '", param.name, "': no buffer ", arg.buffer);
+            const cl_mem mem = memory[arg.buffer].get();
+            check(clSetKernelArg(kernel, index, sizeof mem, &mem), cat("clSetKernelArg('", param.name, "')"));
+        } else {
+            const ScalarBytes s = scalar_bytes(arg, param.dtype);
+            check(clSetKernelArg(kernel, index, s.size, s.bytes), cat("clSetKernelArg('", param.name, "')"));
+        }
+    }
+
+    void enqueue(const Launch& launch, const std::vector<MemHandle>& memory) const {
+        internal_assert(launch.kernel < kernels_.size(), "no kernel ", launch.kernel);
+        internal_assert(launch.dims >= 1 && launch.dims <= 3, "launch with ", launch.dims, " dimensions");
+        const KernelSpec& spec = specs_[launch.kernel];
+        internal_assert(launch.args.size() == spec.params.size(), "kernel '", spec.name, "' launched with ",
+                        launch.args.size(), " arguments, not ", spec.params.size());
+        cl_kernel kernel = kernels_[launch.kernel].get();
+        for (std::size_t i = 0; i < launch.args.size(); ++i)
+            set_arg(kernel, static_cast<cl_uint>(i), spec.params[i], launch.args[i], memory);
+        std::size_t global[3];
+        for (unsigned d = 0; d < launch.dims; ++d) global[d] = launch.groups[d] * launch.local[d];
+        // OpenCL 1.2 rejects an empty grid, which simply means there is nothing to do.
+        if (std::find(global, global + launch.dims, 0) != global + launch.dims) return;
+        const cl_int err = clEnqueueNDRangeKernel(device_->queue.get(), kernel, launch.dims, nullptr, global,
+                                                  launch.local.data(), 0, nullptr, nullptr);
+        if (err != CL_SUCCESS)
+            user_error("RuntimeError", "clEnqueueNDRangeKernel('", spec.name, "', global ",
+                       sizes_text(global, launch.dims), ", local ", sizes_text(launch.local.data(), launch.dims),
+                       ") failed: ", describe_error(err));
+    }
+
+    std::shared_ptr<const Device> device_;
+    ProgramHandle program_;
+    std::vector<KernelSpec> specs_;
+    std::vector<KernelHandle> kernels_;  // one per spec, created once: clCreateKernel is not free
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Building
+
+class ClExecutor final : public Executor {
+public:
+    explicit ClExecutor(std::shared_ptr<const Device> device) : device_(std::move(device)) {}
+
+    std::string target() const override { return "opencl"; }
+    std::string description() const override { return device_->description; }
+
+    std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
+                                   const std::vector<std::string>& options) override {
+        std::shared_ptr<Program>& program = programs_[memory_cache_key(source, kernels, options)];
+        if (!program)
+            program = std::make_shared<ClProgram>(device_, load_or_build(source, join(options, " ")), kernels);
+        return program;
+    }
+
+private:
+    ProgramHandle load_or_build(const std::string& source, const std::string& options) const {
+        const std::string key =
+            ContentHash().add("loom-opencl-1").add(device_->identity).add(options).add(source).hex();
+        const std::optional<std::string> path = cache_file("opencl", key, ".bin");
+        if (path)
+            if (const std::optional<std::string> binary = read_file(*path))
+                if (ProgramHandle program = from_binary(*binary, options)) return program;
+        ProgramHandle program = from_source(source, options);
+        if (path) store_binary(program.get(), *path);
+        return program;
+    }
+
+    /// A program from a cached binary, or nothing when the binary does not load (stale or damaged cache entry).
+    ProgramHandle from_binary(const std::string& binary, const std::string& options) const {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+        const std::size_t size = binary.size();
+        cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+        ProgramHandle program(
+            clCreateProgramWithBinary(device_->context.get(), 1, &device_->id, &size, &bytes, &status, &err));
+        if (err != CL_SUCCESS || status != CL_SUCCESS) return nullptr;
+        if (clBuildProgram(program.get(), 1, &device_->id, options.c_str(), nullptr, nullptr) != CL_SUCCESS)
+            return nullptr;
+        return program;
+    }
+
+    ProgramHandle from_source(const std::string& source, const std::string& options) const {
+        const char* text = source.c_str();
+        const std::size_t length = source.size();
+        cl_int err = CL_SUCCESS;
+        ProgramHandle program(clCreateProgramWithSource(device_->context.get(), 1, &text, &length, &err));
+        check(err, "clCreateProgramWithSource");
+        err = clBuildProgram(program.get(), 1, &device_->id, options.c_str(), nullptr, nullptr);
+        if (err != CL_SUCCESS) {
+            const std::string log = build_log(program.get(), device_->id);
+            user_error("BuildError", "OpenCL build failed on ", device_->description, " with options '", options,
+                       "': ", describe_error(err), "\n--- build log ---\n", log, "\n--- source ---\n", source);
+        }
+        return program;
+    }
+
+    /// Saves the device binary for later processes. Best effort: the cache only saves time, so an unwritable
+    /// cache directory or a driver that withholds binaries must not fail the build.
+    static void store_binary(cl_program program, const std::string& path) {
+        std::size_t size = 0;
+        if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0)
+            return;
+        std::string binary(size, '\0');
+        auto* bytes = reinterpret_cast<unsigned char*>(binary.data());
+        if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bytes, &bytes, nullptr) != CL_SUCCESS) return;
+        try {
+            write_file_atomically(path, binary);
+        } catch (const Error&) {
+        }
+    }
+
+    std::shared_ptr<const Device> device_;
+    std::unordered_map<std::string, std::shared_ptr<Program>> programs_;
+};
+
+}  // namespace
+
+std::shared_ptr<Executor> make_opencl_executor(const OpenCLOptions& options) {
+    return std::make_shared<ClExecutor>(open_device(select_device(effective_options(options))));
+}
+
+std::vector<std::string> list_opencl_devices() {
+    std::vector<std::string> names;
+    for (const DeviceEntry& e : all_devices()) names.push_back(entry_name(e));
+    return names;
+}
+
+}  // namespace loom::backend

@@ -1,0 +1,50 @@
+// A kernel argument as the bytes of the C type it is passed as: what clSetKernelArg and ffi_call both take.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "backends/runtime.h"
+#include "support/error.h"
+
+namespace loom::backend {
+
+struct ScalarBytes {
+    alignas(8) unsigned char bytes[8];
+    std::size_t size;
+};
+
+template <class T>
+ScalarBytes scalar_bytes_of(T value) {
+    static_assert(sizeof(T) <= sizeof(ScalarBytes::bytes));
+    ScalarBytes s{};
+    std::memcpy(s.bytes, &value, sizeof value);
+    s.size = sizeof value;
+    return s;
+}
+
+template <class T>
+ScalarBytes converted_scalar(const Arg& arg) {
+    return scalar_bytes_of(arg.kind == Arg::Kind::Float ? static_cast<T>(arg.f) : static_cast<T>(arg.i));
+}
+
+/// `arg` converted to the C type of `type` (bool travels as an unsigned char: OpenCL forbids bool arguments).
+inline ScalarBytes scalar_bytes(const Arg& arg, DType type) {
+    switch (type) {
+        case DType::Bool:
+        case DType::UInt8: return converted_scalar<std::uint8_t>(arg);
+        case DType::Int8: return converted_scalar<std::int8_t>(arg);
+        case DType::Int16: return converted_scalar<std::int16_t>(arg);
+        case DType::Int32: return converted_scalar<std::int32_t>(arg);
+        case DType::Int64: return converted_scalar<std::int64_t>(arg);
+        case DType::UInt16: return converted_scalar<std::uint16_t>(arg);
+        case DType::UInt32: return converted_scalar<std::uint32_t>(arg);
+        case DType::UInt64: return converted_scalar<std::uint64_t>(arg);
+        case DType::Float32: return converted_scalar<float>(arg);
+        case DType::Float64: return converted_scalar<double>(arg);
+        default: user_error("RuntimeError", "scalar kernel arguments of type ", dtype_name(type), " are not supported");
+    }
+}
+
+}  // namespace loom::backend

@@ -1,0 +1,24 @@
+// The Lua face of host arrays: lp.array, lp.zeros, lp.rand, ... and the "loom.Array" userdata with its fields
+// (shape, dtype, ndim, #a) and methods (get, set, totable, copy, fill, transpose, reshape).
+#pragma once
+
+#include <lua.hpp>
+
+#include "backends/host/host_array.h"
+
+namespace loom::lua {
+
+/// Adds array, zeros, empty, arange, rand, randn, allclose and max_abs_diff to the table at `module_table`, and
+/// creates the "loom.Array" metatable.
+void register_array_api(lua_State* L, int module_table);
+
+/// The array at `idx`, or nullptr when the value there is not one.
+HostArray* test_array(lua_State* L, int idx);
+
+/// The array at `idx`; otherwise raises ArgumentError "bad argument #idx to 'fname' (loom.Array expected, ...)".
+HostArray& check_array(lua_State* L, int idx, const char* fname);
+
+/// Pushes a new userdata holding `a` (a view: it shares a's memory).
+void push_array(lua_State* L, HostArray a);
+
+}  // namespace loom::lua

@@ -1,0 +1,44 @@
+// Shared pieces of the Lua binding: the Kernel userdata and the registration functions of each part of the
+// `loom` module.
+#pragma once
+
+#include <lua.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "backends/runtime.h"
+#include "codegen/lower.h"
+#include "ir/kernel.h"
+
+namespace loom::lua {
+
+/// A kernel built for one executor and one combination of argument types.
+struct CompiledKernel {
+    Kernel typed;  // the kernel with every type known
+    GeneratedCode code;
+    std::shared_ptr<backend::Program> program;
+    std::shared_ptr<backend::Executor> executor;  // kept alive: the build cache is keyed by its address
+};
+
+/// What a "loom.Kernel" userdata holds: the immutable kernel and the builds made from it.
+struct KernelHandle {
+    Kernel kernel;
+    std::map<std::string, std::shared_ptr<CompiledKernel>> builds;
+};
+
+KernelHandle& check_kernel(lua_State* L, int idx, const char* fname);
+void push_kernel(lua_State* L, Kernel k);
+
+/// Reads a dtype name (or nil: Unknown) at stack index `idx`.
+DType check_dtype(lua_State* L, int idx, const char* fname);
+
+void register_kernel_api(lua_State* L, int module_table);
+void register_transform_api(lua_State* L, int module_table);
+void register_exec_api(lua_State* L, int module_table);
+
+/// The Kernel call `knl(exec, {args})` / `knl{args}` (the "__call" metamethod).
+int call_kernel(lua_State* L);
+
+}  // namespace loom::lua

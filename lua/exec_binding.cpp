@@ -1,0 +1,298 @@
+// Executors (lp.cl.queue, lp.c.executor) and running kernels: knl(exec, {a=x, ...}).
+#include <iostream>
+#include <new>
+
+#include "backends/c/c_executor.h"
+#include "backends/opencl/opencl_executor.h"
+#include "ir/eval.h"
+#include "lua/args.h"
+#include "lua/array_binding.h"
+#include "lua/binding.h"
+#include "lua/trampoline.h"
+#include "support/strings.h"
+
+namespace loom::lua {
+
+namespace {
+
+constexpr const char* kExecutorMeta = "loom.Executor";
+
+struct ExecutorHandle {
+    std::shared_ptr<backend::Executor> exec;
+};
+
+int executor_gc(lua_State* L) {
+    auto* h = static_cast<ExecutorHandle*>(lua_touserdata(L, 1));
+    if (h) h->exec.reset();
+    return 0;
+}
+
+void push_executor(lua_State* L, std::shared_ptr<backend::Executor> e) {
+    void* mem = lua_newuserdatauv(L, sizeof(ExecutorHandle), 0);
+    new (mem) ExecutorHandle{};
+    luaL_setmetatable(L, kExecutorMeta);
+    static_cast<ExecutorHandle*>(mem)->exec = std::move(e);
+}
+
+ExecutorHandle* test_executor(lua_State* L, int idx) {
+    return static_cast<ExecutorHandle*>(test_udata(L, idx, kExecutorMeta));
+}
+
+int cl_queue(lua_State* L) {
+    const char* f = "cl.queue";
+    check_option_keys(L, 1, f, {"platform", "device"});
+    backend::OpenCLOptions o;
+    o.platform = opt_string(L, 1, "platform", f).value_or("");
+    o.device = opt_string(L, 1, "device", f).value_or("");
+    push_executor(L, backend::make_opencl_executor(o));
+    return 1;
+}
+
+int c_executor(lua_State* L) {
+    const char* f = "c.executor";
+    check_option_keys(L, 1, f, {"cc", "cflags", "threads"});
+    backend::COptions o;
+    if (auto cc = opt_string(L, 1, "cc", f)) o.cc = *cc;
+    if (auto flags = opt_string_list(L, 1, "cflags", f)) o.cflags = *flags;
+    if (auto t = opt_integer(L, 1, "threads", f)) o.threads = static_cast<int>(*t);
+    push_executor(L, backend::make_c_executor(o));
+    return 1;
+}
+
+int executor_index(lua_State* L) {
+    auto* h = static_cast<ExecutorHandle*>(check_udata(L, 1, kExecutorMeta, "__index"));
+    const std::string key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
+    if (key == "target") lua_pushstring(L, h->exec->target().c_str());
+    else if (key == "device") lua_pushstring(L, h->exec->description().c_str());
+    else lua_pushnil(L);
+    return 1;
+}
+
+int executor_tostring(lua_State* L) {
+    auto* h = static_cast<ExecutorHandle*>(check_udata(L, 1, kExecutorMeta, "__tostring"));
+    const std::string s = "loom executor (" + h->exec->target() + ": " + h->exec->description() + ")";
+    lua_pushlstring(L, s.data(), s.size());
+    return 1;
+}
+
+int set_caching_enabled(lua_State* L) {
+    backend::set_disk_caching(lua_toboolean(L, 1) != 0);
+    return 0;
+}
+
+// The executor that `knl{...}` uses: one per target, made on first use.
+std::shared_ptr<backend::Executor> default_executor(lua_State* L, const std::string& target) {
+    const std::string key = "loom.default_executor." + target;
+    lua_getfield(L, LUA_REGISTRYINDEX, key.c_str());
+    if (ExecutorHandle* h = test_executor(L, -1)) {
+        auto e = h->exec;
+        lua_pop(L, 1);
+        return e;
+    }
+    lua_pop(L, 1);
+    auto e = target == "c" ? backend::make_c_executor({}) : backend::make_opencl_executor({});
+    push_executor(L, e);
+    lua_setfield(L, LUA_REGISTRYINDEX, key.c_str());
+    return e;
+}
+
+// --- one call of a kernel
+
+struct CallArgs {
+    std::map<std::string, HostArray> arrays;
+    std::map<std::string, std::int64_t> ints;
+    std::map<std::string, double> floats;
+    std::map<std::string, DType> value_types;  // Lua numbers' natural types
+};
+
+CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
+    CallArgs c;
+    if (lua_isnoneornil(L, idx)) return c;
+    check_table(L, idx, "kernel call");
+    lua_pushnil(L);
+    while (lua_next(L, idx) != 0) {
+        if (lua_type(L, -2) != LUA_TSTRING) arg_error(L, idx, "kernel call", "arguments must be given by name");
+        const std::string name = lua_tostring(L, -2);
+        const Variable* v = find_variable(k, name);
+        if (!v || !v->is_arg())
+            throw Error("ArgumentError", cat("kernel '", k.name, "' has no argument named '", name, "'"));
+        if (v->kind == VarKind::ValueArg) {
+            if (lua_isinteger(L, -1)) {
+                c.ints[name] = lua_tointeger(L, -1);
+                const lua_Integer x = lua_tointeger(L, -1);
+                c.value_types[name] = (x >= INT32_MIN && x <= INT32_MAX) ? DType::Int32 : DType::Int64;
+            } else if (lua_type(L, -1) == LUA_TNUMBER) {
+                c.floats[name] = lua_tonumber(L, -1);
+                c.value_types[name] = DType::Float64;
+            } else {
+                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number expected, got ",
+                                                 luaL_typename(L, -1)));
+            }
+        } else {
+            HostArray* a = test_array(L, -1);
+            if (!a)
+                throw Error("ArgumentError", cat("argument '", name, "' is an array argument: loom.Array expected, got ",
+                                                 luaL_typename(L, -1)));
+            c.arrays.emplace(name, *a);
+        }
+        lua_pop(L, 1);
+    }
+    return c;
+}
+
+// Value arguments not passed are read off the shapes of the arrays that were (n from a of shape (n)).
+void find_values_from_shapes(const KernelData& k, CallArgs& c) {
+    for (const Variable& v : k.args) {
+        if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name)) continue;
+        for (const auto& [name, arr] : c.arrays) {
+            const Variable* av = find_variable(k, name);
+            for (std::size_t j = 0; av && j < av->shape.size() && j < arr.ndim(); ++j)
+                if (av->shape[j]->kind == ExprKind::Var && av->shape[j]->name == v.name) c.ints[v.name] = arr.shape()[j];
+            if (c.ints.count(v.name)) break;
+        }
+        if (!c.ints.count(v.name))
+            throw Error("ArgumentError", cat("value argument '", v.name, "' of kernel '", k.name,
+                                             "' was not given and cannot be found from the shapes of the arrays passed"));
+    }
+}
+
+std::map<std::string, DType> call_dtypes(const KernelData& k, const CallArgs& c) {
+    std::map<std::string, DType> out;
+    for (const auto& [name, arr] : c.arrays)
+        if (find_variable(k, name)->dtype == DType::Unknown) out[name] = arr.dtype();
+    for (const auto& [name, t] : c.value_types)
+        if (find_variable(k, name)->dtype == DType::Unknown) out[name] = t;
+    return out;
+}
+
+std::string build_key(const backend::Executor& e, const std::map<std::string, DType>& dtypes) {
+    std::string key = cat(static_cast<const void*>(&e), "|", e.target());
+    for (const auto& [name, t] : dtypes) key += "|" + name + ":" + dtype_name(t);
+    return key;
+}
+
+std::shared_ptr<CompiledKernel> compile(KernelHandle& h, const std::shared_ptr<backend::Executor>& exec,
+                                        const std::map<std::string, DType>& dtypes) {
+    backend::Executor& e = *exec;
+    const std::string key = build_key(e, dtypes);
+    if (auto it = h.builds.find(key); it != h.builds.end()) return it->second;
+    const TargetKind target = target_from_name(e.target());
+    auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, dtypes), {}, nullptr, exec});
+    built->code = generate_code(built->typed, target);
+    if (h.kernel->options.write_code) std::cout << built->code.device_code << std::flush;
+    std::vector<backend::KernelSpec> specs;
+    for (const DeviceKernel& dk : built->code.kernels) {
+        backend::KernelSpec s{dk.name, {}};
+        for (const KernelParam& p : dk.params) s.params.push_back({p.name, p.dtype, p.is_pointer});
+        specs.push_back(std::move(s));
+    }
+    built->program = e.build(built->code.device_code, specs, h.kernel->options.build_options);
+    h.builds[key] = built;
+    return built;
+}
+
+std::vector<std::int64_t> eval_shape(const Variable& v, const std::map<std::string, std::int64_t>& values) {
+    std::vector<std::int64_t> shape;
+    for (const ExprPtr& s : v.shape) {
+        const auto n = eval_int(s, values);
+        if (!n) throw Error("ArgumentError", cat("cannot evaluate the shape ", to_string(s), " of '", v.name, "'"));
+        shape.push_back(*n);
+    }
+    return shape;
+}
+
+// Checks a passed array against its declaration and returns the memory to hand to the kernel (a contiguous
+// copy for non-contiguous inputs).
+HostArray prepare_array(const Variable& v, const HostArray& a, const std::map<std::string, std::int64_t>& values) {
+    if (a.dtype() != v.dtype)
+        throw Error("ArgumentError", cat("argument '", v.name, "': expected a ", dtype_name(v.dtype), " array, got ",
+                                         dtype_name(a.dtype())));
+    const std::vector<std::int64_t> want = eval_shape(v, values);
+    if (want != a.shape())
+        throw Error("ArgumentError", cat("argument '", v.name, "': expected shape ", shape_string(want), ", got ",
+                                         shape_string(a.shape())));
+    if (v.order == 'C' && a.is_contiguous()) return a;
+    if (v.is_output.value_or(false))
+        throw Error("ArgumentError", cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
+    return a.copy();
+}
+
+int call_kernel_body(lua_State* L) {
+    KernelHandle& h = check_kernel(L, 1, "kernel call");
+    ExecutorHandle* eh = test_executor(L, 2);
+    const int args_idx = eh ? 3 : 2;
+    CallArgs c = read_call_args(L, *h.kernel, args_idx);
+    find_values_from_shapes(*h.kernel, c);
+    std::shared_ptr<backend::Executor> exec = eh ? eh->exec : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
+    const std::shared_ptr<CompiledKernel> built = compile(h, exec, call_dtypes(*h.kernel, c));
+    const KernelData& k = *built->typed;
+
+    std::vector<backend::Buffer> buffers;
+    std::vector<HostArray> keep;  // arrays whose memory the buffers point into
+    std::vector<std::pair<std::string, HostArray>> outputs;
+    backend::Launch launch;
+    for (const Variable& v : k.args) {
+        if (v.kind == VarKind::ValueArg) {
+            backend::Arg arg;
+            if (is_float(v.dtype)) {
+                arg.kind = backend::Arg::Kind::Float;
+                arg.f = c.floats.count(v.name) ? c.floats[v.name] : static_cast<double>(c.ints[v.name]);
+            } else {
+                arg.kind = backend::Arg::Kind::Int;
+                if (!c.ints.count(v.name)) throw Error("ArgumentError", cat("argument '", v.name, "' must be an integer"));
+                arg.i = c.ints[v.name];
+            }
+            launch.args.push_back(arg);
+            continue;
+        }
+        const auto passed = c.arrays.find(v.name);
+        HostArray a = passed != c.arrays.end() ? prepare_array(v, passed->second, c.ints)
+                                              : HostArray::zeros(eval_shape(v, c.ints), v.dtype);
+        if (v.is_output.value_or(false)) outputs.emplace_back(v.name, a);
+        buffers.push_back({a.data(), a.nbytes(), v.is_input.value_or(true), v.is_output.value_or(false)});
+        keep.push_back(a);
+        backend::Arg arg;
+        arg.kind = backend::Arg::Kind::Buffer;
+        arg.buffer = buffers.size() - 1;
+        launch.args.push_back(arg);
+    }
+    built->program->run(buffers, {launch});
+
+    if (h.kernel->options.return_dict) {
+        lua_createtable(L, 0, static_cast<int>(outputs.size()));
+        for (auto& [name, a] : outputs) {
+            push_array(L, a);
+            lua_setfield(L, -2, name.c_str());
+        }
+        return 1;
+    }
+    for (auto& [name, a] : outputs) push_array(L, a);
+    return static_cast<int>(outputs.size());
+}
+
+const luaL_Reg kClFunctions[] = {{"queue", trampoline<cl_queue>}, {nullptr, nullptr}};
+const luaL_Reg kCFunctions[] = {{"executor", trampoline<c_executor>}, {nullptr, nullptr}};
+
+}  // namespace
+
+int call_kernel(lua_State* L) { return call_kernel_body(L); }
+
+void register_exec_api(lua_State* L, int module_table) {
+    luaL_newmetatable(L, kExecutorMeta);
+    lua_pushcfunction(L, trampoline<executor_index>);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, trampoline<executor_tostring>);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, executor_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+
+    luaL_newlib(L, kClFunctions);
+    lua_setfield(L, module_table, "cl");
+    luaL_newlib(L, kCFunctions);
+    lua_setfield(L, module_table, "c");
+    lua_pushcfunction(L, trampoline<set_caching_enabled>);
+    lua_setfield(L, module_table, "set_caching_enabled");
+}
+
+}  // namespace loom::lua

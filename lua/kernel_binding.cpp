@@ -1,0 +1,486 @@
+// lp.make_kernel, the argument declarations (lp.GlobalArg, ...), the "loom.Kernel" userdata and code
+// generation (lp.generate_code, ...).
+#include <new>
+
+#include "codegen/lower.h"
+#include "lua/args.h"
+#include "lua/binding.h"
+#include "lua/trampoline.h"
+#include "parse/instructions.h"
+#include "parse/make_kernel.h"
+#include "support/strings.h"
+
+namespace loom::lua {
+
+namespace {
+
+constexpr const char* kKernelMeta = "loom.Kernel";
+constexpr const char* kArgSpecMeta = "loom.ArgSpec";
+constexpr const char* kAutoKey = "loom.auto";
+
+// --- the Kernel userdata
+
+int kernel_gc(lua_State* L) {
+    auto* h = static_cast<KernelHandle*>(lua_touserdata(L, 1));
+    if (h && h->kernel.operator->() != nullptr) {
+        h->~KernelHandle();
+        new (h) KernelHandle{Kernel(nullptr), {}};  // idempotent: a second __gc finds an empty handle
+    }
+    return 0;
+}
+
+}  // namespace
+
+KernelHandle& check_kernel(lua_State* L, int idx, const char* fname) {
+    auto* h = static_cast<KernelHandle*>(check_udata(L, idx, kKernelMeta, fname));
+    if (h->kernel.operator->() == nullptr) arg_error(L, idx, fname, "kernel has been collected");
+    return *h;
+}
+
+void push_kernel(lua_State* L, Kernel k) {
+    void* mem = lua_newuserdatauv(L, sizeof(KernelHandle), 0);
+    new (mem) KernelHandle{Kernel(nullptr), {}};
+    luaL_setmetatable(L, kKernelMeta);
+    static_cast<KernelHandle*>(mem)->kernel = std::move(k);
+}
+
+DType check_dtype(lua_State* L, int idx, const char* fname) {
+    if (lua_isnoneornil(L, idx)) return DType::Unknown;
+    const std::string name = check_string(L, idx, fname);
+    const auto t = dtype_from_name(name);
+    if (!t) arg_error(L, idx, fname, cat("unknown dtype '", name, "'"));
+    return *t;
+}
+
+namespace {
+
+bool is_auto(lua_State* L, int idx) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kAutoKey);
+    const bool same = lua_rawequal(L, -1, idx);
+    lua_pop(L, 1);
+    return same;
+}
+
+// --- argument declarations: tables tagged with the "loom.ArgSpec" metatable, read by make_kernel.
+
+int declare(lua_State* L, const char* kind, const char* fname) {
+    const std::string name = check_string(L, 1, fname);
+    int opts = 3;
+    if (lua_istable(L, 2)) opts = 2;  // lp.GlobalArg("a", {shape=...}): no dtype
+    else if (!lua_isnoneornil(L, 2)) check_dtype(L, 2, fname);
+    check_option_keys(L, opts, fname,
+                      {"shape", "dim_tags", "order", "offset", "strides", "for_atomic", "is_input", "is_output",
+                       "alignment", "address_space", "initializer", "read_only", "dtype"});
+    lua_createtable(L, 0, 4);
+    if (lua_istable(L, opts)) {
+        lua_pushnil(L);
+        while (lua_next(L, opts) != 0) {
+            lua_pushvalue(L, -2);
+            lua_insert(L, -2);
+            lua_settable(L, -4);
+        }
+    }
+    lua_pushstring(L, kind);
+    lua_setfield(L, -2, "kind");
+    lua_pushvalue(L, 1);
+    lua_setfield(L, -2, "name");
+    if (opts == 3 && !lua_isnoneornil(L, 2)) {
+        lua_pushvalue(L, 2);
+        lua_setfield(L, -2, "dtype");
+    }
+    luaL_setmetatable(L, kArgSpecMeta);
+    return 1;
+}
+
+int global_arg(lua_State* L) { return declare(L, "GlobalArg", "GlobalArg"); }
+int constant_arg(lua_State* L) { return declare(L, "ConstantArg", "ConstantArg"); }
+int value_arg(lua_State* L) { return declare(L, "ValueArg", "ValueArg"); }
+int temporary_variable(lua_State* L) { return declare(L, "TemporaryVariable", "TemporaryVariable"); }
+
+ExprPtr shape_entry(lua_State* L, int idx, const char* fname) {
+    if (lua_isinteger(L, idx)) return int_lit(lua_tointeger(L, idx));
+    if (lua_type(L, idx) == LUA_TSTRING) return parse_expression(lua_tostring(L, idx));
+    arg_error(L, 3, fname, "shape entries must be integers or expression strings");
+}
+
+// Reads `shape` of the ArgSpec at the top of the stack into v.
+void read_shape(lua_State* L, Variable& v, const char* fname) {
+    const int t = lua_getfield(L, -1, "shape");
+    if (t == LUA_TNIL) {
+        v.shape_auto = v.kind != VarKind::ValueArg;
+    } else if (is_auto(L, -1)) {
+        v.shape_auto = true;
+    } else if (t == LUA_TSTRING) {
+        for (const std::string& part : split_trimmed(lua_tostring(L, -1), ',')) v.shape.push_back(parse_expression(part));
+    } else if (lua_isinteger(L, -1)) {
+        v.shape.push_back(int_lit(lua_tointeger(L, -1)));
+    } else if (t == LUA_TTABLE) {
+        const lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; ++i) {
+            lua_geti(L, -1, i);
+            v.shape.push_back(shape_entry(L, -1, fname));
+            lua_pop(L, 1);
+        }
+    } else {
+        arg_error(L, 3, fname, cat("shape of '", v.name, "' must be a string, a list, an integer or lp.auto"));
+    }
+    lua_pop(L, 1);
+}
+
+std::optional<bool> field_bool(lua_State* L, const char* key) {
+    lua_getfield(L, -1, key);
+    std::optional<bool> out;
+    if (!lua_isnil(L, -1)) out = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+    return out;
+}
+
+std::optional<std::string> field_string(lua_State* L, const char* key) {
+    lua_getfield(L, -1, key);
+    std::optional<std::string> out;
+    if (lua_type(L, -1) == LUA_TSTRING) out = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return out;
+}
+
+VarKind var_kind(const std::string& kind) {
+    if (kind == "ConstantArg") return VarKind::ConstantArg;
+    if (kind == "ValueArg") return VarKind::ValueArg;
+    if (kind == "TemporaryVariable") return VarKind::Temporary;
+    return VarKind::GlobalArg;
+}
+
+AddressSpace address_space(const std::string& s, const char* fname) {
+    if (s == "private") return AddressSpace::Private;
+    if (s == "local") return AddressSpace::Local;
+    if (s == "global") return AddressSpace::Global;
+    if (s == "auto") return AddressSpace::Auto;
+    throw Error("ArgumentError", cat("bad argument to '", fname, "' (unknown address space '", s, "')"));
+}
+
+// The ArgSpec at the top of the stack as Variables (one per comma-separated name).
+std::vector<Variable> read_arg_spec(lua_State* L, const char* fname) {
+    Variable v;
+    v.kind = var_kind(field_string(L, "kind").value_or("GlobalArg"));
+    v.is_array = v.kind != VarKind::ValueArg;
+    if (const auto d = field_string(L, "dtype")) {
+        const auto t = dtype_from_name(*d);
+        if (!t) throw Error("ArgumentError", cat("unknown dtype '", *d, "'"));
+        v.dtype = *t;
+    }
+    read_shape(L, v, fname);
+    if (v.kind == VarKind::Temporary && !v.shape_auto && v.shape.empty()) v.is_array = false;
+    if (const auto o = field_string(L, "order")) v.order = (*o == "F" || *o == "f") ? 'F' : 'C';
+    v.is_input = field_bool(L, "is_input");
+    v.is_output = field_bool(L, "is_output");
+    v.read_only = field_bool(L, "read_only").value_or(false);
+    v.for_atomic = field_bool(L, "for_atomic").value_or(false);
+    if (const auto a = field_string(L, "address_space")) v.address_space = address_space(*a, fname);
+    std::vector<Variable> out;
+    for (const std::string& name : split_trimmed(field_string(L, "name").value_or(""), ',')) {
+        Variable each = v;
+        each.name = name;
+        out.push_back(std::move(each));
+    }
+    return out;
+}
+
+std::vector<std::string> string_or_list(lua_State* L, int idx, const char* fname, const char* what) {
+    std::vector<std::string> out;
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        out.emplace_back(lua_tostring(L, idx));
+        return out;
+    }
+    if (!lua_istable(L, idx)) arg_error(L, idx, fname, cat(what, ": string or list of strings expected, got ", luaL_typename(L, idx)));
+    const lua_Integer n = luaL_len(L, idx);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        if (lua_geti(L, idx, i) != LUA_TSTRING) arg_error(L, idx, fname, cat(what, ": entry ", i, " is not a string"));
+        out.emplace_back(lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    return out;
+}
+
+bool is_arg_spec(lua_State* L, int idx) {
+    if (!lua_istable(L, idx) || !lua_getmetatable(L, idx)) return false;
+    luaL_getmetatable(L, kArgSpecMeta);
+    const bool same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same;
+}
+
+void read_args(lua_State* L, int idx, MakeKernelInput& in) {
+    if (lua_isnoneornil(L, idx)) return;
+    check_table(L, idx, "make_kernel");
+    in.guess_remaining_args = false;
+    const lua_Integer n = luaL_len(L, idx);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        lua_geti(L, idx, i);
+        if (lua_type(L, -1) == LUA_TSTRING && std::string(lua_tostring(L, -1)) == "...") {
+            in.guess_remaining_args = true;
+        } else if (is_arg_spec(L, -1)) {
+            for (Variable& v : read_arg_spec(L, "make_kernel")) in.args.push_back(std::move(v));
+        } else {
+            arg_error(L, idx, "make_kernel", cat("argument entry ", i, " is neither an lp.*Arg declaration nor \"...\""));
+        }
+        lua_pop(L, 1);
+    }
+}
+
+void read_make_options(lua_State* L, int idx, MakeKernelInput& in) {
+    const char* f = "make_kernel";
+    check_option_keys(L, idx, f,
+                      {"name", "assumptions", "target", "silenced_warnings", "default_order", "index_dtype",
+                       "seq_dependencies", "lang_version"});
+    if (auto v = opt_string(L, idx, "name", f)) in.name = *v;
+    if (auto v = opt_string(L, idx, "assumptions", f)) in.assumptions = *v;
+    if (auto v = opt_string(L, idx, "target", f)) in.target = *v;
+    if (auto v = opt_string_list(L, idx, "silenced_warnings", f)) in.silenced_warnings = *v;
+    if (auto v = opt_bool(L, idx, "seq_dependencies", f)) in.seq_dependencies = *v;
+    if (auto v = opt_string(L, idx, "index_dtype", f)) {
+        const auto t = dtype_from_name(*v);
+        if (!t || !is_integer(*t)) arg_error(L, idx, f, cat("index_dtype must be an integer dtype, got '", *v, "'"));
+        in.index_dtype = *t;
+    }
+    if (auto v = opt_string(L, idx, "target", f)) target_from_name(*v);
+}
+
+int make_kernel(lua_State* L) {
+    MakeKernelInput in;
+    in.domains = string_or_list(L, 1, "make_kernel", "domains");
+    in.instructions = string_or_list(L, 2, "make_kernel", "instructions");
+    read_args(L, 3, in);
+    if (!lua_isnoneornil(L, 4)) check_table(L, 4, "make_kernel");
+    read_make_options(L, 4, in);
+    push_kernel(L, make_kernel(in));
+    return 1;
+}
+
+// --- kernel fields
+
+void push_string_list(lua_State* L, const std::vector<std::string>& items) {
+    lua_createtable(L, static_cast<int>(items.size()), 0);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        lua_pushstring(L, items[i].c_str());
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+}
+
+const char* kind_name(VarKind k) {
+    switch (k) {
+        case VarKind::GlobalArg: return "GlobalArg";
+        case VarKind::ConstantArg: return "ConstantArg";
+        case VarKind::ValueArg: return "ValueArg";
+        case VarKind::Temporary: return "TemporaryVariable";
+    }
+    return "";
+}
+
+void push_variables(lua_State* L, const std::vector<Variable>& vars) {
+    lua_createtable(L, static_cast<int>(vars.size()), 0);
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+        const Variable& v = vars[i];
+        lua_createtable(L, 0, 5);
+        lua_pushstring(L, v.name.c_str());
+        lua_setfield(L, -2, "name");
+        lua_pushstring(L, kind_name(v.kind));
+        lua_setfield(L, -2, "kind");
+        if (v.dtype != DType::Unknown) {
+            lua_pushstring(L, dtype_name(v.dtype).c_str());
+            lua_setfield(L, -2, "dtype");
+        }
+        if (v.is_array) {
+            std::vector<std::string> shape;
+            for (const ExprPtr& s : v.shape) shape.push_back(to_string(s));
+            push_string_list(L, shape);
+            lua_setfield(L, -2, "shape");
+        }
+        if (v.kind == VarKind::Temporary) {
+            lua_pushstring(L, address_space_name(v.address_space).c_str());
+            lua_setfield(L, -2, "address_space");
+        }
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+}
+
+void push_instructions(lua_State* L, const std::vector<Instruction>& insns) {
+    lua_createtable(L, static_cast<int>(insns.size()), 0);
+    for (std::size_t i = 0; i < insns.size(); ++i) {
+        const Instruction& insn = insns[i];
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, insn.id.c_str());
+        lua_setfield(L, -2, "id");
+        push_string_list(L, {insn.depends_on.begin(), insn.depends_on.end()});
+        lua_setfield(L, -2, "depends_on");
+        push_string_list(L, {insn.within_inames.begin(), insn.within_inames.end()});
+        lua_setfield(L, -2, "within_inames");
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+}
+
+int kernel_index(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "__index").kernel;
+    const std::string key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
+    if (key == "name") lua_pushstring(L, k->name.c_str());
+    else if (key == "args") push_variables(L, k->args);
+    else if (key == "temporaries") push_variables(L, k->temporaries);
+    else if (key == "inames") push_string_list(L, k.all_inames());
+    else if (key == "instructions") push_instructions(L, k->instructions);
+    else if (key == "target") lua_pushstring(L, k->options.target.c_str());
+    else {
+        // Methods: every function of the module, called with the kernel first.
+        lua_getfield(L, LUA_REGISTRYINDEX, "loom.module");
+        lua_pushvalue(L, 2);
+        lua_rawget(L, -2);
+    }
+    return 1;
+}
+
+int kernel_tostring(lua_State* L) {
+    const std::string s = to_listing(check_kernel(L, 1, "__tostring").kernel);
+    lua_pushlstring(L, s.data(), s.size());
+    return 1;
+}
+
+int stringify(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "stringify").kernel;
+    check_option_keys(L, 2, "stringify", {"with_dependencies"});
+    const bool deps = opt_bool(L, 2, "with_dependencies", "stringify").value_or(false);
+    const std::string s = to_listing(k, deps);
+    lua_pushlstring(L, s.data(), s.size());
+    return 1;
+}
+
+// --- code generation
+
+TargetKind kernel_target(const Kernel& k) { return target_from_name(k->options.target); }
+
+void push_grid(lua_State* L, const DeviceKernel& dk) {
+    lua_createtable(L, 0, 2);
+    push_string_list(L, dk.groups_isl);
+    lua_setfield(L, -2, "global");
+    push_string_list(L, dk.local_isl);
+    lua_setfield(L, -2, "local");
+}
+
+int generate_code(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "generate_code").kernel;
+    const GeneratedCode code = loom::generate_code(k, kernel_target(k));
+    lua_pushlstring(L, code.device_code.data(), code.device_code.size());
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, "");
+    lua_setfield(L, -2, "host_code");
+    std::vector<std::string> names;
+    for (const DeviceKernel& dk : code.kernels) names.push_back(dk.name);
+    push_string_list(L, names);
+    lua_setfield(L, -2, "kernels");
+    lua_createtable(L, static_cast<int>(code.kernels.size()), 0);
+    for (std::size_t i = 0; i < code.kernels.size(); ++i) {
+        push_grid(L, code.kernels[i]);
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+    lua_setfield(L, -2, "grid");
+    return 2;
+}
+
+int code_v2_device(lua_State* L) {
+    lua_getfield(L, 1, "_device_code");
+    return 1;
+}
+
+int code_v2_host(lua_State* L) {
+    lua_getfield(L, 1, "_host_code");
+    return 1;
+}
+
+int generate_code_v2(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "generate_code_v2").kernel;
+    const GeneratedCode code = loom::generate_code(k, kernel_target(k));
+    lua_createtable(L, 0, 4);
+    lua_pushlstring(L, code.device_code.data(), code.device_code.size());
+    lua_setfield(L, -2, "_device_code");
+    lua_pushstring(L, "");
+    lua_setfield(L, -2, "_host_code");
+    lua_pushcfunction(L, code_v2_device);
+    lua_setfield(L, -2, "device_code");
+    lua_pushcfunction(L, code_v2_host);
+    lua_setfield(L, -2, "host_code");
+    return 1;
+}
+
+int generate_header(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "generate_header").kernel;
+    const GeneratedCode code = loom::generate_code(k, kernel_target(k));
+    push_string_list(L, {code.header});
+    return 1;
+}
+
+int get_grid_size_upper_bounds(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "get_grid_size_upper_bounds").kernel;
+    const GeneratedCode code = loom::generate_code(k, kernel_target(k));
+    const DeviceKernel& dk = code.kernels.at(0);
+    push_string_list(L, dk.groups_isl);
+    push_string_list(L, dk.local_isl);
+    return 2;
+}
+
+int parse_expression_fn(lua_State* L) {
+    const std::string s = to_string(parse_expression(check_string(L, 1, "parse_expression")));
+    lua_pushlstring(L, s.data(), s.size());
+    return 1;
+}
+
+const luaL_Reg kFunctions[] = {
+    {"make_kernel", trampoline<make_kernel>},
+    {"GlobalArg", trampoline<global_arg>},
+    {"ArrayArg", trampoline<global_arg>},
+    {"ConstantArg", trampoline<constant_arg>},
+    {"ValueArg", trampoline<value_arg>},
+    {"TemporaryVariable", trampoline<temporary_variable>},
+    {"stringify", trampoline<stringify>},
+    {"generate_code", trampoline<generate_code>},
+    {"generate_code_v2", trampoline<generate_code_v2>},
+    {"generate_header", trampoline<generate_header>},
+    {"get_grid_size_upper_bounds", trampoline<get_grid_size_upper_bounds>},
+    {"parse_expression", trampoline<parse_expression_fn>},
+    {nullptr, nullptr},
+};
+
+int auto_tostring(lua_State* L) {
+    lua_pushstring(L, "auto");
+    return 1;
+}
+
+void create_auto(lua_State* L, int module_table) {
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_pushcfunction(L, auto_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, kAutoKey);
+    lua_setfield(L, module_table, "auto");
+}
+
+}  // namespace
+
+void register_kernel_api(lua_State* L, int module_table) {
+    luaL_newmetatable(L, kKernelMeta);
+    lua_pushcfunction(L, trampoline<kernel_index>);
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, trampoline<kernel_tostring>);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushcfunction(L, kernel_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, trampoline<call_kernel>);
+    lua_setfield(L, -2, "__call");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, kArgSpecMeta);
+    lua_pop(L, 1);
+    lua_pushvalue(L, module_table);
+    luaL_setfuncs(L, kFunctions, 0);
+    lua_pop(L, 1);
+    create_auto(L, module_table);
+}
+
+}  // namespace loom::lua

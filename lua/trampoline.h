@@ -1,0 +1,31 @@
+// The boundary between Lua and C++. Every bound function is `int f(lua_State*)` wrapped by `trampoline<f>`:
+// the body runs inside try/catch; a caught exception is turned into a Lua error object only after the catch
+// scope (and every C++ frame of the body) has been left, so no C++ exception crosses Lua and no lua_error
+// skips a destructor. This holds with Lua built as C (longjmp) or as C++ (exceptions).
+#pragma once
+
+#include <lua.hpp>
+
+#include <string>
+
+#include "support/error.h"
+
+namespace loom::lua {
+
+/// Pushes a Loom error object (a table with kind, message, line, column and a __tostring metamethod).
+void push_error(lua_State* L, const std::string& kind, const std::string& message, int line = 0, int column = 0);
+
+/// Runs `body`; returns its result count, or -1 after leaving an error object on the stack.
+int guarded_call(lua_State* L, lua_CFunction body);
+
+template <lua_CFunction Body>
+int trampoline(lua_State* L) {
+    const int n = guarded_call(L, Body);
+    if (n < 0) return lua_error(L);
+    return n;
+}
+
+/// Raises a Loom error of `kind` from inside a bound body (throws; the trampoline converts it).
+[[noreturn]] inline void raise(const std::string& kind, const std::string& message) { throw Error(kind, message); }
+
+}  // namespace loom::lua

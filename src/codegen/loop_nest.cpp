@@ -1,0 +1,118 @@
+#include "codegen/loop_nest.h"
+
+#include <isl/union_map.h>
+
+#include "ir/domain.h"
+#include "isl/isl.h"
+#include "support/error.h"
+
+namespace loom {
+
+namespace {
+
+struct Placed {
+    std::string name;
+    Statement stmt;
+    std::vector<long> positions;  // sequence position at each depth, outermost first
+};
+
+// Sequence positions and loops of every instruction, from the linearization.
+std::vector<Placed> place_statements(const KernelData& k) {
+    std::vector<Placed> out;
+    std::vector<long> counter{0}, prefix;
+    std::vector<std::string> loops;
+    for (const LinearItem& item : k.linearization) {
+        switch (item.kind) {
+            case LinearItem::Kind::EnterLoop:
+                prefix.push_back(counter.back()++);
+                loops.push_back(item.name);
+                counter.push_back(0);
+                break;
+            case LinearItem::Kind::LeaveLoop:
+                counter.pop_back();
+                prefix.pop_back();
+                loops.pop_back();
+                break;
+            case LinearItem::Kind::RunInstruction: {
+                std::vector<long> pos = prefix;
+                pos.push_back(counter.back()++);
+                out.push_back({"S" + std::to_string(out.size()), {find_instruction(k, item.name), loops}, pos});
+                break;
+            }
+            default: break;
+        }
+    }
+    return out;
+}
+
+// The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0...]` of every statement (2d+1 form, padded).
+isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed) {
+    std::size_t depth = 0;
+    for (const Placed& p : placed) depth = std::max(depth, p.stmt.loops.size());
+    const isl::set full = combined_domain(k);
+    std::optional<isl::union_map> all;
+    for (const Placed& p : placed) {
+        std::vector<int> dim_of(2 * depth + 1, -1);
+        std::vector<long> constant(2 * depth + 1, 0);
+        for (std::size_t d = 0; d < p.stmt.loops.size(); ++d) {
+            constant[2 * d] = p.positions[d];
+            dim_of[2 * d + 1] = static_cast<int>(d);
+        }
+        constant[2 * p.stmt.loops.size()] = p.positions.back();
+        const isl::set dom = isl_util::project_onto(full, p.stmt.loops);
+        const isl::union_map m(isl_util::schedule_map(dom, p.name, dim_of, constant));
+        all = all ? all->unite(m) : m;
+    }
+    return all ? *all : isl::union_map(isl_util::ctx(), "{ }");
+}
+
+ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& subst) {
+    if (!e) return e;
+    return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+        if (n->kind != ExprKind::Var) return n;
+        const auto it = subst.find(n->name);
+        return it == subst.end() ? n : it->second;
+    });
+}
+
+const isl_util::AstNode* first_statement(const isl_util::AstNode& n) {
+    if (n.kind == isl_util::AstNode::Kind::User) return &n;
+    for (const isl_util::AstNode& c : n.children)
+        if (const isl_util::AstNode* s = first_statement(c)) return s;
+    return nullptr;
+}
+
+// isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
+// statement below it.
+void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,
+                      const std::map<std::string, Statement>& statements) {
+    if (n.kind == isl_util::AstNode::Kind::For) {
+        const isl_util::AstNode* s = first_statement(n);
+        internal_assert(s != nullptr, "empty loop in generated AST");
+        const std::size_t d = (std::stoul(n.iterator.substr(1)) - 1) / 2;
+        const std::string& iname = statements.at(s->statement).loops.at(d);
+        subst[n.iterator] = var(iname);
+        n.iterator = iname;
+    }
+    n.init = substitute(n.init, subst);
+    n.cond = substitute(n.cond, subst);
+    n.inc = substitute(n.inc, subst);
+    for (ExprPtr& a : n.args) a = substitute(a, subst);
+    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, statements);
+}
+
+}  // namespace
+
+LoopNest build_loop_nest(const KernelData& k) {
+    internal_assert(k.linearized, "build_loop_nest needs a linearized kernel");
+    LoopNest out;
+    const std::vector<Placed> placed = place_statements(k);
+    for (const Placed& p : placed) out.statements[p.name] = p.stmt;
+    const isl::union_map sched = schedule(k, placed);
+    const isl::union_map options(isl_util::ctx(), "{ }");
+    out.root = isl_util::generate_ast(sched, assumption_context(k), options);
+    rename_iterators(out.root, {}, out.statements);
+    return out;
+}
+
+}  // namespace loom

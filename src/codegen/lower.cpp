@@ -1,0 +1,210 @@
+#include "codegen/lower.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "analysis/types.h"
+#include "codegen/c_expr.h"
+#include "codegen/loop_nest.h"
+#include "schedule/linearize.h"
+#include "support/error.h"
+
+namespace loom {
+
+namespace {
+
+void debug_dump(const char* stage, const Kernel& k) {
+    static const bool enabled = [] {
+        const char* v = std::getenv("LOOM_DEBUG");
+        return v && std::atoi(v) >= 2;
+    }();
+    if (enabled) std::cerr << "=== after " << stage << " ===\n" << to_listing(k) << "\n";
+}
+
+std::vector<KernelParam> kernel_params(const KernelData& k) {
+    std::vector<KernelParam> out;
+    for (const Variable& v : k.args)
+        out.push_back({v.name, v.dtype, v.kind != VarKind::ValueArg, v.is_output.value_or(false)});
+    return out;
+}
+
+std::string param_decl(const KernelParam& p, const Variable& v, TargetKind t) {
+    const std::string ct = c_type(p.dtype, t);
+    if (!p.is_pointer) return ct + " const " + p.name;
+    std::string space;
+    if (t == TargetKind::OpenCL) space = v.kind == VarKind::ConstantArg ? "__constant " : "__global ";
+    return space + ct + (p.is_written ? "" : " const") + " *__restrict__ " + p.name;
+}
+
+std::string signature(const KernelData& k, const DeviceKernel& dk, TargetKind t) {
+    std::string params;
+    for (std::size_t i = 0; i < dk.params.size(); ++i)
+        params += (i ? ", " : "") + param_decl(dk.params[i], k.args[i], t);
+    switch (t) {
+        case TargetKind::OpenCL:
+            return "__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) " + dk.name + "(" + params + ")";
+        case TargetKind::CUDA: return "extern \"C\" __global__ void __launch_bounds__(1) " + dk.name + "(" + params + ")";
+        case TargetKind::C: return "void " + dk.name + "(" + params + ")";
+    }
+    return "";
+}
+
+class BodyEmitter {
+public:
+    BodyEmitter(const KernelData& k, const LoopNest& nest, TargetKind t) : k_(k), nest_(nest), printer_(k, t), target_(t) {}
+
+    std::string emit() {
+        declare_temporaries();
+        block(nest_.root, 1);
+        return os_.str();
+    }
+    std::string helpers() const { return printer_.helper_definitions(); }
+
+private:
+    static std::string indent(int n) { return std::string(2 * static_cast<std::size_t>(n), ' '); }
+
+    void declare_temporaries() {
+        for (const Variable& t : k_.temporaries) {
+            os_ << indent(1) << c_type(t.dtype, target_) << " " << t.name;
+            if (t.is_array) {
+                ExprPtr size = int_lit(1);
+                for (const ExprPtr& s : t.shape) size = binary(BinOp::Mul, size, s);
+                os_ << "[" << printer_.print(size) << "]";
+            }
+            os_ << ";\n";
+        }
+    }
+
+    void block(const isl_util::AstNode& b, int depth) {
+        for (const isl_util::AstNode& c : b.children) node(c, depth);
+    }
+
+    // A body of one statement goes without braces, as loopy prints it.
+    void body(const isl_util::AstNode& b, int depth) {
+        const bool single = b.children.size() == 1 &&
+                            !(b.children[0].kind == isl_util::AstNode::Kind::If && b.children[0].children.size() > 1);
+        if (single) return node(b.children[0], depth + 1);
+        os_ << indent(depth) << "{\n";
+        block(b, depth + 1);
+        os_ << indent(depth) << "}\n";
+    }
+
+    std::string loop_condition(const ExprPtr& cond) {
+        // isl writes `i < e` or `i <= e`; loopy prints `i <= e - 1` with the constant first.
+        if (cond->kind == ExprKind::Binary && cond->op == BinOp::Lt)
+            return printer_.print(binary(BinOp::Le, cond->args[0], binary(BinOp::Sub, cond->args[1], int_lit(1))));
+        return printer_.print(cond);
+    }
+
+    void node(const isl_util::AstNode& n, int depth) {
+        using Kind = isl_util::AstNode::Kind;
+        switch (n.kind) {
+            case Kind::Block: block(n, depth); break;
+            case Kind::For: {
+                const bool unit = n.inc->kind == ExprKind::IntLit && n.inc->ival == 1;
+                os_ << indent(depth) << "for (int " << n.iterator << " = " << printer_.print(n.init) << "; "
+                    << loop_condition(n.cond) << "; "
+                    << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
+                body(n.children[0], depth);
+                break;
+            }
+            case Kind::If:
+                os_ << indent(depth) << "if (" << printer_.print(n.cond) << ")\n";
+                body(n.children[0], depth);
+                if (n.children.size() > 1) {
+                    os_ << indent(depth) << "else\n";
+                    body(n.children[1], depth);
+                }
+                break;
+            case Kind::User: statement(n, depth); break;
+        }
+    }
+
+    void statement(const isl_util::AstNode& n, int depth) {
+        const Statement& s = nest_.statements.at(n.statement);
+        std::map<std::string, ExprPtr> subst;
+        for (std::size_t j = 0; j < s.loops.size(); ++j) subst[s.loops[j]] = n.args[j];
+        auto inst = [&](const ExprPtr& e) {
+            return rewrite(e, [&](const ExprPtr& x) -> ExprPtr {
+                if (x->kind != ExprKind::Var) return x;
+                const auto it = subst.find(x->name);
+                return it == subst.end() ? x : it->second;
+            });
+        };
+        const Instruction& insn = *s.insn;
+        if (insn.kind != InsnKind::Assignment) return;
+        user_assert(insn.assignees.size() == 1, "LoopyError", "instruction '", insn.id,
+                    "' assigns several values; only reductions may do that");
+        std::string text = printer_.assignment(inst(insn.assignees[0]), inst(insn.expression));
+        if (!insn.predicates.empty()) {
+            ExprPtr cond;
+            for (const ExprPtr& p : insn.predicates) cond = cond ? binary(BinOp::And, cond, inst(p)) : inst(p);
+            os_ << indent(depth) << "if (" << printer_.print(cond) << ")\n";
+            ++depth;
+        }
+        os_ << indent(depth) << text << "\n";
+    }
+
+    const KernelData& k_;
+    const LoopNest& nest_;
+    CExprPrinter printer_;
+    TargetKind target_;
+    std::ostringstream os_;
+};
+
+bool uses_double(const KernelData& k) {
+    for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
+        for (const Variable& v : *vars)
+            if (v.dtype == DType::Float64 || v.dtype == DType::Complex128) return true;
+    return false;
+}
+
+std::string preamble(const KernelData& k, TargetKind t) {
+    switch (t) {
+        case TargetKind::OpenCL: {
+            std::string p = "#define lid(N) ((int) get_local_id(N))\n#define gid(N) ((int) get_group_id(N))\n";
+            if (uses_double(k))
+                p += "#if __OPENCL_C_VERSION__ < 120\n#pragma OPENCL EXTENSION cl_khr_fp64: enable\n#endif\n";
+            return p + "\n";
+        }
+        case TargetKind::C: return "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n";
+        case TargetKind::CUDA: return "#define lid(N) ((int) threadIdx.x)\n#define gid(N) ((int) blockIdx.x)\n\n";
+    }
+    return "";
+}
+
+}  // namespace
+
+Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes) {
+    Kernel typed = infer_types(k, dtypes, true);
+    debug_dump("type inference", typed);
+    Kernel linear = k->linearized ? typed : linearize(typed);
+    debug_dump("linearization", linear);
+    return linear;
+}
+
+GeneratedCode generate_code(const Kernel& kernel, TargetKind target, const std::map<std::string, DType>& dtypes) {
+    const Kernel k = preprocess_kernel(kernel, dtypes);
+    const LoopNest nest = build_loop_nest(*k);
+
+    DeviceKernel dk;
+    dk.name = k->name;
+    dk.params = kernel_params(*k);
+    dk.groups = {int_lit(1)};
+    dk.local = {int_lit(1)};
+    dk.groups_isl = {"{ [(1)] }"};
+    dk.local_isl = {"{ [(1)] }"};
+
+    BodyEmitter emitter(*k, nest, target);
+    const std::string body = emitter.emit();
+    const std::string sig = signature(*k, dk, target);
+
+    GeneratedCode out;
+    out.device_code = preamble(*k, target) + emitter.helpers() + sig + "\n{\n" + body + "}\n";
+    out.header = sig + ";";
+    out.kernels.push_back(std::move(dk));
+    return out;
+}
+
+}  // namespace loom

@@ -1,0 +1,43 @@
+// The lowering driver: from a kernel with known types to device code, one stage after the other.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/target.h"
+#include "ir/kernel.h"
+
+namespace loom {
+
+/// A parameter of a generated device kernel, in signature order.
+struct KernelParam {
+    std::string name;
+    DType dtype = DType::Unknown;
+    bool is_pointer = false;
+    bool is_written = false;
+};
+
+struct DeviceKernel {
+    std::string name;
+    std::vector<KernelParam> params;
+    /// Number of work-groups and work-items per group along each axis, as expressions in the parameters
+    /// (isl strings for the API, expressions for evaluation at launch).
+    std::vector<ExprPtr> groups, local;
+    std::vector<std::string> groups_isl, local_isl;
+};
+
+struct GeneratedCode {
+    std::string device_code;
+    std::string header;  // the declarations of the device kernels
+    std::vector<DeviceKernel> kernels;
+};
+
+/// Type inference (with `dtypes` for still-unknown arguments), checks, linearization: the kernel that code
+/// generation consumes. Stages are dumped to stderr when LOOM_DEBUG=2.
+Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes = {});
+
+/// Generates code for `target`; every type must be known (TypeInferenceError otherwise).
+GeneratedCode generate_code(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes = {});
+
+}  // namespace loom

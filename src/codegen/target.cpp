@@ -1,0 +1,44 @@
+#include "codegen/target.h"
+
+#include "support/error.h"
+
+namespace loom {
+
+TargetKind target_from_name(const std::string& name) {
+    if (name == "opencl") return TargetKind::OpenCL;
+    if (name == "c") return TargetKind::C;
+    if (name == "cuda") return TargetKind::CUDA;
+    user_error("LoopyError", "unknown target '", name, "' (expected \"opencl\", \"c\" or \"cuda\")");
+}
+
+std::string target_name(TargetKind t) {
+    switch (t) {
+        case TargetKind::OpenCL: return "opencl";
+        case TargetKind::C: return "c";
+        case TargetKind::CUDA: return "cuda";
+    }
+    return "opencl";
+}
+
+std::string c_type(DType d, TargetKind t) {
+    const bool cl = t == TargetKind::OpenCL;
+    switch (d) {
+        case DType::Bool: return cl ? "char" : "bool";
+        case DType::Int8: return cl ? "char" : "int8_t";
+        case DType::Int16: return cl ? "short" : "int16_t";
+        case DType::Int32: return "int";
+        case DType::Int64: return cl ? "long" : "int64_t";
+        case DType::UInt8: return cl ? "unsigned char" : "uint8_t";
+        case DType::UInt16: return cl ? "unsigned short" : "uint16_t";
+        case DType::UInt32: return "unsigned int";
+        case DType::UInt64: return cl ? "unsigned long" : "uint64_t";
+        case DType::Float32: return "float";
+        case DType::Float64: return "double";
+        case DType::Complex64: return cl ? "cfloat_t" : "float _Complex";
+        case DType::Complex128: return cl ? "cdouble_t" : "double _Complex";
+        case DType::Unknown: break;
+    }
+    user_error("TypeInferenceError", "a type is still unknown at code generation");
+}
+
+}  // namespace loom

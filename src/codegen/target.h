@@ -1,0 +1,19 @@
+// What distinguishes the C-family targets. One emitter serves all of them (DESIGN decision 5).
+#pragma once
+
+#include <string>
+
+#include "ir/dtype.h"
+
+namespace loom {
+
+enum class TargetKind { OpenCL, C, CUDA };
+
+/// Parses "opencl", "c" or "cuda" (LoopyError otherwise).
+TargetKind target_from_name(const std::string& name);
+std::string target_name(TargetKind t);
+
+/// The C type spelling of a scalar type on target `t` ("float", "long", "int64_t", ...).
+std::string c_type(DType d, TargetKind t);
+
+}  // namespace loom

@@ -1,0 +1,96 @@
+// Expressions of the kernel language: immutable trees shared through ExprPtr.
+//
+// Semantics follow loopy (pymbolic) as lowered to C:
+//  * `/` on two integers is true division (result float64, as numpy); `//` is floor division and `%` the
+//    modulo that matches it (sign of the divisor), as in Python. Codegen emits plain C `/`, `%` only where
+//    both operands are known non-negative.
+//  * Integer literals are typed by value (int32 when they fit); float literals are float64 unless suffixed
+//    (`1.5f`), and then take the other operand's float type when combined, as loopy does.
+//  * Comparisons and logic yield bool; `if(c, a, b)` evaluates only the chosen branch.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+
+namespace loom {
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+enum class ExprKind {
+    IntLit,     // ival
+    FloatLit,   // fval, dtype (Float32 when suffixed 'f', Float64 when 'd'; Unknown = float64 literal)
+    ImagLit,    // fval: the imaginary literal fval*j (dtype Complex64 for 'jf')
+    Var,        // name
+    Subscript,  // name, args = indices
+    Call,       // name = function, args
+    Binary,     // op, args = {lhs, rhs}
+    Unary,      // op ("-", "not", "~"), args = {operand}
+    If,         // args = {cond, then, else}
+    Cast,       // dtype, args = {operand}
+    Reduction,  // name = operation ("sum", ...), inames, args = {body...}
+};
+
+/// Binary operators; comparison and logic included.
+enum class BinOp {
+    Add, Sub, Mul, Div, FloorDiv, Mod, Pow,
+    Eq, Ne, Lt, Le, Gt, Ge,
+    And, Or,
+    BitAnd, BitOr, BitXor, Shl, Shr,
+    // Truncating C division and remainder. Never parsed: produced from isl's AST where isl knows the
+    // operands are non-negative (pdiv_q, pdiv_r) or the division exact, so C's `/` and `%` are correct.
+    CDiv, CMod,
+};
+
+const char* binop_text(BinOp op);  // as written in the source language ("//", "and", ...)
+int binop_precedence(BinOp op);    // higher binds tighter
+
+struct Expr {
+    ExprKind kind;
+    std::string name;
+    std::vector<ExprPtr> args;
+    std::vector<std::string> inames;  // Reduction
+    std::int64_t ival = 0;
+    double fval = 0;
+    DType dtype = DType::Unknown;
+    BinOp op = BinOp::Add;
+    std::string unop;
+    bool allow_simultaneous = false;  // Reduction written `simul_reduce(...)`: its inames may be shared
+};
+
+ExprPtr int_lit(std::int64_t v);
+ExprPtr float_lit(double v, DType suffix_type = DType::Unknown);
+ExprPtr imag_lit(double v, DType suffix_type = DType::Unknown);
+ExprPtr var(std::string name);
+ExprPtr subscript(std::string name, std::vector<ExprPtr> indices);
+ExprPtr call(std::string fn, std::vector<ExprPtr> args);
+ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b);
+ExprPtr unary(std::string op, ExprPtr a);
+ExprPtr if_then_else(ExprPtr c, ExprPtr a, ExprPtr b);
+ExprPtr cast(DType t, ExprPtr a);
+ExprPtr reduction(std::string op, std::vector<std::string> inames, std::vector<ExprPtr> body,
+                  bool allow_simultaneous = false);
+
+/// Source-language text, as loopy prints it in kernel listings (`2*a[i]`, `sum(k, a[i, k]*b[k, j])`).
+std::string to_string(const ExprPtr& e);
+
+/// Calls f on e and every sub-expression, parents first.
+template <class F>
+void visit(const ExprPtr& e, F&& f) {
+    f(e);
+    for (const ExprPtr& a : e->args) visit(a, f);
+}
+
+/// Rebuilds e bottom-up; `f` gets each node with already-rebuilt children and returns its replacement
+/// (returning the node itself keeps it). Unchanged subtrees are shared, not copied.
+ExprPtr rewrite(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f);
+
+/// Names of variables read (Var and Subscript names), excluding calls' function names.
+std::vector<std::string> referenced_names(const ExprPtr& e);
+
+}  // namespace loom

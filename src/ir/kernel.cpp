@@ -1,0 +1,248 @@
+#include "ir/kernel.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include <isl/set.h>
+
+#include "isl/isl.h"
+#include "support/strings.h"
+
+namespace loom {
+
+std::string address_space_name(AddressSpace s) {
+    switch (s) {
+        case AddressSpace::Private: return "private";
+        case AddressSpace::Local: return "local";
+        case AddressSpace::Global: return "global";
+        case AddressSpace::Auto: break;
+    }
+    return "auto";
+}
+
+const Variable* find_variable(const KernelData& k, const std::string& name) {
+    for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
+        for (const Variable& v : *vars)
+            if (v.name == name) return &v;
+    return nullptr;
+}
+
+Variable* find_variable(KernelData& k, const std::string& name) {
+    return const_cast<Variable*>(find_variable(static_cast<const KernelData&>(k), name));
+}
+
+const Instruction* find_instruction(const KernelData& k, const std::string& id) {
+    for (const Instruction& i : k.instructions)
+        if (i.id == id) return &i;
+    return nullptr;
+}
+
+std::vector<std::string> all_inames(const KernelData& k) {
+    std::vector<std::string> out;
+    for (const isl::set& d : k.domains)
+        for (const std::string& n : isl_util::set_dim_names(d))
+            if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    return out;
+}
+
+bool is_iname(const KernelData& k, const std::string& name) {
+    for (const isl::set& d : k.domains)
+        if (isl_set_find_dim_by_name(d.get(), isl_dim_set, name.c_str()) >= 0) return true;
+    return false;
+}
+
+std::vector<std::string> all_params(const KernelData& k) {
+    const std::vector<std::string> inames = all_inames(k);
+    std::vector<std::string> out;
+    auto add = [&](const isl::space& sp) {
+        for (const std::string& p : isl_util::param_names(sp))
+            if (std::find(inames.begin(), inames.end(), p) == inames.end() &&
+                std::find(out.begin(), out.end(), p) == out.end())
+                out.push_back(p);
+    };
+    for (const isl::set& d : k.domains) add(d.space());
+    add(k.assumptions.space());
+    return out;
+}
+
+const Variable* Kernel::find_variable(const std::string& name) const { return loom::find_variable(*data_, name); }
+const Instruction* Kernel::find_instruction(const std::string& id) const { return loom::find_instruction(*data_, id); }
+std::vector<std::string> Kernel::all_inames() const { return loom::all_inames(*data_); }
+std::vector<std::string> Kernel::all_params() const { return loom::all_params(*data_); }
+
+std::string Kernel::iname_tag(const std::string& iname) const {
+    const auto it = data_->iname_tags.find(iname);
+    return it == data_->iname_tags.end() ? std::string() : it->second;
+}
+
+namespace {
+
+const char* kRule = "---------------------------------------------------------------------------\n";
+
+std::string type_text(DType t) {
+    return t == DType::Unknown ? dtype_name(t) : cat("np:dtype('", dtype_name(t), "')");
+}
+
+std::string tuple_text(const std::vector<ExprPtr>& parts) {
+    std::vector<std::string> s;
+    for (const ExprPtr& p : parts) s.push_back(to_string(p));
+    if (s.size() == 1) return "(" + s[0] + ")";
+    return "(" + join(s, ", ") + ")";
+}
+
+std::string dim_tags_text(const Variable& v) {
+    std::vector<std::string> tags;
+    const std::size_t n = v.strides.size();
+    for (std::size_t j = 0; j < n; ++j) {
+        // Loopy numbers axes by stride rank: N0 has the smallest stride. With default layouts that is
+        // the reverse of axis order (C) or axis order (F).
+        const std::size_t rank = v.order == 'F' ? j : n - 1 - j;
+        tags.push_back(cat("N", rank, ":stride:", to_string(v.strides[j])));
+    }
+    return "(" + join(tags, ", ") + ")";
+}
+
+std::string variable_line(const Variable& v) {
+    std::ostringstream os;
+    os << v.name << ": ";
+    if (v.kind == VarKind::ValueArg) {
+        os << "ValueArg, type: " << type_text(v.dtype);
+        return os.str();
+    }
+    os << "type: " << type_text(v.dtype);
+    if (v.is_array) {
+        os << ", shape: " << (v.shape_auto ? std::string("auto") : v.shape.empty() ? "()" : tuple_text(v.shape));
+        if (!v.strides.empty()) os << ", dim_tags: " << dim_tags_text(v);
+    } else {
+        os << ", shape: ()";
+    }
+    if (v.is_arg()) {
+        std::string io;
+        if (v.is_input.value_or(false)) io += "in";
+        if (v.is_output.value_or(false)) io += io.empty() ? "out" : "/out";
+        if (!io.empty()) os << " " << io;
+    }
+    const std::string space = v.kind == VarKind::ConstantArg ? "constant"
+                              : v.is_arg()                   ? "global"
+                                                             : address_space_name(v.address_space);
+    os << " aspace: " << space;
+    return os.str();
+}
+
+std::string attributes_text(const Instruction& insn, bool with_dependencies) {
+    std::vector<std::string> attrs{"id=" + insn.id};
+    if (with_dependencies && !insn.depends_on.empty())
+        attrs.push_back("dep=" + join(std::vector<std::string>(insn.depends_on.begin(), insn.depends_on.end()), ":"));
+    if (insn.priority) attrs.push_back(cat("priority=", insn.priority));
+    if (insn.atomic) attrs.push_back("atomic");
+    if (!insn.tags.empty()) attrs.push_back("tags=" + join({insn.tags.begin(), insn.tags.end()}, ":"));
+    if (!insn.groups.empty()) attrs.push_back("groups=" + join({insn.groups.begin(), insn.groups.end()}, ":"));
+    return "{" + join(attrs, ", ") + "}";
+}
+
+std::string instruction_body(const Instruction& insn) {
+    switch (insn.kind) {
+        case InsnKind::Barrier: return "... " + std::string(insn.barrier_kind == "global" ? "gbarrier" : "lbarrier");
+        case InsnKind::Nop: return "... nop";
+        case InsnKind::Assignment: break;
+    }
+    std::vector<std::string> lhs;
+    for (const ExprPtr& a : insn.assignees) lhs.push_back(to_string(a));
+    std::string out = join(lhs, ", ") + " = " + to_string(insn.expression);
+    if (!insn.predicates.empty()) {
+        std::vector<std::string> preds;
+        for (const ExprPtr& p : insn.predicates) preds.push_back(to_string(p));
+        out = "if (" + join(preds, " and ") + ") " + out;
+    }
+    return out;
+}
+
+// Instructions in order, wrapped in `for`/`end` as their loop sets change (loopy's listing).
+void instructions_section(std::ostringstream& os, const KernelData& k, bool with_dependencies) {
+    std::vector<std::string> open;
+    auto sorted_inames = [&](const Instruction& insn) {
+        return std::vector<std::string>(insn.within_inames.begin(), insn.within_inames.end());
+    };
+    for (const Instruction& insn : k.instructions) {
+        const std::vector<std::string> want = sorted_inames(insn);
+        std::size_t common = 0;
+        while (common < open.size() && common < want.size() && open[common] == want[common]) ++common;
+        while (open.size() > common) {
+            os << std::string(2 * (open.size() - 1), ' ') << "end " << open.back() << "\n";
+            open.pop_back();
+        }
+        for (std::size_t j = common; j < want.size(); ++j) {
+            os << std::string(2 * open.size(), ' ') << "for " << want[j] << "\n";
+            open.push_back(want[j]);
+        }
+        os << std::string(2 * open.size(), ' ') << instruction_body(insn) << "  "
+           << attributes_text(insn, false) << "\n";
+    }
+    while (!open.empty()) {
+        os << std::string(2 * (open.size() - 1), ' ') << "end " << open.back() << "\n";
+        open.pop_back();
+    }
+    (void)with_dependencies;
+}
+
+void linearization_section(std::ostringstream& os, const KernelData& k) {
+    os << "LINEARIZATION:\n";
+    int depth = 0, n = 0;
+    for (const LinearItem& item : k.linearization) {
+        std::string text;
+        switch (item.kind) {
+            case LinearItem::Kind::EnterLoop: text = "for " + item.name; break;
+            case LinearItem::Kind::LeaveLoop: --depth; text = "end " + item.name; break;
+            case LinearItem::Kind::RunInstruction: {
+                const Instruction* insn = find_instruction(k, item.name);
+                text = (insn ? instruction_body(*insn) : item.name) + "  {id=" + item.name + "}";
+                break;
+            }
+            case LinearItem::Kind::Barrier: text = "... " + std::string(item.sync_kind == "global" ? "gbarrier" : "lbarrier"); break;
+            case LinearItem::Kind::CallKernel: text = "CALL KERNEL " + item.name; break;
+            case LinearItem::Kind::ReturnFromKernel: --depth; text = "RETURN FROM KERNEL " + item.name; break;
+        }
+        os << cat(n++) << ": " << std::string(2 * static_cast<std::size_t>(std::max(depth, 0)), ' ') << text << "\n";
+        if (item.kind == LinearItem::Kind::EnterLoop || item.kind == LinearItem::Kind::CallKernel) ++depth;
+    }
+}
+
+}  // namespace
+
+std::string to_listing(const Kernel& kernel, bool with_dependencies) {
+    const KernelData& k = *kernel;
+    std::ostringstream os;
+    os << kRule << "KERNEL: " << k.name << "\n" << kRule << "ARGUMENTS:\n";
+    std::vector<const Variable*> args;
+    for (const Variable& v : k.args) args.push_back(&v);
+    std::sort(args.begin(), args.end(), [](const Variable* a, const Variable* b) { return a->name < b->name; });
+    for (const Variable* v : args) os << variable_line(*v) << "\n";
+    os << kRule << "DOMAINS:\n";
+    for (const isl::set& d : k.domains) os << isl_util::to_str(d) << "\n";
+    os << kRule << "INAME TAGS:\n";
+    for (const std::string& i : kernel.all_inames()) {
+        const std::string tag = kernel.iname_tag(i);
+        os << i << ": " << (tag.empty() ? "None" : tag) << "\n";
+    }
+    if (!k.temporaries.empty()) {
+        os << kRule << "TEMPORARIES:\n";
+        for (const Variable& t : k.temporaries) os << variable_line(t) << "\n";
+    }
+    os << kRule << "INSTRUCTIONS:\n";
+    instructions_section(os, k, with_dependencies);
+    if (k.linearized) {
+        os << kRule;
+        linearization_section(os, k);
+    }
+    os << kRule;
+    if (with_dependencies) {
+        os << "DEPENDENCIES: (use loopy.show_dependency_graph to visualize)\n";
+        for (const Instruction& insn : k.instructions)
+            if (!insn.depends_on.empty())
+                os << insn.id << " : " << join({insn.depends_on.begin(), insn.depends_on.end()}, ", ") << "\n";
+        os << kRule;
+    }
+    return os.str();
+}
+
+}  // namespace loom

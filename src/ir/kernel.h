@@ -1,0 +1,112 @@
+// The kernel model: an immutable value. Transformations build a new KernelData and wrap it; copies of a
+// Kernel share their data, which is what makes scripting thousands of variants cheap.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/expr.h"
+#include "ir/instruction.h"
+
+namespace loom {
+
+enum class VarKind { GlobalArg, ConstantArg, ValueArg, Temporary };
+enum class AddressSpace { Auto, Private, Local, Global };
+
+std::string address_space_name(AddressSpace s);  // "private", "local", "global", "auto"
+
+/// An argument or temporary. Arrays have a shape; scalars (ValueArg, scalar temporaries) have none.
+struct Variable {
+    std::string name;
+    VarKind kind = VarKind::GlobalArg;
+    DType dtype = DType::Unknown;
+    bool is_array = true;
+    bool shape_auto = false;         // lp.auto: found from the access footprint when the kernel is made
+    std::vector<ExprPtr> shape;      // one extent per axis; empty with is_array for a 0-d array
+    std::vector<ExprPtr> strides;    // in elements; filled from shape and order when not given
+    char order = 'C';
+    ExprPtr offset;                  // null: zero
+    std::optional<bool> is_input;    // unset: inferred from the instructions
+    std::optional<bool> is_output;
+    AddressSpace address_space = AddressSpace::Auto;
+    bool read_only = false;
+    std::vector<double> initializer; // row-major values for read-only temporaries
+    bool for_atomic = false;
+    int alignment = 0;
+
+    bool is_arg() const { return kind != VarKind::Temporary; }
+};
+
+/// Iname implementation tags as written ("for", "l.0", "g.1", "unr", "ilp", ...); "" is no tag.
+struct KernelOptions {
+    bool write_code = false;
+    bool return_dict = false;
+    bool allow_terminal_colors = false;
+    bool check_dep_resolution = true;
+    std::vector<std::string> build_options;
+    std::string target = "opencl";  // "opencl", "c", "cuda"
+    DType index_dtype = DType::Int32;
+};
+
+/// One step of a linearization (loopy's "schedule items").
+struct LinearItem {
+    enum class Kind { EnterLoop, LeaveLoop, RunInstruction, Barrier, CallKernel, ReturnFromKernel } kind;
+    std::string name;     // iname, instruction id, or device kernel name
+    std::string comment;  // Barrier: why it is there
+    std::string sync_kind;  // Barrier: "local"/"global"
+};
+
+struct KernelData {
+    std::string name = "loopy_kernel";
+    std::vector<isl::set> domains;   // each with its parameters; nested domains follow their parents
+    isl::set assumptions;            // a parameter set
+    std::vector<Variable> args;      // in argument order
+    std::vector<Variable> temporaries;
+    std::vector<Instruction> instructions;
+    std::vector<SubstitutionRule> substitutions;
+    std::map<std::string, std::string> iname_tags;     // iname -> tag; absent means no tag
+    std::vector<std::vector<std::string>> loop_priority;
+    std::vector<std::string> silenced_warnings;
+    KernelOptions options;
+    std::vector<LinearItem> linearization;  // empty until linearized
+    bool linearized = false;
+};
+
+class Kernel {
+public:
+    explicit Kernel(std::shared_ptr<const KernelData> data) : data_(std::move(data)) {}
+    const KernelData& operator*() const { return *data_; }
+    const KernelData* operator->() const { return data_.get(); }
+    /// A mutable copy for a transformation to edit before wrapping it as a new Kernel.
+    KernelData copy() const { return *data_; }
+
+    const Variable* find_variable(const std::string& name) const;
+    const Instruction* find_instruction(const std::string& id) const;
+    /// All inames of all domains, in order of first appearance.
+    std::vector<std::string> all_inames() const;
+    /// Parameters of the domains and assumptions that are not inames.
+    std::vector<std::string> all_params() const;
+    std::string iname_tag(const std::string& iname) const;
+
+private:
+    std::shared_ptr<const KernelData> data_;
+};
+
+/// Lookups on kernel data (also what Kernel's methods use), for code that edits a KernelData.
+const Variable* find_variable(const KernelData& k, const std::string& name);
+Variable* find_variable(KernelData& k, const std::string& name);
+const Instruction* find_instruction(const KernelData& k, const std::string& id);
+std::vector<std::string> all_inames(const KernelData& k);
+std::vector<std::string> all_params(const KernelData& k);
+bool is_iname(const KernelData& k, const std::string& name);
+
+/// `tostring(knl)`: the listing of the loopy tutorial.
+std::string to_listing(const Kernel& k, bool with_dependencies = false);
+
+}  // namespace loom

@@ -1,0 +1,191 @@
+#include "isl/ast_expr.h"
+
+#include <isl/ast_build.h>
+#include <isl/id.h>
+#include <isl/set.h>
+#include <isl/union_map.h>
+#include <isl/val.h>
+
+#include "support/error.h"
+
+namespace loom::isl_util {
+
+namespace {
+
+std::int64_t val_to_int(isl_val* v) {
+    internal_assert(isl_val_is_int(v), "non-integer value in isl AST");
+    const long r = isl_val_get_num_si(v);
+    isl_val_free(v);
+    return r;
+}
+
+ExprPtr arg(isl_ast_expr* e, int i) {
+    isl_ast_expr* a = isl_ast_expr_op_get_arg(e, i);
+    ExprPtr out = ast_expr_to_expr(a);
+    isl_ast_expr_free(a);
+    return out;
+}
+
+ExprPtr fold(isl_ast_expr* e, const char* fn) {
+    // isl's min/max take two or more arguments; Loom's calls take two.
+    const int n = isl_ast_expr_op_get_n_arg(e);
+    ExprPtr acc = arg(e, 0);
+    for (int i = 1; i < n; ++i) acc = call(fn, {acc, arg(e, i)});
+    return acc;
+}
+
+ExprPtr op_to_expr(isl_ast_expr* e) {
+    switch (isl_ast_expr_op_get_type(e)) {
+        case isl_ast_expr_op_and:
+        case isl_ast_expr_op_and_then: return binary(BinOp::And, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_or:
+        case isl_ast_expr_op_or_else: return binary(BinOp::Or, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_max: return fold(e, "max");
+        case isl_ast_expr_op_min: return fold(e, "min");
+        case isl_ast_expr_op_minus: return unary("-", arg(e, 0));
+        case isl_ast_expr_op_add: return binary(BinOp::Add, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_sub: return binary(BinOp::Sub, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_mul: return binary(BinOp::Mul, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_div:
+        case isl_ast_expr_op_pdiv_q: return binary(BinOp::CDiv, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_fdiv_q: return binary(BinOp::FloorDiv, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_pdiv_r:
+        case isl_ast_expr_op_zdiv_r: return binary(BinOp::CMod, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_cond:
+        case isl_ast_expr_op_select: return if_then_else(arg(e, 0), arg(e, 1), arg(e, 2));
+        case isl_ast_expr_op_eq: return binary(BinOp::Eq, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_le: return binary(BinOp::Le, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_lt: return binary(BinOp::Lt, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_ge: return binary(BinOp::Ge, arg(e, 0), arg(e, 1));
+        case isl_ast_expr_op_gt: return binary(BinOp::Gt, arg(e, 0), arg(e, 1));
+        default: internal_assert(false, "unexpected operation in isl AST expression"); return nullptr;
+    }
+}
+
+}  // namespace
+
+ExprPtr ast_expr_to_expr(isl_ast_expr* e) {
+    switch (isl_ast_expr_get_type(e)) {
+        case isl_ast_expr_int: return int_lit(val_to_int(isl_ast_expr_int_get_val(e)));
+        case isl_ast_expr_id: {
+            isl_id* id = isl_ast_expr_id_get_id(e);
+            ExprPtr v = var(isl_id_get_name(id));
+            isl_id_free(id);
+            return v;
+        }
+        case isl_ast_expr_op: return op_to_expr(e);
+        default: internal_assert(false, "invalid isl AST expression"); return nullptr;
+    }
+}
+
+namespace {
+
+AstNode convert(isl_ast_node* n);
+
+AstNode convert_list(isl_ast_node_list* list) {
+    AstNode block;
+    const int k = isl_ast_node_list_n_ast_node(list);
+    for (int i = 0; i < k; ++i) {
+        isl_ast_node* c = isl_ast_node_list_get_ast_node(list, i);
+        AstNode child = convert(c);
+        isl_ast_node_free(c);
+        // Flatten nested blocks: isl's block structure carries no meaning for us.
+        if (child.kind == AstNode::Kind::Block)
+            for (AstNode& g : child.children) block.children.push_back(std::move(g));
+        else
+            block.children.push_back(std::move(child));
+    }
+    isl_ast_node_list_free(list);
+    return block;
+}
+
+AstNode as_block(AstNode n) {
+    if (n.kind == AstNode::Kind::Block) return n;
+    AstNode b;
+    b.children.push_back(std::move(n));
+    return b;
+}
+
+ExprPtr take_expr(isl_ast_expr* e) {
+    ExprPtr out = ast_expr_to_expr(e);
+    isl_ast_expr_free(e);
+    return out;
+}
+
+AstNode convert_for(isl_ast_node* n) {
+    AstNode f;
+    f.kind = AstNode::Kind::For;
+    isl_ast_expr* it = isl_ast_node_for_get_iterator(n);
+    isl_id* id = isl_ast_expr_id_get_id(it);
+    f.iterator = isl_id_get_name(id);
+    isl_id_free(id);
+    isl_ast_expr_free(it);
+    f.init = take_expr(isl_ast_node_for_get_init(n));
+    f.cond = take_expr(isl_ast_node_for_get_cond(n));
+    f.inc = take_expr(isl_ast_node_for_get_inc(n));
+    isl_ast_node* body = isl_ast_node_for_get_body(n);
+    f.children.push_back(as_block(convert(body)));
+    isl_ast_node_free(body);
+    return f;
+}
+
+AstNode convert_if(isl_ast_node* n) {
+    AstNode f;
+    f.kind = AstNode::Kind::If;
+    f.cond = take_expr(isl_ast_node_if_get_cond(n));
+    isl_ast_node* then_node = isl_ast_node_if_get_then_node(n);
+    f.children.push_back(as_block(convert(then_node)));
+    isl_ast_node_free(then_node);
+    if (isl_ast_node_if_has_else_node(n) == isl_bool_true) {
+        isl_ast_node* else_node = isl_ast_node_if_get_else_node(n);
+        f.children.push_back(as_block(convert(else_node)));
+        isl_ast_node_free(else_node);
+    }
+    return f;
+}
+
+AstNode convert_user(isl_ast_node* n) {
+    AstNode u;
+    u.kind = AstNode::Kind::User;
+    isl_ast_expr* call_expr = isl_ast_node_user_get_expr(n);
+    isl_ast_expr* fn = isl_ast_expr_op_get_arg(call_expr, 0);
+    isl_id* id = isl_ast_expr_id_get_id(fn);
+    u.statement = isl_id_get_name(id);
+    isl_id_free(id);
+    isl_ast_expr_free(fn);
+    const int nargs = isl_ast_expr_op_get_n_arg(call_expr);
+    for (int i = 1; i < nargs; ++i) u.args.push_back(arg(call_expr, i));
+    isl_ast_expr_free(call_expr);
+    return u;
+}
+
+AstNode convert(isl_ast_node* n) {
+    switch (isl_ast_node_get_type(n)) {
+        case isl_ast_node_for: return convert_for(n);
+        case isl_ast_node_if: return convert_if(n);
+        case isl_ast_node_block: return convert_list(isl_ast_node_block_get_children(n));
+        case isl_ast_node_user: return convert_user(n);
+        case isl_ast_node_mark: {
+            isl_ast_node* inner = isl_ast_node_mark_get_node(n);
+            AstNode out = convert(inner);
+            isl_ast_node_free(inner);
+            return out;
+        }
+        default: internal_assert(false, "unexpected isl AST node"); return {};
+    }
+}
+
+}  // namespace
+
+AstNode generate_ast(const isl::union_map& schedule, const isl::set& context, const isl::union_map& options) {
+    isl_ast_build* build = isl_ast_build_from_context(context.copy());
+    build = isl_ast_build_set_options(build, options.copy());
+    isl_ast_node* tree = isl_ast_build_node_from_schedule_map(build, schedule.copy());
+    isl_ast_build_free(build);
+    internal_assert(tree != nullptr, "isl could not generate loops for the schedule");
+    AstNode out = as_block(convert(tree));
+    isl_ast_node_free(tree);
+    return out;
+}
+
+}  // namespace loom::isl_util

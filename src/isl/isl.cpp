@@ -1,0 +1,340 @@
+#include "isl/isl.h"
+
+#include <isl/aff.h>
+#include <isl/ast.h>
+#include <isl/ast_build.h>
+#include <isl/options.h>
+#include <isl/set.h>
+#include <isl/space.h>
+#include <isl/map.h>
+#include <isl/local_space.h>
+#include <isl/val.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cctype>
+#include <set>
+
+#include "isl/ast_expr.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace loom::isl_util {
+
+isl::ctx ctx() {
+    // Never freed: kernels alive until exit hold objects of this context.
+    static isl_ctx* const c = [] {
+        isl_ctx* raw = isl_ctx_alloc();
+        isl_options_set_on_error(raw, ISL_ON_ERROR_CONTINUE);
+        return raw;
+    }();
+    return isl::ctx(c);
+}
+
+namespace {
+
+struct Token {
+    std::string text;
+    bool ident;
+};
+
+std::vector<Token> tokenize(const std::string& s) {
+    std::vector<Token> out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const unsigned char c = s[i];
+        if (std::isalpha(c) || c == '_') {
+            std::size_t j = i;
+            while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' || s[j] == '\''))
+                ++j;
+            out.push_back({s.substr(i, j - i), true});
+            i = j;
+        } else if (std::isspace(c)) {
+            ++i;
+        } else {
+            out.push_back({std::string(1, static_cast<char>(c)), false});
+            ++i;
+        }
+    }
+    return out;
+}
+
+bool is_isl_keyword(const std::string& w) {
+    static const std::set<std::string> kw{"and", "or", "not", "mod", "exists", "floor", "ceil", "min",
+                                          "max", "true", "false", "infty", "implies", "xor", "div"};
+    return kw.count(w) != 0;
+}
+
+// Identifiers of `text` that isl would not know: used names minus declared parameters, set dimensions,
+// and `exists`-bound names.
+std::vector<std::string> undeclared_names(const std::string& text) {
+    const std::vector<Token> toks = tokenize(text);
+    std::set<std::string> bound;
+    std::vector<std::string> used;
+    int bracket_depth = 0;
+    bool in_tuple = false, seen_brace = false;
+    for (std::size_t k = 0; k < toks.size(); ++k) {
+        const Token& t = toks[k];
+        if (!t.ident) {
+            if (t.text == "{") seen_brace = true;
+            if (t.text == "[") {
+                ++bracket_depth;
+                if (bracket_depth == 1) in_tuple = true;
+            }
+            if (t.text == "]" && --bracket_depth == 0) in_tuple = false;
+            continue;
+        }
+        if (is_isl_keyword(t.text)) {
+            if (t.text == "exists") {
+                // exists ( a, b : ... ) or exists a, b : ...
+                for (std::size_t m = k + 1; m < toks.size() && toks[m].text != ":"; ++m)
+                    if (toks[m].ident) bound.insert(toks[m].text);
+            }
+            continue;
+        }
+        // Before '{' a bracketed list declares parameters; inside '{' the first tuple names dimensions.
+        if (in_tuple) {
+            const bool is_tuple_dim = k + 1 < toks.size() && (toks[k + 1].text == "," || toks[k + 1].text == "]");
+            if (is_tuple_dim || !seen_brace) {
+                bound.insert(t.text);
+                continue;
+            }
+        }
+        if (k + 1 < toks.size() && toks[k + 1].text == "[" && seen_brace) continue;  // a tuple name
+        used.push_back(t.text);
+    }
+    std::vector<std::string> out;
+    for (const std::string& u : used)
+        if (!bound.count(u) && std::find(out.begin(), out.end(), u) == out.end()) out.push_back(u);
+    return out;
+}
+
+std::string with_params(const std::string& text, const std::vector<std::string>& extra) {
+    if (extra.empty()) return text;
+    const std::string list = join(extra, ", ");
+    const std::size_t arrow = text.find("->");
+    const std::size_t brace = text.find('{');
+    if (arrow != std::string::npos && arrow < brace) {
+        // "[n] -> {...}": extend the declared list.
+        const std::size_t close = text.rfind(']', arrow);
+        const std::string before = trim(text.substr(0, close));
+        const bool empty_list = !before.empty() && before.back() == '[';
+        return text.substr(0, close) + (empty_list ? "" : ", ") + list + text.substr(close);
+    }
+    return "[" + list + "] -> " + text;
+}
+
+}  // namespace
+
+isl::set parse_domain(const std::string& text) {
+    const std::string full = with_params(text, undeclared_names(text));
+    try {
+        return isl::set(ctx(), full);
+    } catch (const isl::exception&) {
+        throw Error("ParseError", cat("malformed domain '", trim(text), "': isl could not parse it"), 1, 1);
+    }
+}
+
+isl::set parse_assumptions(const std::string& text) {
+    std::string body = trim(text);
+    if (body.find('{') == std::string::npos) body = "{ : " + body + " }";
+    const isl::set s = parse_domain(body);
+    if (s.tuple_dim() != 0)
+        throw Error("ParseError", cat("assumptions '", trim(text), "' must constrain parameters only"));
+    return s;
+}
+
+std::vector<std::string> set_dim_names(const isl::set& s) {
+    std::vector<std::string> out;
+    const int n = static_cast<int>(s.tuple_dim());
+    for (int i = 0; i < n; ++i) {
+        const char* name = isl_set_get_dim_name(s.get(), isl_dim_set, i);
+        out.emplace_back(name ? name : "");
+    }
+    return out;
+}
+
+std::vector<std::string> param_names(const isl::space& s) {
+    std::vector<std::string> out;
+    const int n = isl_space_dim(s.get(), isl_dim_param);
+    for (int i = 0; i < n; ++i) out.emplace_back(isl_space_get_dim_name(s.get(), isl_dim_param, i));
+    return out;
+}
+
+isl::set align_params(const isl::set& s, const isl::space& model) {
+    return isl::manage(isl_set_align_params(s.copy(), isl_space_params(model.copy())));
+}
+
+namespace {
+
+// Adds `names` as parameters of `s` where missing.
+isl::set add_params(const isl::set& s, const std::vector<std::string>& names) {
+    isl_space* sp = isl_space_params(isl_set_get_space(s.get()));
+    for (const std::string& n : names) {
+        if (isl_space_find_dim_by_name(sp, isl_dim_param, n.c_str()) >= 0) continue;
+        const int pos = isl_space_dim(sp, isl_dim_param);
+        sp = isl_space_add_dims(sp, isl_dim_param, 1);
+        sp = isl_space_set_dim_name(sp, isl_dim_param, pos, n.c_str());
+    }
+    return isl::manage(isl_set_align_params(s.copy(), sp));
+}
+
+isl_pw_aff* build_pw_aff(const ExprPtr& e, isl_set* dom);
+
+isl_pw_aff* var_aff(const std::string& name, isl_set* dom) {
+    isl_local_space* ls = isl_local_space_from_space(isl_set_get_space(dom));
+    int pos = isl_set_find_dim_by_name(dom, isl_dim_set, name.c_str());
+    isl_dim_type type = isl_dim_set;
+    if (pos < 0) {
+        pos = isl_set_find_dim_by_name(dom, isl_dim_param, name.c_str());
+        type = isl_dim_param;
+    }
+    if (pos < 0) {
+        isl_local_space_free(ls);
+        return nullptr;
+    }
+    return isl_pw_aff_from_aff(isl_aff_var_on_domain(ls, type, pos));
+}
+
+isl_pw_aff* const_aff(std::int64_t v, isl_set* dom) {
+    isl_local_space* ls = isl_local_space_from_space(isl_set_get_space(dom));
+    isl_val* val = isl_val_int_from_si(isl_set_get_ctx(dom), v);
+    return isl_pw_aff_from_aff(isl_aff_val_on_domain(ls, val));
+}
+
+// Integer constant of `e`, if it is one.
+std::optional<std::int64_t> int_constant(const ExprPtr& e) {
+    if (e->kind == ExprKind::IntLit) return e->ival;
+    if (e->kind == ExprKind::Unary && e->unop == "-" && e->args[0]->kind == ExprKind::IntLit) return -e->args[0]->ival;
+    return std::nullopt;
+}
+
+isl_pw_aff* binary_aff(const ExprPtr& e, isl_set* dom) {
+    const auto rhs_const = int_constant(e->args[1]);
+    if ((e->op == BinOp::FloorDiv || e->op == BinOp::Mod) && !(rhs_const && *rhs_const > 0)) return nullptr;
+    isl_pw_aff* a = build_pw_aff(e->args[0], dom);
+    if (!a) return nullptr;
+    if (e->op == BinOp::FloorDiv || e->op == BinOp::Mod) {
+        isl_val* d = isl_val_int_from_si(isl_set_get_ctx(dom), *rhs_const);
+        if (e->op == BinOp::Mod) return isl_pw_aff_mod_val(a, d);
+        return isl_pw_aff_floor(isl_pw_aff_scale_down_val(a, d));
+    }
+    isl_pw_aff* b = build_pw_aff(e->args[1], dom);
+    if (!b) {
+        isl_pw_aff_free(a);
+        return nullptr;
+    }
+    switch (e->op) {
+        case BinOp::Add: return isl_pw_aff_add(a, b);
+        case BinOp::Sub: return isl_pw_aff_sub(a, b);
+        case BinOp::Mul:
+            if (isl_pw_aff_is_cst(a) || isl_pw_aff_is_cst(b)) return isl_pw_aff_mul(a, b);
+            break;
+        default: break;
+    }
+    isl_pw_aff_free(a);
+    isl_pw_aff_free(b);
+    return nullptr;
+}
+
+isl_pw_aff* build_pw_aff(const ExprPtr& e, isl_set* dom) {
+    switch (e->kind) {
+        case ExprKind::IntLit: return const_aff(e->ival, dom);
+        case ExprKind::Var: return var_aff(e->name, dom);
+        case ExprKind::Unary:
+            if (e->unop == "-") {
+                isl_pw_aff* a = build_pw_aff(e->args[0], dom);
+                return a ? isl_pw_aff_neg(a) : nullptr;
+            }
+            return nullptr;
+        case ExprKind::Binary: return binary_aff(e, dom);
+        default: return nullptr;
+    }
+}
+
+}  // namespace
+
+std::optional<isl::pw_aff> to_pw_aff(const ExprPtr& e, const isl::set& domain) {
+    std::vector<std::string> names;
+    const std::vector<std::string> dims = set_dim_names(domain);
+    for (const std::string& n : referenced_names(e))
+        if (std::find(dims.begin(), dims.end(), n) == dims.end()) names.push_back(n);
+    const isl::set dom = add_params(domain, names);
+    isl_pw_aff* pa = build_pw_aff(e, dom.get());
+    if (!pa) return std::nullopt;
+    return isl::manage(isl_pw_aff_intersect_domain(pa, dom.copy()));
+}
+
+ExprPtr aff_to_expr(const isl::aff& a) {
+    isl_set* ctx_set = isl_set_universe(isl_space_params(isl_aff_get_domain_space(a.get())));
+    isl_ast_build* build = isl_ast_build_from_context(ctx_set);
+    isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_pw_aff_from_aff(a.copy()));
+    isl_ast_build_free(build);
+    internal_assert(e != nullptr, "cannot print affine expression");
+    ExprPtr out = ast_expr_to_expr(e);
+    isl_ast_expr_free(e);
+    return out;
+}
+
+isl::pw_aff dim_max(const isl::set& s, int pos) { return isl::manage(isl_set_dim_max(s.copy(), pos)); }
+isl::pw_aff dim_min(const isl::set& s, int pos) { return isl::manage(isl_set_dim_min(s.copy(), pos)); }
+
+isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep) {
+    isl_set* cur = s.copy();
+    // Drop dims not kept, from the back so positions stay valid.
+    for (int i = isl_set_dim(cur, isl_dim_set) - 1; i >= 0; --i) {
+        const std::string name = isl_set_get_dim_name(cur, isl_dim_set, i);
+        if (std::find(keep.begin(), keep.end(), name) == keep.end()) cur = isl_set_project_out(cur, isl_dim_set, i, 1);
+    }
+    // Reorder to `keep`'s order via a permutation map.
+    const int n = isl_set_dim(cur, isl_dim_set);
+    std::vector<std::string> order;
+    for (const std::string& k : keep)
+        if (isl_set_find_dim_by_name(cur, isl_dim_set, k.c_str()) >= 0) order.push_back(k);
+    internal_assert(static_cast<int>(order.size()) == n, "project_onto: names missing from the set");
+    isl_space* sp = isl_set_get_space(cur);
+    isl_space* msp = isl_space_map_from_set(isl_space_copy(sp));
+    isl_basic_map* perm = isl_basic_map_universe(msp);
+    for (int j = 0; j < n; ++j) {
+        const int from = isl_set_find_dim_by_name(cur, isl_dim_set, order[j].c_str());
+        perm = isl_basic_map_equate(perm, isl_dim_in, from, isl_dim_out, j);
+    }
+    isl_space_free(sp);
+    isl_set* out = isl_set_apply(cur, isl_map_from_basic_map(perm));
+    for (int j = 0; j < n; ++j) {
+        out = isl_set_set_dim_name(out, isl_dim_set, j, order[j].c_str());
+    }
+    return isl::manage(out);
+}
+
+isl::map schedule_map(const isl::set& domain, const std::string& name, const std::vector<int>& dim_of,
+                      const std::vector<long>& constant) {
+    isl_set* dom = isl_set_set_tuple_name(domain.copy(), name.c_str());
+    isl_space* range = isl_space_set_alloc(isl_set_get_ctx(dom), 0, static_cast<unsigned>(dim_of.size()));
+    isl_space* sp = isl_space_map_from_domain_and_range(isl_set_get_space(dom), isl_space_align_params(range, isl_set_get_space(dom)));
+    isl_local_space* ls = isl_local_space_from_space(isl_space_domain(isl_space_copy(sp)));
+    isl_multi_aff* ma = isl_multi_aff_zero(sp);
+    for (std::size_t k = 0; k < dim_of.size(); ++k) {
+        isl_aff* a = dim_of[k] >= 0
+                         ? isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, static_cast<unsigned>(dim_of[k]))
+                         : isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(isl_set_get_ctx(dom), constant[k]));
+        ma = isl_multi_aff_set_aff(ma, static_cast<int>(k), a);
+    }
+    isl_local_space_free(ls);
+    return isl::manage(isl_map_intersect_domain(isl_map_from_multi_aff(ma), dom));
+}
+
+namespace {
+
+std::string take_string(char* s) {
+    std::string out = s ? s : "";
+    free(s);
+    return out;
+}
+
+}  // namespace
+
+std::string to_str(const isl::set& s) { return take_string(isl_set_to_str(s.get())); }
+std::string to_str(const isl::pw_aff& a) { return take_string(isl_pw_aff_to_str(a.get())); }
+
+}  // namespace loom::isl_util

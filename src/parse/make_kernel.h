@@ -1,0 +1,36 @@
+// Kernel creation: loopy's make_kernel. Parses domains and instructions, names instructions, guesses the
+// arguments that were not declared, finds `lp.auto` shapes from access footprints, the loops each
+// instruction runs in, and the dependencies the single-writer heuristic implies.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/kernel.h"
+
+namespace loom {
+
+struct MakeKernelInput {
+    std::vector<std::string> domains;
+    std::vector<std::string> instructions;
+    std::vector<Variable> args;       // declared arguments and temporaries, in order
+    bool guess_remaining_args = true; // "..." in the argument list, or no list at all
+    std::string name = "loopy_kernel";
+    std::string assumptions;
+    std::string target = "opencl";
+    std::vector<std::string> silenced_warnings;
+    DType index_dtype = DType::Int32;
+    bool seq_dependencies = false;
+};
+
+Kernel make_kernel(const MakeKernelInput& in);
+
+/// Recomputes `lp.auto` shapes and C/F strides of arrays from the current instructions and domains (used
+/// by make_kernel and by transformations that change accesses).
+void finish_array_layouts(KernelData& k);
+
+/// Fills default strides of `v` from its shape and order.
+void set_default_strides(Variable& v);
+
+}  // namespace loom

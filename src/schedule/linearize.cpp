@@ -1,0 +1,149 @@
+#include "schedule/linearize.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "isl/isl.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace loom {
+
+bool is_hardware_tag(const std::string& tag) {
+    return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0;
+}
+
+namespace {
+
+class Linearizer {
+public:
+    explicit Linearizer(const Kernel& k) : k_(k), inames_(k.all_inames()) {
+        for (const Instruction& insn : k->instructions) pending_.push_back(&insn);
+        find_domain_nesting();
+    }
+
+    std::vector<LinearItem> run() {
+        schedule_level();
+        if (!pending_.empty()) {
+            std::vector<std::string> ids;
+            for (const Instruction* insn : pending_) ids.push_back(insn->id);
+            user_error("LoopyError", "cannot linearize kernel '", k_->name, "': instructions ", join(ids, ", "),
+                       " wait on each other (cyclic dependencies?)");
+        }
+        return std::move(items_);
+    }
+
+private:
+    // Inames that loops are made for: hardware axes are not loops.
+    std::set<std::string> loop_inames(const Instruction& insn) const {
+        std::set<std::string> out;
+        for (const std::string& i : insn.within_inames)
+            if (!is_hardware_tag(k_.iname_tag(i))) out.insert(i);
+        return out;
+    }
+
+    bool deps_done(const Instruction& insn) const {
+        return std::all_of(insn.depends_on.begin(), insn.depends_on.end(),
+                           [&](const std::string& d) { return done_.count(d) != 0; });
+    }
+
+    std::set<std::string> active_set() const { return {active_.begin(), active_.end()}; }
+
+    // The ready instruction that goes first: highest priority, then source order.
+    const Instruction* pick(const std::vector<const Instruction*>& ready) const {
+        const Instruction* best = nullptr;
+        for (const Instruction* insn : ready)
+            if (!best || insn->priority > best->priority) best = insn;
+        return best;
+    }
+
+    std::vector<const Instruction*> ready_where(bool exact) const {
+        const std::set<std::string> active = active_set();
+        std::vector<const Instruction*> out;
+        for (const Instruction* insn : pending_) {
+            if (!deps_done(*insn)) continue;
+            const std::set<std::string> loops = loop_inames(*insn);
+            const bool inside = std::includes(loops.begin(), loops.end(), active.begin(), active.end());
+            if (inside && (loops.size() == active.size()) == exact) out.push_back(insn);
+        }
+        return out;
+    }
+
+    void run_instruction(const Instruction* insn) {
+        items_.push_back({LinearItem::Kind::RunInstruction, insn->id, "", ""});
+        done_.insert(insn->id);
+        pending_.erase(std::find(pending_.begin(), pending_.end(), insn));
+    }
+
+    // Whether `outer` must enclose `inner`, by a loop priority or by domain nesting.
+    bool must_enclose(const std::string& outer, const std::string& inner) const {
+        for (const std::vector<std::string>& prio : k_->loop_priority) {
+            const auto o = std::find(prio.begin(), prio.end(), outer), i = std::find(prio.begin(), prio.end(), inner);
+            if (o != prio.end() && i != prio.end() && o < i) return true;
+        }
+        const auto it = nested_in_.find(inner);
+        return it != nested_in_.end() && it->second.count(outer);
+    }
+
+    std::string choose_loop(const Instruction& insn) const {
+        std::vector<std::string> options;
+        const std::set<std::string> loops = loop_inames(insn);
+        for (const std::string& i : inames_)
+            if (loops.count(i) && !std::count(active_.begin(), active_.end(), i)) options.push_back(i);
+        for (const std::string& cand : options) {
+            const bool blocked = std::any_of(options.begin(), options.end(), [&](const std::string& other) {
+                return other != cand && must_enclose(other, cand);
+            });
+            if (!blocked) return cand;
+        }
+        user_error("LoopyError", "loop priorities for instruction '", insn.id, "' are contradictory");
+    }
+
+    void schedule_level() {
+        for (;;) {
+            const std::vector<const Instruction*> here = ready_where(true);
+            if (!here.empty()) {
+                run_instruction(pick(here));
+                continue;
+            }
+            const std::vector<const Instruction*> deeper = ready_where(false);
+            if (deeper.empty()) return;
+            const std::string iname = choose_loop(*pick(deeper));
+            items_.push_back({LinearItem::Kind::EnterLoop, iname, "", ""});
+            active_.push_back(iname);
+            schedule_level();
+            active_.pop_back();
+            items_.push_back({LinearItem::Kind::LeaveLoop, iname, "", ""});
+        }
+    }
+
+    // A domain whose parameters are inames of another domain is nested in it: its loops go inside.
+    void find_domain_nesting() {
+        for (const isl::set& d : k_->domains) {
+            const std::vector<std::string> dims = isl_util::set_dim_names(d);
+            for (const std::string& p : isl_util::param_names(d.space()))
+                if (std::count(inames_.begin(), inames_.end(), p))
+                    for (const std::string& dim : dims) nested_in_[dim].insert(p);
+        }
+    }
+
+    const Kernel& k_;
+    std::vector<std::string> inames_;
+    std::vector<const Instruction*> pending_;
+    std::set<std::string> done_;
+    std::vector<std::string> active_;
+    std::vector<LinearItem> items_;
+    std::map<std::string, std::set<std::string>> nested_in_;
+};
+
+}  // namespace
+
+Kernel linearize(const Kernel& k) {
+    KernelData out = k.copy();
+    out.linearization = Linearizer(k).run();
+    out.linearized = true;
+    return Kernel(std::make_shared<const KernelData>(std::move(out)));
+}
+
+}  // namespace loom

@@ -1,0 +1,69 @@
+// Typed errors of the engine. User mistakes raise loom::Error with a kind from SPEC ("ParseError",
+// "LoopyError", ...); our own bugs raise it with kind "InternalError". The Lua boundary turns them into
+// error objects with the same fields; the engine itself never prints and exits.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace loom {
+
+class Error : public std::runtime_error {
+public:
+    Error(std::string kind, std::string message, int line = 0, int column = 0)
+        : std::runtime_error(kind + ": " + message),
+          kind_(std::move(kind)),
+          message_(std::move(message)),
+          line_(line),
+          column_(column) {}
+
+    const std::string& kind() const { return kind_; }
+    const std::string& message() const { return message_; }
+    /// 1-based position in the text the error is about (instruction or domain); 0 when unknown.
+    int line() const { return line_; }
+    int column() const { return column_; }
+
+private:
+    std::string kind_;
+    std::string message_;
+    int line_;
+    int column_;
+};
+
+namespace detail {
+inline void append(std::ostringstream&) {}
+template <class T, class... Rest>
+void append(std::ostringstream& os, const T& first, const Rest&... rest) {
+    os << first;
+    append(os, rest...);
+}
+}  // namespace detail
+
+/// Concatenates the streamable pieces into one message.
+template <class... Parts>
+std::string cat(const Parts&... parts) {
+    std::ostringstream os;
+    detail::append(os, parts...);
+    return os.str();
+}
+
+/// Raises a user-facing error of the given kind.
+template <class... Parts>
+[[noreturn]] void user_error(const std::string& kind, const Parts&... parts) {
+    throw Error(kind, cat(parts...));
+}
+
+template <class... Parts>
+void user_assert(bool cond, const std::string& kind, const Parts&... parts) {
+    if (!cond) user_error(kind, parts...);
+}
+
+/// Our own invariant; a failure is a bug in Loom, reported instead of crashing the host.
+template <class... Parts>
+void internal_assert(bool cond, const Parts&... parts) {
+    if (!cond) throw Error("InternalError", cat("internal error: ", parts...));
+}
+
+}  // namespace loom

@@ -1,0 +1,18 @@
+// Small string helpers shared by the parsers and printers.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loom {
+
+std::string trim(std::string_view s);
+/// Splits at `sep`, trims each piece and drops empty pieces.
+std::vector<std::string> split_trimmed(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+/// Shell-style wildcard match (`*`, `?`, `[...]`), as Python's fnmatch.fnmatchcase.
+bool fnmatch(std::string_view pattern, std::string_view text);
+bool is_identifier(std::string_view s);
+
+}  // namespace loom
