@@ -313,7 +313,8 @@ int l_transpose(lua_State* L) {
 int l_reshape(lua_State* L) {
     const HostArray& a = check_array(L, 1, "reshape");
     if (lua_gettop(L) < 2) arg_error(L, 2, "reshape", "shape expected");
-    HostArray::Shape shape = lua_istable(L, 2) ? check_shape(L, 2, "reshape") : check_index(L, 2, lua_gettop(L), "reshape");
+    HostArray::Shape shape =
+        lua_istable(L, 2) ? check_shape(L, 2, "reshape") : check_index(L, 2, lua_gettop(L), "reshape");
     push_array(L, a.reshape(std::move(shape)));
     return 1;
 }
@@ -370,8 +371,8 @@ const luaL_Reg kModuleFunctions[] = {
 };
 
 const luaL_Reg kMethods[] = {
-    {"get", trampoline<l_get>},   {"set", trampoline<l_set>},           {"totable", trampoline<l_totable>},
-    {"copy", trampoline<l_copy>}, {"fill", trampoline<l_fill>},         {"transpose", trampoline<l_transpose>},
+    {"get", trampoline<l_get>},         {"set", trampoline<l_set>},   {"totable", trampoline<l_totable>},
+    {"copy", trampoline<l_copy>},       {"fill", trampoline<l_fill>}, {"transpose", trampoline<l_transpose>},
     {"reshape", trampoline<l_reshape>}, {nullptr, nullptr},
 };
 

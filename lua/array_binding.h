@@ -18,7 +18,8 @@ HostArray* test_array(lua_State* L, int idx);
 /// The array at `idx`; otherwise raises ArgumentError "bad argument #idx to 'fname' (loom.Array expected, ...)".
 HostArray& check_array(lua_State* L, int idx, const char* fname);
 
-/// Pushes a new userdata holding `a` (a view: it shares a's memory).
+/// Pushes a new userdata holding `a` (a view: it shares a's memory). register_array_api must have run on this
+/// state, as it creates the metatable.
 void push_array(lua_State* L, HostArray a);
 
 }  // namespace loom::lua

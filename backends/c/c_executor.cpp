@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <unordered_map>
 
 #include "backends/cache.h"
@@ -182,14 +183,25 @@ std::unique_ptr<CKernel> prepare_kernel(void* library, const KernelSpec& spec) {
     return kernel;
 }
 
+/// Keeps the library that defines `symbol` loaded until the process ends. Needed for the OpenMP runtime: its
+/// worker threads outlive every parallel region, and the last dlclose of a kernel library would otherwise unmap
+/// the runtime's code under them.
+void pin_library_of(void* symbol) {
+    Dl_info info{};
+    if (::dladdr(symbol, &info) != 0 && info.dli_fname != nullptr)
+        ::dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);  // never closed, on purpose
+}
+
 class CProgram final : public Program {
 public:
     CProgram(Library library, std::vector<KernelSpec> specs, int threads)
         : library_(std::move(library)), specs_(std::move(specs)), threads_(threads) {
         for (const KernelSpec& spec : specs_) kernels_.push_back(prepare_kernel(library_.get(), spec));
-        // -fopenmp links libgomp into the library, so dlsym on its handle finds OpenMP's API.
-        if (threads_ > 0)
-            set_num_threads_ = reinterpret_cast<void (*)(int)>(::dlsym(library_.get(), "omp_set_num_threads"));
+        // -fopenmp links the OpenMP runtime into the library, so dlsym on its handle finds OpenMP's API.
+        void* set_num_threads = ::dlsym(library_.get(), "omp_set_num_threads");
+        if (set_num_threads == nullptr) return;
+        pin_library_of(set_num_threads);
+        if (threads_ > 0) set_num_threads_ = reinterpret_cast<void (*)(int)>(set_num_threads);
     }
 
     void run(std::vector<Buffer>& buffers, const std::vector<Launch>& launches) override {
@@ -234,6 +246,19 @@ private:
 // ---------------------------------------------------------------------------------------------------------------
 // Building
 
+/// What -march=native depends on: a cache shared between machines (an NFS home) must not hand one CPU code built
+/// for another.
+const std::string& host_cpu() {
+    static const std::string cpu = [] {
+        std::ifstream in("/proc/cpuinfo");
+        std::string line, features;
+        while (std::getline(in, line) && !line.empty())  // the first processor's block
+            if (line.starts_with("model name") || line.starts_with("flags")) features += line + "\n";
+        return features;
+    }();
+    return cpu;
+}
+
 class CExecutor final : public Executor {
 public:
     explicit CExecutor(const COptions& options) : threads_(options.threads) {
@@ -260,7 +285,7 @@ public:
 private:
     static Library load_or_compile(const std::string& source, const std::vector<std::string>& command) {
         ContentHash hash;
-        hash.add("loom-c-1");
+        hash.add("loom-c-1").add(host_cpu());
         for (const std::string& word : command) hash.add(word);
         const std::string key = hash.add(source).hex();
         const std::optional<std::string> cached = cache_file("c", key, ".so");

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <limits>
@@ -63,10 +64,13 @@ Shape contiguous_strides(const Shape& shape, Order order) {
     return strides;
 }
 
+// calloc, because large blocks then come as fresh zero pages from the system and cost nothing to clear; the
+// extra bytes make room for the alignment.
 std::shared_ptr<std::byte> allocate_cleared(std::size_t bytes) {
-    auto* p = static_cast<std::byte*>(::operator new(std::max<std::size_t>(bytes, 1), std::align_val_t{kAlignment}));
-    std::memset(p, 0, bytes);
-    return std::shared_ptr<std::byte>(p, [](std::byte* q) { ::operator delete(q, std::align_val_t{kAlignment}); });
+    void* raw = std::calloc(bytes + kAlignment, 1);
+    if (!raw) throw std::bad_alloc();
+    const auto aligned = (reinterpret_cast<std::uintptr_t>(raw) + kAlignment - 1) & ~std::uintptr_t{kAlignment - 1};
+    return std::shared_ptr<std::byte>(reinterpret_cast<std::byte*>(aligned), [raw](std::byte*) { std::free(raw); });
 }
 
 // Calls f(offsets) for every multi-index of `shape` in C order, where offsets[a] is the index dotted with the
@@ -275,7 +279,11 @@ std::string shape_string(const Shape& shape) {
 // ---- Construction ----
 
 HostArray::HostArray(DType dtype, Shape shape, Shape strides, std::int64_t offset, std::shared_ptr<std::byte> storage)
-    : dtype_(dtype), shape_(std::move(shape)), strides_(std::move(strides)), offset_(offset), storage_(std::move(storage)) {}
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      strides_(std::move(strides)),
+      offset_(offset),
+      storage_(std::move(storage)) {}
 
 HostArray HostArray::empty(const Shape& shape, DType dtype, Order order) {
     check_dtype(dtype);
@@ -434,19 +442,18 @@ HostArray HostArray::transpose() const {
 }
 
 HostArray HostArray::reshape(Shape shape) const {
+    const std::string mismatch = cat("reshape: cannot reshape an array of shape ", shape_string(shape_), " into shape ",
+                                     shape_string(shape));
     const auto inferred = std::find(shape.begin(), shape.end(), -1);
     if (inferred != shape.end()) {
         argument_check(std::count(shape.begin(), shape.end(), -1) == 1, "reshape: only one dimension can be -1, got ",
                        shape_string(shape));
-        std::int64_t known = 1;
-        for (std::int64_t d : shape)
-            if (d != -1) known *= std::max<std::int64_t>(d, 1);
-        argument_check(size() % known == 0, "reshape: cannot reshape an array of shape ", shape_string(shape_),
-                       " into shape ", shape_string(shape));
+        *inferred = 1;
+        const std::int64_t known = std::max<std::int64_t>(checked_size(shape, dtype_), 1);
+        argument_check(size() % known == 0, mismatch);
         *inferred = size() / known;
     }
-    argument_check(checked_size(shape, dtype_) == size(), "reshape: cannot reshape an array of shape ",
-                   shape_string(shape_), " into shape ", shape_string(shape));
+    argument_check(checked_size(shape, dtype_) == size(), mismatch);
     argument_check(is_contiguous(), "reshape: the array of shape ", shape_string(shape_),
                    " is not contiguous (a transposed view?); reshape a copy() of it");
     return HostArray(dtype_, shape, contiguous_strides(shape, Order::C), offset_, storage_);
@@ -583,9 +590,9 @@ private:
     }
 
     bool single_, plus_, sci_;
-    std::size_t left_ = 0, right_ = 0;     // padded widths before and after the point
-    std::size_t precision_ = 0;            // digits after the point (scientific: of every mantissa)
-    std::size_t exp_digits_ = 0;           // scientific only
+    std::size_t left_ = 0, right_ = 0;  // padded widths before and after the point
+    std::size_t precision_ = 0;         // digits after the point (scientific: of every mantissa)
+    std::size_t exp_digits_ = 0;        // scientific only
 };
 
 template <class T>
@@ -690,7 +697,8 @@ std::string format_body(const HostArray& a) {
         using T = typename decltype(type)::type;
         const auto* base = static_cast<const std::byte*>(a.data());
         std::vector<T> values;
-        for (std::int64_t off : offsets) values.push_back(load_as<T>(base + off * static_cast<std::int64_t>(sizeof(T))));
+        for (std::int64_t off : offsets)
+            values.push_back(load_as<T>(base + off * static_cast<std::int64_t>(sizeof(T))));
         return format_words(values, a.ndim() == 0);
     });
     std::size_t width = 0;

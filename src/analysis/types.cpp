@@ -147,7 +147,9 @@ void type_from_writes(KernelData& k) {
             bool first = true;
             for (const Instruction& insn : k.instructions) {
                 if (insn.kind != InsnKind::Assignment || !written_names(insn).count(t.name)) continue;
+                // A write whose type depends on a still-unknown variable (often this one) adds nothing yet.
                 const ExprType w = expr_type(k, insn.expression);
+                if (w.dtype == DType::Unknown) continue;
                 acc = first ? w : combine(acc, w);
                 first = false;
             }

@@ -149,28 +149,38 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
     return "";
 }
 
+std::string CExprPrinter::print_term(const ExprPtr& t, int parent_prec, bool right_operand) {
+    // A product of non-constants is where flattening stops: print it as it stands.
+    if (t->kind == ExprKind::Binary && t->op == BinOp::Mul) {
+        const std::string s = print_prec(t->args[0], DType::Unknown, kMul) + " * " +
+                              print_prec(t->args[1], DType::Unknown, kMul, true);
+        return (kMul < parent_prec || (right_operand && kMul == parent_prec)) ? "(" + s + ")" : s;
+    }
+    return print_prec(t, DType::Unknown, parent_prec, right_operand);
+}
+
 std::string CExprPrinter::print_integer_sum(const ExprPtr& e, int& prec) {
     std::vector<Term> terms;
     flatten_sum(e, 1, terms);
     std::int64_t constant = 0;
-    std::vector<std::string> parts;
     for (const Term& t : terms)
         if (!t.e) constant += t.coef;
+    std::vector<std::string> parts;
     if (constant != 0) parts.push_back(std::to_string(constant));
     for (const Term& t : terms) {
         if (!t.e || t.coef == 0) continue;
         if (t.coef == 1)
-            parts.push_back(print_prec(t.e, DType::Unknown, kAdd + 1));
+            parts.push_back(print_term(t.e, kAdd + 1, false));
         else
-            parts.push_back(std::to_string(t.coef) + " * " + print_prec(t.e, DType::Unknown, kMul, true));
+            parts.push_back(std::to_string(t.coef) + " * " + print_term(t.e, kMul, true));
     }
     if (parts.empty()) return "0";
-    if (parts.size() == 1 && constant == 0 && terms.size() == 1 && terms[0].coef == 1) {
-        // A single non-sum node: keep its own precedence.
-        return print_node(terms[0].e, DType::Unknown, prec);
+    if (parts.size() > 1) {
+        prec = kAdd;
+    } else {
+        const bool single_term = constant == 0 && parts[0].find(' ') != std::string::npos;
+        prec = parts[0][0] == '-' ? kUnary : single_term ? kMul : kPrimary;
     }
-    prec = parts.size() > 1 ? kAdd : (parts[0].find(' ') != std::string::npos ? kMul : kPrimary);
-    if (parts.size() == 1 && parts[0][0] == '-') prec = std::min(prec, kUnary);
     std::string out = parts[0];
     for (std::size_t i = 1; i < parts.size(); ++i) out += " + " + parts[i];
     return out;

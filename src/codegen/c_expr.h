@@ -28,6 +28,7 @@ private:
     std::string print_node(const ExprPtr& e, DType want, int& prec);
     std::string print_binary(const ExprPtr& e, DType want, int& prec);
     std::string print_integer_sum(const ExprPtr& e, int& prec);
+    std::string print_term(const ExprPtr& t, int parent_prec, bool right_operand);
     std::string print_call(const ExprPtr& e, DType want);
     std::string print_subscript(const ExprPtr& e);
     std::string literal(const ExprPtr& e, DType want) const;

@@ -49,7 +49,6 @@ std::vector<Placed> place_statements(const KernelData& k) {
 isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed) {
     std::size_t depth = 0;
     for (const Placed& p : placed) depth = std::max(depth, p.stmt.loops.size());
-    const isl::set full = combined_domain(k);
     std::optional<isl::union_map> all;
     for (const Placed& p : placed) {
         std::vector<int> dim_of(2 * depth + 1, -1);
@@ -59,7 +58,7 @@ isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed) 
             dim_of[2 * d + 1] = static_cast<int>(d);
         }
         constant[2 * p.stmt.loops.size()] = p.positions.back();
-        const isl::set dom = isl_util::project_onto(full, p.stmt.loops);
+        const isl::set dom = domain_of(k, p.stmt.loops);
         const isl::union_map m(isl_util::schedule_map(dom, p.name, dim_of, constant));
         all = all ? all->unite(m) : m;
     }

@@ -16,9 +16,14 @@ void unify_params(isl::set& a, isl::set& b) {
 
 }  // namespace
 
-isl::set combined_domain(const KernelData& k) {
+namespace {
+
+// The product of the domains `use` selects, with the assumptions applied.
+template <class Pred>
+isl::set combine(const KernelData& k, Pred use) {
     isl::set out(isl_util::ctx(), "{ [] }");
     for (isl::set d : k.domains) {
+        if (!use(d)) continue;
         unify_params(out, d);
         out = isl::manage(isl_set_flat_product(out.copy(), d.copy()));
     }
@@ -27,8 +32,21 @@ isl::set combined_domain(const KernelData& k) {
     return out.intersect_params(ctx);
 }
 
+}  // namespace
+
+isl::set combined_domain(const KernelData& k) {
+    return combine(k, [](const isl::set&) { return true; });
+}
+
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) {
-    return isl_util::project_onto(combined_domain(k), inames);
+    // Only domains declaring one of `inames` constrain them: an instruction outside the loops of another
+    // domain runs whether or not that domain is empty.
+    const isl::set relevant = combine(k, [&](const isl::set& d) {
+        for (const std::string& i : inames)
+            if (isl_set_find_dim_by_name(d.get(), isl_dim_set, i.c_str()) >= 0) return true;
+        return false;
+    });
+    return isl_util::project_onto(relevant, inames);
 }
 
 isl::set assumption_context(const KernelData& k) {

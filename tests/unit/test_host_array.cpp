@@ -74,9 +74,9 @@ TEST_CASE("from_nested takes the shape from the nesting and rejects ragged lists
     CHECK(a.get_double({1, 2}) == 12.0);
     CHECK(HostArray::from_nested({1, 2, 3}, DType::Int16).get({2}) == Scalar(std::int64_t{3}));
     CHECK(HostArray::from_nested(2.5, DType::Float64).shape().empty());
-    CHECK(HostArray::from_nested(Nested(std::vector<Nested>{}), DType::Float64).shape() == Shape{0});
-    CHECK(HostArray::from_nested({Nested(std::vector<Nested>{}), Nested(std::vector<Nested>{})}, DType::Float64).shape() ==
-          Shape{2, 0});
+    const Nested empty_list(std::vector<Nested>{});
+    CHECK(HostArray::from_nested(empty_list, DType::Float64).shape() == Shape{0});
+    CHECK(HostArray::from_nested({empty_list, empty_list}, DType::Float64).shape() == Shape{2, 0});
     const HostArray c = HostArray::from_nested({std::complex<double>(1, 2), 3.0}, DType::Complex64);
     CHECK(c.get_complex({0}) == std::complex<double>(1, 2));
     CHECK(c.get_complex({1}) == std::complex<double>(3, 0));

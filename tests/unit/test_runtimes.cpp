@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,12 @@ private:
     ScopedEnv env_;
 };
 
+/// Disk caching off for the scope, back on even when a check fails.
+struct ScopedNoDiskCache {
+    ScopedNoDiskCache() { set_disk_caching(false); }
+    ~ScopedNoDiskCache() { set_disk_caching(true); }
+};
+
 std::vector<fs::path> files_in(const fs::path& dir) {
     std::vector<fs::path> files;
     if (fs::exists(dir))
@@ -146,9 +153,8 @@ TEST_CASE("write_file_atomically creates directories and replaces files", "[runt
 TEST_CASE("cache_dir follows LOOM_CACHE_DIR and can be disabled", "[runtime]") {
     ScopedEnv env("LOOM_CACHE_DIR", "/some/where");
     CHECK(cache_dir() == "/some/where");
-    set_disk_caching(false);
+    ScopedNoDiskCache off;
     CHECK(cache_dir().empty());
-    set_disk_caching(true);
 }
 
 TEST_CASE("OpenCL runs a kernel on PoCL", "[runtime][opencl]") {
@@ -302,6 +308,10 @@ TEST_CASE("C shared objects are cached on disk", "[runtime][c]") {
     check_twice(*make_c_executor({}));
     CHECK(inode_of(library) == first);
 
+    write_file_atomically(library.string(), "not a library");
+    check_twice(*make_c_executor({}));  // rebuilds the damaged entry
+    CHECK(read_file(library.string()) != std::optional<std::string>("not a library"));
+
     COptions variant;
     variant.cflags = {"-DVARIANT"};
     check_twice(*make_c_executor(variant));  // other flags, other entry
@@ -310,9 +320,10 @@ TEST_CASE("C shared objects are cached on disk", "[runtime][c]") {
 
 TEST_CASE("C builds without a disk cache", "[runtime][c]") {
     ScopedCacheDir cache;
-    set_disk_caching(false);
-    check_twice(*make_c_executor({}));
-    set_disk_caching(true);
+    {
+        ScopedNoDiskCache off;
+        check_twice(*make_c_executor({}));
+    }
     CHECK(files_in(cache.path()).empty());
 }
 
@@ -348,4 +359,28 @@ TEST_CASE("two processes building the same C source both succeed", "[runtime][c]
         CHECK(WEXITSTATUS(status) == 0);
     }
     CHECK(files_in(cache.path() + "/c").size() == 1);  // one library, no leftover build directories
+}
+
+TEST_CASE("C sets the OpenMP thread count", "[runtime][c]") {
+    ScopedCacheDir cache;
+    const std::string source = R"(
+#include <omp.h>
+void team(int *out)
+{
+  #pragma omp parallel
+  {
+    #pragma omp single
+    out[0] = omp_get_num_threads();
+  }
+}
+)";
+    for (const int threads : {1, 3}) {
+        COptions options;
+        options.threads = threads;
+        const auto program = make_c_executor(options)->build(source, {{"team", {{"out", DType::Int32, true}}}}, {});
+        int out = 0;
+        std::vector<Buffer> buffers{{&out, sizeof out, false, true}};
+        program->run(buffers, {Launch{0, {buffer_arg(0)}}});
+        CHECK(out == threads);
+    }
 }
