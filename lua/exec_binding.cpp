@@ -177,7 +177,7 @@ std::shared_ptr<CompiledKernel> compile(KernelHandle& h, const std::shared_ptr<b
     const std::string key = build_key(e, dtypes);
     if (auto it = h.builds.find(key); it != h.builds.end()) return it->second;
     const TargetKind target = target_from_name(e.target());
-    auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, dtypes), {}, nullptr, exec});
+    auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, target, dtypes), {}, nullptr, exec});
     built->code = generate_code(built->typed, target);
     if (h.kernel->options.write_code) std::cout << built->code.device_code << std::flush;
     std::vector<backend::KernelSpec> specs;
@@ -215,6 +215,17 @@ HostArray prepare_array(const Variable& v, const HostArray& a, const std::map<st
     if (v.is_output.value_or(false))
         throw Error("ArgumentError", cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
     return a.copy();
+}
+
+void set_launch_grid(const DeviceKernel& dk, const std::map<std::string, std::int64_t>& values, backend::Launch& launch) {
+    launch.dims = static_cast<unsigned>(std::max(dk.groups.size(), dk.local.size()));
+    for (std::size_t i = 0; i < 3; ++i) {
+        const auto g = i < dk.groups.size() ? eval_int(dk.groups[i], values) : std::optional<std::int64_t>(1);
+        const auto l = i < dk.local.size() ? eval_int(dk.local[i], values) : std::optional<std::int64_t>(1);
+        if (!g || !l) throw Error("ArgumentError", cat("cannot evaluate the launch grid of '", dk.name, "'"));
+        launch.groups[i] = static_cast<std::size_t>(std::max<std::int64_t>(*g, 0));
+        launch.local[i] = static_cast<std::size_t>(*l);
+    }
 }
 
 int call_kernel_body(lua_State* L) {
@@ -256,6 +267,7 @@ int call_kernel_body(lua_State* L) {
         arg.buffer = buffers.size() - 1;
         launch.args.push_back(arg);
     }
+    set_launch_grid(built->code.kernels.at(0), c.ints, launch);
     built->program->run(buffers, {launch});
 
     if (h.kernel->options.return_dict) {

@@ -75,15 +75,21 @@ int assume(lua_State* L) {
     return 1;
 }
 
+int realize_reduction(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "realize_reduction").kernel;
+    push_kernel(L, loom::realize_reduction(k));
+    return 1;
+}
+
 int preprocess_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "preprocess_kernel").kernel;
-    push_kernel(L, loom::preprocess_kernel(k));
+    push_kernel(L, loom::preprocess_kernel(k, target_from_name(k->options.target)));
     return 1;
 }
 
 int get_one_linearized_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "get_one_linearized_kernel").kernel;
-    push_kernel(L, loom::preprocess_kernel(k));
+    push_kernel(L, loom::preprocess_kernel(k, target_from_name(k->options.target)));
     return 1;
 }
 
@@ -92,6 +98,7 @@ const luaL_Reg kFunctions[] = {
     {"add_dtypes", trampoline<add_dtypes>},
     {"prioritize_loops", trampoline<prioritize_loops>},
     {"assume", trampoline<assume>},
+    {"realize_reduction", trampoline<realize_reduction>},
     {"preprocess_kernel", trampoline<preprocess_kernel>},
     {"get_one_linearized_kernel", trampoline<get_one_linearized_kernel>},
     {nullptr, nullptr},

@@ -134,6 +134,14 @@ void type_parameters(KernelData& k) {
             v.dtype = k.options.index_dtype;
 }
 
+// The type `insn` writes to `name`: argmax/argmin assign their value first and their index second.
+ExprType assigned_type(const KernelData& k, const Instruction& insn, const std::string& name) {
+    const ExprPtr& e = insn.expression;
+    const bool two_results = e->kind == ExprKind::Reduction && e->args.size() == 2 && insn.assignees.size() == 2;
+    if (two_results && insn.assignees[1]->name == name) return expr_type(k, e->args[1]);
+    return expr_type(k, e);
+}
+
 // Temporaries and untyped outputs take the type of what is written to them; repeated until nothing
 // changes, since one variable's type may depend on another's.
 void type_from_writes(KernelData& k) {
@@ -148,7 +156,7 @@ void type_from_writes(KernelData& k) {
             for (const Instruction& insn : k.instructions) {
                 if (insn.kind != InsnKind::Assignment || !written_names(insn).count(t.name)) continue;
                 // A write whose type depends on a still-unknown variable (often this one) adds nothing yet.
-                const ExprType w = expr_type(k, insn.expression);
+                const ExprType w = assigned_type(k, insn, t.name);
                 if (w.dtype == DType::Unknown) continue;
                 acc = first ? w : combine(acc, w);
                 first = false;

@@ -120,6 +120,7 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
         }
         case ExprKind::ImagLit: user_error("LoopyError", "complex literals are not supported by this code generator yet");
         case ExprKind::Var: {
+            if (const auto hw = hardware_text_.find(e->name); hw != hardware_text_.end()) return hw->second;
             const Variable* v = find_variable(k_, e->name);
             if (v && v->is_array && v->shape.empty() && v->kind != VarKind::Temporary) return e->name + "[0]";
             return e->name;

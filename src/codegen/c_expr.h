@@ -20,6 +20,8 @@ public:
     std::string print(const ExprPtr& e, DType want = DType::Unknown);
     /// An assignment statement (without the trailing newline), casting when the types differ.
     std::string assignment(const ExprPtr& lhs, const ExprPtr& rhs);
+    /// Prints iname `iname` as `text` (the work-item id that implements it).
+    void set_hardware_text(const std::string& iname, const std::string& text) { hardware_text_[iname] = text; }
     /// Helper functions (floor division, ...) that printed code uses, as C definitions.
     std::string helper_definitions() const;
 
@@ -38,6 +40,7 @@ private:
     const KernelData& k_;
     TargetKind target_;
     std::map<std::string, std::pair<std::string, DType>> helpers_;  // name -> (operation, type)
+    std::map<std::string, std::string> hardware_text_;               // iname -> "gid(0)", "lid(1)", ...
 };
 
 /// Formats a floating-point number as a C literal of type `t` (shortest round-trip digits, ".0" when

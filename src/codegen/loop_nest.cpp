@@ -4,6 +4,7 @@
 
 #include "ir/domain.h"
 #include "isl/isl.h"
+#include "schedule/linearize.h"
 #include "support/error.h"
 
 namespace loom {
@@ -45,11 +46,39 @@ std::vector<Placed> place_statements(const KernelData& k) {
     return out;
 }
 
-// The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0...]` of every statement (2d+1 form, padded).
-isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed) {
+// The inames of `insn` that are hardware axes.
+std::vector<std::string> hardware_of(const KernelData& k, const Instruction& insn) {
+    std::vector<std::string> out;
+    for (const std::string& i : insn.within_inames) {
+        const auto it = k.iname_tags.find(i);
+        if (it != k.iname_tags.end() && is_hardware_tag(it->second)) out.push_back(i);
+    }
+    return out;
+}
+
+// The domain of a statement: its loops as set dimensions and, with `hardware_as_params`, its hardware
+// inames as parameters.
+isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
+    if (!hardware_as_params) return domain_of(k, p.stmt.loops);
+    std::vector<std::string> dims = hardware_of(k, *p.stmt.insn);
+    const std::size_t n_hw = dims.size();
+    dims.insert(dims.end(), p.stmt.loops.begin(), p.stmt.loops.end());
+    const isl::set d = domain_of(k, dims);
+    return isl_util::dims_to_params(d, std::vector<std::string>(dims.begin(), dims.begin() + static_cast<long>(n_hw)));
+}
+
+struct Schedule {
+    isl::union_map map;
+    isl::union_map options;
+};
+
+// The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0...]` of every statement (2d+1 form, padded), and
+// the AST build options that unroll loops tagged "unr".
+Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool hardware_as_params) {
     std::size_t depth = 0;
     for (const Placed& p : placed) depth = std::max(depth, p.stmt.loops.size());
     std::optional<isl::union_map> all;
+    isl::union_map options(isl_util::ctx(), "{ }");
     for (const Placed& p : placed) {
         std::vector<int> dim_of(2 * depth + 1, -1);
         std::vector<long> constant(2 * depth + 1, 0);
@@ -58,11 +87,16 @@ isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed) 
             dim_of[2 * d + 1] = static_cast<int>(d);
         }
         constant[2 * p.stmt.loops.size()] = p.positions.back();
-        const isl::set dom = domain_of(k, p.stmt.loops);
-        const isl::union_map m(isl_util::schedule_map(dom, p.name, dim_of, constant));
-        all = all ? all->unite(m) : m;
+        const isl::set dom = statement_domain(k, p, hardware_as_params);
+        const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
+        for (std::size_t d = 0; d < p.stmt.loops.size(); ++d) {
+            const auto tag = k.iname_tags.find(p.stmt.loops[d]);
+            if (tag != k.iname_tags.end() && tag->second == "unr")
+                options = options.unite(isl_util::loop_option(m, "unroll", static_cast<int>(2 * d + 1)));
+        }
+        all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
     }
-    return all ? *all : isl::union_map(isl_util::ctx(), "{ }");
+    return {all ? *all : isl::union_map(isl_util::ctx(), "{ }"), options};
 }
 
 ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& subst) {
@@ -102,14 +136,39 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
 
 }  // namespace
 
-LoopNest build_loop_nest(const KernelData& k) {
+std::vector<std::string> hardware_inames(const KernelData& k) {
+    std::vector<std::string> out;
+    for (const std::string& i : all_inames(k)) {
+        const auto it = k.iname_tags.find(i);
+        if (it != k.iname_tags.end() && is_hardware_tag(it->second)) out.push_back(i);
+    }
+    return out;
+}
+
+namespace {
+
+// What the launch grid guarantees: every hardware index lies in [0, its extent).
+isl::set grid_context(const KernelData& k, bool hardware_as_params) {
+    isl::set ctx = assumption_context(k);
+    if (!hardware_as_params) return ctx;
+    for (const std::string& h : hardware_inames(k)) {
+        isl::set box = isl_util::index_box(domain_of(k, {h}));
+        ctx = isl_util::align_params(ctx, box.space());
+        box = isl_util::align_params(box, ctx.space());
+        ctx = ctx.intersect(box);
+    }
+    return ctx;
+}
+
+}  // namespace
+
+LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params) {
     internal_assert(k.linearized, "build_loop_nest needs a linearized kernel");
     LoopNest out;
     const std::vector<Placed> placed = place_statements(k);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
-    const isl::union_map sched = schedule(k, placed);
-    const isl::union_map options(isl_util::ctx(), "{ }");
-    out.root = isl_util::generate_ast(sched, assumption_context(k), options);
+    const Schedule sched = schedule(k, placed, hardware_as_params);
+    out.root = isl_util::generate_ast(sched.map, grid_context(k, hardware_as_params), sched.options);
     rename_iterators(out.root, {}, out.statements);
     return out;
 }

@@ -22,7 +22,12 @@ struct LoopNest {
     std::map<std::string, Statement> statements;  // by isl statement name
 };
 
-/// Builds the loop nest of a linearized kernel.
-LoopNest build_loop_nest(const KernelData& k);
+/// Builds the loop nest of a linearized kernel. With `hardware_as_params` (OpenCL, CUDA) the inames of
+/// hardware axes are parameters of the nest (the work-item's ids) whose range the launch grid guarantees;
+/// otherwise they are loops like any other. Loops over inames tagged "unr" are unrolled.
+LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params);
+
+/// The inames of `k` tagged as hardware axes ("g.N", "l.N").
+std::vector<std::string> hardware_inames(const KernelData& k);
 
 }  // namespace loom

@@ -8,7 +8,11 @@
 #include "codegen/c_expr.h"
 #include "codegen/loop_nest.h"
 #include "schedule/linearize.h"
+#include "ir/domain.h"
+#include "isl/isl.h"
 #include "support/error.h"
+#include "support/strings.h"
+#include "transform/transforms.h"
 
 namespace loom {
 
@@ -37,22 +41,50 @@ std::string param_decl(const KernelParam& p, const Variable& v, TargetKind t) {
     return space + ct + (p.is_written ? "" : " const") + " *__restrict__ " + p.name;
 }
 
+std::string work_group_size(const DeviceKernel& dk) {
+    std::vector<std::string> sizes;
+    for (std::size_t i = 0; i < 3; ++i)
+        sizes.push_back(i < dk.local.size() ? to_string(dk.local[i]) : "1");
+    return sizes[0] + ", " + sizes[1] + ", " + sizes[2];
+}
+
 std::string signature(const KernelData& k, const DeviceKernel& dk, TargetKind t) {
     std::string params;
     for (std::size_t i = 0; i < dk.params.size(); ++i)
         params += (i ? ", " : "") + param_decl(dk.params[i], k.args[i], t);
     switch (t) {
         case TargetKind::OpenCL:
-            return "__kernel void __attribute__ ((reqd_work_group_size(1, 1, 1))) " + dk.name + "(" + params + ")";
-        case TargetKind::CUDA: return "extern \"C\" __global__ void __launch_bounds__(1) " + dk.name + "(" + params + ")";
+            return "__kernel void __attribute__ ((reqd_work_group_size(" + work_group_size(dk) + "))) " + dk.name + "(" +
+                   params + ")";
+        case TargetKind::CUDA: {
+            std::int64_t threads = 1;
+            for (const ExprPtr& l : dk.local) threads *= l->ival;
+            return "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + dk.name + "(" +
+                   params + ")";
+        }
         case TargetKind::C: return "void " + dk.name + "(" + params + ")";
     }
     return "";
 }
 
+// The expression a hardware iname stands for on a device target.
+std::string hardware_text(const std::string& tag, TargetKind t) {
+    const bool group = tag[0] == 'g';
+    const std::string axis = tag.substr(2);
+    if (t == TargetKind::CUDA) {
+        const char* xyz[] = {"x", "y", "z"};
+        const int n = std::stoi(axis);
+        return std::string("((int) ") + (group ? "blockIdx." : "threadIdx.") + xyz[n < 3 ? n : 0] + ")";
+    }
+    return (group ? "gid(" : "lid(") + axis + ")";
+}
+
 class BodyEmitter {
 public:
-    BodyEmitter(const KernelData& k, const LoopNest& nest, TargetKind t) : k_(k), nest_(nest), printer_(k, t), target_(t) {}
+    BodyEmitter(const KernelData& k, const LoopNest& nest, TargetKind t) : k_(k), nest_(nest), printer_(k, t), target_(t) {
+        if (t == TargetKind::C) return;
+        for (const std::string& h : hardware_inames(k)) printer_.set_hardware_text(h, hardware_text(k.iname_tags.at(h), t));
+    }
 
     std::string emit() {
         declare_temporaries();
@@ -103,6 +135,7 @@ private:
             case Kind::Block: block(n, depth); break;
             case Kind::For: {
                 const bool unit = n.inc->kind == ExprKind::IntLit && n.inc->ival == 1;
+                if (starts_parallel_region(n.iterator)) os_ << indent(depth) << parallel_pragma();
                 os_ << indent(depth) << "for (int " << n.iterator << " = " << printer_.print(n.init) << "; "
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
@@ -146,11 +179,28 @@ private:
         os_ << indent(depth) << text << "\n";
     }
 
+    // On the C target the outermost group-axis loop runs its iterations on OpenMP threads.
+    bool starts_parallel_region(const std::string& iname) {
+        if (target_ != TargetKind::C || in_parallel_region_) return false;
+        const auto tag = k_.iname_tags.find(iname);
+        if (tag == k_.iname_tags.end() || tag->second.rfind("g.", 0) != 0) return false;
+        in_parallel_region_ = true;
+        return true;
+    }
+
+    // Private temporaries are per work-item: each thread needs its own copy.
+    std::string parallel_pragma() const {
+        std::vector<std::string> priv;
+        for (const Variable& t : k_.temporaries) priv.push_back(t.name);
+        return "#pragma omp parallel for" + (priv.empty() ? std::string() : " private(" + join(priv, ", ") + ")") + "\n";
+    }
+
     const KernelData& k_;
     const LoopNest& nest_;
     CExprPrinter printer_;
     TargetKind target_;
     std::ostringstream os_;
+    bool in_parallel_region_ = false;
 };
 
 bool uses_double(const KernelData& k) {
@@ -169,32 +219,72 @@ std::string preamble(const KernelData& k, TargetKind t) {
             return p + "\n";
         }
         case TargetKind::C: return "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n";
-        case TargetKind::CUDA: return "#define lid(N) ((int) threadIdx.x)\n#define gid(N) ((int) blockIdx.x)\n\n";
+        case TargetKind::CUDA: return "";
     }
     return "";
 }
 
+// Extents of the hardware axes: the number of groups (a function of the parameters) and the work-group size
+// (a constant, as reqd_work_group_size needs). Several inames on one axis: the grid covers the largest.
+using AxisExtents = std::vector<std::optional<isl::pw_aff>>;
+
+void record_axis(AxisExtents& axes, std::size_t n, const isl::pw_aff& extent) {
+    if (axes.size() <= n) axes.resize(n + 1);
+    axes[n] = axes[n] ? isl::manage(isl_pw_aff_union_max(axes[n]->copy(), extent.copy())) : extent;
+}
+
+void set_grid(const KernelData& k, DeviceKernel& dk) {
+    AxisExtents groups, local;
+    const isl::set ctx = assumption_context(k);
+    for (const std::string& h : hardware_inames(k)) {
+        const std::string& tag = k.iname_tags.at(h);
+        const std::size_t n = std::stoul(tag.substr(2));
+        user_assert(n < 3, "LoopyError", "iname '", h, "' is tagged ", tag, ": only axes 0, 1 and 2 exist");
+        record_axis(tag[0] == 'g' ? groups : local, n, isl_util::extent(domain_of(k, {h}), 0, ctx));
+    }
+    for (const std::optional<isl::pw_aff>& g : groups) {
+        dk.groups.push_back(g ? isl_util::pw_aff_to_expr(*g, ctx) : int_lit(1));
+        dk.groups_isl.push_back(g ? isl_util::to_str(*g) : "{ [(1)] }");
+    }
+    for (std::size_t n = 0; n < local.size(); ++n) {
+        const ExprPtr e = local[n] ? isl_util::pw_aff_to_expr(*local[n], ctx) : int_lit(1);
+        user_assert(e->kind == ExprKind::IntLit, "StaticValueFindingError", "a static maximum was not found for PwAff '",
+                    isl_util::to_str(*local[n]), "' (the size of local axis ", n, " must be a constant)");
+        dk.local.push_back(e);
+        dk.local_isl.push_back(local[n] ? isl_util::to_str(*local[n]) : "{ [(1)] }");
+    }
+    if (dk.groups.empty()) {
+        dk.groups = {int_lit(1)};
+        dk.groups_isl = {"{ [(1)] }"};
+    }
+    if (dk.local.empty()) {
+        dk.local = {int_lit(1)};
+        dk.local_isl = {"{ [(1)] }"};
+    }
+}
+
 }  // namespace
 
-Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes) {
-    Kernel typed = infer_types(k, dtypes, true);
+Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
+    // Reductions are realized once the argument types are known (max/min's neutral element and the
+    // accumulators' types depend on them); the accumulators are typed by the second inference.
+    Kernel typed = infer_types(k, dtypes, false);
     debug_dump("type inference", typed);
-    Kernel linear = k->linearized ? typed : linearize(typed);
+    typed = infer_types(realize_reduction(typed), {}, true);
+    debug_dump("reduction realization", typed);
+    Kernel linear = k->linearized ? typed : linearize(typed, target == TargetKind::C);
     debug_dump("linearization", linear);
     return linear;
 }
 
 GeneratedCode generate_code(const Kernel& kernel, TargetKind target, const std::map<std::string, DType>& dtypes) {
-    const Kernel k = preprocess_kernel(kernel, dtypes);
-    const LoopNest nest = build_loop_nest(*k);
+    const Kernel k = preprocess_kernel(kernel, target, dtypes);
+    const LoopNest nest = build_loop_nest(*k, target != TargetKind::C);
 
     DeviceKernel dk;
     dk.name = k->name;
     dk.params = kernel_params(*k);
-    dk.groups = {int_lit(1)};
-    dk.local = {int_lit(1)};
-    dk.groups_isl = {"{ [(1)] }"};
-    dk.local_isl = {"{ [(1)] }"};
+    set_grid(*k, dk);
 
     BodyEmitter emitter(*k, nest, target);
     const std::string body = emitter.emit();

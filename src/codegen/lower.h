@@ -33,9 +33,9 @@ struct GeneratedCode {
     std::vector<DeviceKernel> kernels;
 };
 
-/// Type inference (with `dtypes` for still-unknown arguments), checks, linearization: the kernel that code
-/// generation consumes. Stages are dumped to stderr when LOOM_DEBUG=2.
-Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes = {});
+/// Type inference (with `dtypes` for still-unknown arguments), checks, linearization for `target`: the kernel
+/// that code generation consumes. Stages are dumped to stderr when LOOM_DEBUG=2.
+Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes = {});
 
 /// Generates code for `target`; every type must be known (TypeInferenceError otherwise).
 GeneratedCode generate_code(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes = {});

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/dtype.h"
@@ -71,6 +72,8 @@ struct KernelData {
     std::vector<Instruction> instructions;
     std::vector<SubstitutionRule> substitutions;
     std::map<std::string, std::string> iname_tags;     // iname -> tag; absent means no tag
+    /// split_iname's `slabs`: leading and trailing iterations of the iname that get separate code.
+    std::map<std::string, std::pair<int, int>> iname_slabs;
     std::vector<std::vector<std::string>> loop_priority;
     std::vector<std::string> silenced_warnings;
     KernelOptions options;

@@ -276,6 +276,51 @@ ExprPtr aff_to_expr(const isl::aff& a) {
     return out;
 }
 
+ExprPtr pw_aff_to_expr(const isl::pw_aff& a, const isl::set& context) {
+    isl_set* ctx_set = isl_set_align_params(context.copy(), isl_pw_aff_get_space(a.get()));
+    isl_ast_build* build = isl_ast_build_from_context(isl_set_params(ctx_set));
+    isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, a.copy());
+    isl_ast_build_free(build);
+    internal_assert(e != nullptr, "cannot print piecewise affine expression");
+    ExprPtr out = ast_expr_to_expr(e);
+    isl_ast_expr_free(e);
+    return out;
+}
+
+isl::set dims_to_params(const isl::set& s, const std::vector<std::string>& names) {
+    isl_set* cur = s.copy();
+    for (const std::string& n : names) {
+        const int pos = isl_set_find_dim_by_name(cur, isl_dim_set, n.c_str());
+        if (pos < 0) continue;
+        const int np = isl_set_dim(cur, isl_dim_param);
+        cur = isl_set_move_dims(cur, isl_dim_param, static_cast<unsigned>(np), isl_dim_set, static_cast<unsigned>(pos), 1);
+    }
+    return isl::manage(cur);
+}
+
+isl::pw_aff extent(const isl::set& s, int pos, const isl::set& context) {
+    isl_pw_aff* max = isl_set_dim_max(s.copy(), pos);
+    isl_pw_aff* one = isl_pw_aff_val_on_domain(isl_pw_aff_domain(isl_pw_aff_copy(max)), isl_val_one(isl_set_get_ctx(s.get())));
+    isl_pw_aff* size = isl_pw_aff_add(max, one);
+    // Where the set is empty the extent is 0; isl merges that piece into the formula when it fits.
+    isl_set* params = isl_set_align_params(context.copy(), isl_pw_aff_get_space(size));
+    isl_pw_aff* zero = isl_pw_aff_zero_on_domain(isl_local_space_from_space(isl_set_get_space(params)));
+    zero = isl_pw_aff_intersect_domain(zero, isl_set_copy(params));
+    size = isl_pw_aff_union_max(size, zero);
+    size = isl_pw_aff_coalesce(isl_pw_aff_gist_params(size, params));
+    return isl::manage(size);
+}
+
+isl::set index_box(const isl::set& one_dim) {
+    internal_assert(isl_set_dim(one_dim.get(), isl_dim_set) == 1, "index_box needs a one-dimensional set");
+    // { h : exists h' in one_dim with h <= h' } and h >= 0.
+    isl_map* le = isl_map_lex_le(isl_set_get_space(one_dim.get()));
+    isl_set* below = isl_map_domain(isl_map_intersect_range(le, one_dim.copy()));
+    below = isl_set_lower_bound_si(below, isl_dim_set, 0, 0);
+    const std::string name = isl_set_get_dim_name(one_dim.get(), isl_dim_set, 0);
+    return dims_to_params(isl::manage(isl_set_coalesce(below)), {name});
+}
+
 isl::pw_aff dim_max(const isl::set& s, int pos) { return isl::manage(isl_set_dim_max(s.copy(), pos)); }
 isl::pw_aff dim_min(const isl::set& s, int pos) { return isl::manage(isl_set_dim_min(s.copy(), pos)); }
 
@@ -322,6 +367,129 @@ isl::map schedule_map(const isl::set& domain, const std::string& name, const std
     }
     isl_local_space_free(ls);
     return isl::manage(isl_map_intersect_domain(isl_map_from_multi_aff(ma), dom));
+}
+
+isl::union_map loop_option(const isl::map& schedule, const std::string& kind, int dim) {
+    isl_set* times = isl_map_range(schedule.copy());
+    isl_space* target = isl_space_set_alloc(isl_set_get_ctx(times), 0, 1);
+    target = isl_space_set_tuple_name(target, isl_dim_set, kind.c_str());
+    isl_map* m = isl_map_from_domain_and_range(times, isl_set_universe(target));
+    m = isl_map_fix_si(m, isl_dim_out, 0, dim);
+    return isl::manage(isl_union_map_from_map(m));
+}
+
+namespace {
+
+// Where `name` lives in `s`: (isl_dim_set or isl_dim_param, position), or position -1.
+std::pair<isl_dim_type, int> find_dim(isl_set* s, const std::string& name) {
+    const int pos = isl_set_find_dim_by_name(s, isl_dim_set, name.c_str());
+    if (pos >= 0) return {isl_dim_set, pos};
+    return {isl_dim_param, isl_set_find_dim_by_name(s, isl_dim_param, name.c_str())};
+}
+
+// `s` with exactly the set dimensions `names`, in that order: missing ones are added unconstrained.
+isl::set with_set_dims(const isl::set& s, const std::vector<std::string>& names) {
+    std::vector<std::string> missing;
+    for (const std::string& n : names)
+        if (isl_set_find_dim_by_name(s.get(), isl_dim_set, n.c_str()) < 0) missing.push_back(n);
+    return project_onto(add_named_dims(s, missing, false), names);
+}
+
+}  // namespace
+
+bool has_dim(const isl::set& s, const std::string& name) { return find_dim(s.get(), name).second >= 0; }
+
+bool is_param(const isl::set& s, const std::string& name) {
+    return isl_set_find_dim_by_name(s.get(), isl_dim_param, name.c_str()) >= 0;
+}
+
+isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names, bool as_params) {
+    const isl_dim_type type = as_params ? isl_dim_param : isl_dim_set;
+    isl_set* cur = s.copy();
+    for (const std::string& n : names) {
+        const int pos = isl_set_dim(cur, type);
+        cur = isl_set_add_dims(cur, type, 1);
+        cur = isl_set_set_dim_name(cur, type, static_cast<unsigned>(pos), n.c_str());
+    }
+    return isl::manage(cur);
+}
+
+isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs) {
+    const bool flipped = rel == BinOp::Le || rel == BinOp::Lt;
+    const ExprPtr diff = flipped ? binary(BinOp::Sub, rhs, lhs) : binary(BinOp::Sub, lhs, rhs);
+    const std::optional<isl::pw_aff> pa = to_pw_aff(diff, s);
+    internal_assert(pa.has_value(), "constraint '", to_string(diff), "' is not affine");
+    switch (rel) {
+        case BinOp::Eq: return isl::manage(isl_pw_aff_zero_set(pa->copy()));
+        case BinOp::Le:
+        case BinOp::Ge: return isl::manage(isl_pw_aff_nonneg_set(pa->copy()));
+        case BinOp::Lt:
+        case BinOp::Gt: return isl::manage(isl_pw_aff_pos_set(pa->copy()));
+        default: break;
+    }
+    internal_assert(false, "add_constraint: '", binop_text(rel), "' is not a comparison");
+    return s;
+}
+
+isl::set project_out(const isl::set& s, const std::vector<std::string>& names) {
+    isl_set* cur = s.copy();
+    for (const std::string& n : names) {
+        const auto [type, pos] = find_dim(cur, n);
+        if (pos >= 0) cur = isl_set_project_out(cur, type, static_cast<unsigned>(pos), 1);
+    }
+    return isl::manage(cur);
+}
+
+isl::set eliminate_dim(const isl::set& s, const std::string& name) {
+    const auto [type, pos] = find_dim(s.get(), name);
+    internal_assert(pos >= 0, "eliminate_dim: no dimension '", name, "'");
+    return isl::manage(isl_set_eliminate(s.copy(), type, static_cast<unsigned>(pos), 1));
+}
+
+isl::set rename_dim(const isl::set& s, const std::string& from, const std::string& to) {
+    const auto [type, pos] = find_dim(s.get(), from);
+    internal_assert(pos >= 0, "rename_dim: no dimension '", from, "'");
+    return isl::manage(isl_set_set_dim_name(s.copy(), type, static_cast<unsigned>(pos), to.c_str()));
+}
+
+isl::set duplicate_dim(const isl::set& s, const std::string& original, const std::string& copy) {
+    std::vector<std::string> dims = set_dim_names(s);
+    dims.push_back(copy);
+    // The constraints of `original` restated on `copy`, alongside the unchanged set.
+    return with_set_dims(s, dims).intersect(with_set_dims(rename_dim(s, original, copy), dims));
+}
+
+isl::set fix_dim(const isl::set& s, const std::string& name, long value) {
+    const auto [type, pos] = find_dim(s.get(), name);
+    internal_assert(pos >= 0, "fix_dim: no dimension '", name, "'");
+    isl_set* fixed = isl_set_fix_si(s.copy(), type, static_cast<unsigned>(pos), static_cast<int>(value));
+    return isl::manage(isl_set_project_out(fixed, type, static_cast<unsigned>(pos), 1));
+}
+
+std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& context) {
+    const isl::set params = align_params(context, a.space());
+    const isl::pw_aff simple = isl::manage(isl_pw_aff_coalesce(isl_pw_aff_gist_params(a.copy(), params.copy())));
+    if (isl_pw_aff_n_piece(simple.get()) != 1) return std::nullopt;
+    std::optional<isl::aff> piece;
+    isl_pw_aff_foreach_piece(
+        simple.get(),
+        [](isl_set* dom, isl_aff* aff, void* user) {
+            *static_cast<std::optional<isl::aff>*>(user) = isl::manage(aff);
+            isl_set_free(dom);
+            return isl_stat_ok;
+        },
+        &piece);
+    return aff_to_expr(*piece);
+}
+
+std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context) {
+    const isl::set params = align_params(context, a.space());
+    isl_val* v = isl_pw_aff_max_val(isl_pw_aff_intersect_params(a.copy(), params.copy()));
+    const bool finite = v && isl_val_is_int(v);
+    const long out = finite ? isl_val_get_num_si(v) : 0;
+    isl_val_free(v);
+    if (!finite) return std::nullopt;
+    return out;
 }
 
 namespace {

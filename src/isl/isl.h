@@ -39,6 +39,20 @@ std::optional<isl::pw_aff> to_pw_aff(const ExprPtr& e, const isl::set& domain);
 /// An isl affine expression back as a Loom expression (constant first, as loopy prints bounds).
 ExprPtr aff_to_expr(const isl::aff& a);
 
+/// A piecewise affine function as one expression (pieces become conditionals), valid where `context` holds.
+ExprPtr pw_aff_to_expr(const isl::pw_aff& a, const isl::set& context);
+
+/// Turns the set dimensions named in `names` into parameters of the same names.
+isl::set dims_to_params(const isl::set& s, const std::vector<std::string>& names);
+
+/// The smallest n such that 0 <= dimension `pos` of `s` < n for all its points, as a function of the
+/// parameters, simplified under `context` (a parameter set); 0 where `s` is empty.
+isl::pw_aff extent(const isl::set& s, int pos, const isl::set& context);
+
+/// For a one-dimensional set over iname h: the parameter set { h : 0 <= h <= max(h) } (h becomes a
+/// parameter). This is what a launch grid guarantees about a hardware index.
+isl::set index_box(const isl::set& one_dim);
+
 /// Maximum of set dimension `pos` over `s`, as a function of the parameters.
 isl::pw_aff dim_max(const isl::set& s, int pos);
 isl::pw_aff dim_min(const isl::set& s, int pos);
@@ -50,6 +64,45 @@ isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep);
 /// `dim_of[k]` of the domain, or the constant `constant[k]` where dim_of[k] < 0.
 isl::map schedule_map(const isl::set& domain, const std::string& name, const std::vector<int>& dim_of,
                       const std::vector<long>& constant);
+
+/// The AST build option `{ [time] -> kind[dim] }` for the schedule times of `schedule` (a one-statement
+/// schedule map), e.g. kind "unroll" or "separate".
+isl::union_map loop_option(const isl::map& schedule, const std::string& kind, int dim);
+
+// --- Sets edited by dimension name (the iname transformations). A name is a set dimension or a parameter.
+
+/// Whether `name` is a set dimension or a parameter of `s`.
+bool has_dim(const isl::set& s, const std::string& name);
+bool is_param(const isl::set& s, const std::string& name);
+
+/// `s` with new unconstrained dimensions `names`: set dimensions appended, or parameters where `as_params`.
+isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names, bool as_params);
+
+/// `s` intersected with `lhs rel rhs` (rel: Eq, Le, Lt, Ge or Gt), both quasi-affine in the dimensions and
+/// parameters of `s`; other names they use become parameters.
+isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs);
+
+/// `s` with the named dimensions (set or parameter) projected out; names `s` lacks are ignored.
+isl::set project_out(const isl::set& s, const std::vector<std::string>& names);
+
+/// `s` without constraints on the named set dimension or parameter (the dimension stays, unbounded).
+isl::set eliminate_dim(const isl::set& s, const std::string& name);
+
+/// `s` with set dimension or parameter `from` renamed `to`.
+isl::set rename_dim(const isl::set& s, const std::string& from, const std::string& to);
+
+/// `s` with a new last set dimension `copy` bounded exactly like set dimension `original` but independent
+/// of it (loopy's duplicate_axes).
+isl::set duplicate_dim(const isl::set& s, const std::string& original, const std::string& copy);
+
+/// `s` with the set dimension or parameter `name` fixed to `value` and projected out.
+isl::set fix_dim(const isl::set& s, const std::string& name, long value);
+
+/// `a` simplified under the parameter set `context` as one expression; nullopt when it keeps several pieces.
+std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& context);
+
+/// The largest value `a` takes where the parameter set `context` holds; nullopt when unbounded or empty.
+std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context);
 
 std::string to_str(const isl::set& s);
 std::string to_str(const isl::pw_aff& a);

@@ -18,7 +18,8 @@ namespace {
 
 class Linearizer {
 public:
-    explicit Linearizer(const Kernel& k) : k_(k), inames_(k.all_inames()) {
+    Linearizer(const Kernel& k, bool hardware_as_loops)
+        : k_(k), inames_(k.all_inames()), hardware_as_loops_(hardware_as_loops) {
         for (const Instruction& insn : k->instructions) pending_.push_back(&insn);
         find_domain_nesting();
     }
@@ -39,7 +40,7 @@ private:
     std::set<std::string> loop_inames(const Instruction& insn) const {
         std::set<std::string> out;
         for (const std::string& i : insn.within_inames)
-            if (!is_hardware_tag(k_.iname_tag(i))) out.insert(i);
+            if (hardware_as_loops_ || !is_hardware_tag(k_.iname_tag(i))) out.insert(i);
         return out;
     }
 
@@ -78,6 +79,8 @@ private:
 
     // Whether `outer` must enclose `inner`, by a loop priority or by domain nesting.
     bool must_enclose(const std::string& outer, const std::string& inner) const {
+        const int ro = hardware_rank(outer), ri = hardware_rank(inner);
+        if (ro != ri) return ro < ri;
         for (const std::vector<std::string>& prio : k_->loop_priority) {
             const auto o = std::find(prio.begin(), prio.end(), outer), i = std::find(prio.begin(), prio.end(), inner);
             if (o != prio.end() && i != prio.end() && o < i) return true;
@@ -118,6 +121,14 @@ private:
         }
     }
 
+    // Group axes (0) enclose local axes (1), which enclose loops (2).
+    int hardware_rank(const std::string& iname) const {
+        const std::string tag = k_.iname_tag(iname);
+        if (tag.rfind("g.", 0) == 0) return 0;
+        if (tag.rfind("l.", 0) == 0) return 1;
+        return 2;
+    }
+
     // A domain whose parameters are inames of another domain is nested in it: its loops go inside.
     void find_domain_nesting() {
         for (const isl::set& d : k_->domains) {
@@ -130,6 +141,7 @@ private:
 
     const Kernel& k_;
     std::vector<std::string> inames_;
+    bool hardware_as_loops_;
     std::vector<const Instruction*> pending_;
     std::set<std::string> done_;
     std::vector<std::string> active_;
@@ -139,9 +151,9 @@ private:
 
 }  // namespace
 
-Kernel linearize(const Kernel& k) {
+Kernel linearize(const Kernel& k, bool hardware_as_loops) {
     KernelData out = k.copy();
-    out.linearization = Linearizer(k).run();
+    out.linearization = Linearizer(k, hardware_as_loops).run();
     out.linearized = true;
     return Kernel(std::make_shared<const KernelData>(std::move(out)));
 }

@@ -14,7 +14,9 @@
 namespace loom {
 
 /// Returns `k` with `linearization` filled in. LoopyError when no order exists (cyclic dependencies).
-Kernel linearize(const Kernel& k);
+/// With `hardware_as_loops` (targets that run the grid themselves, such as C) hardware axes become loops,
+/// group axes outermost, then local axes.
+Kernel linearize(const Kernel& k, bool hardware_as_loops = false);
 
 /// True for tags that make an iname a hardware axis rather than a loop ("g.N", "l.N").
 bool is_hardware_tag(const std::string& tag);

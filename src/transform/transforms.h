@@ -2,9 +2,11 @@
 // Kernel. Names match loopy's (and the Lua API's). User mistakes raise typed errors naming the transform.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/kernel.h"
@@ -27,5 +29,61 @@ Kernel add_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
 Kernel prioritize_loops(const Kernel& k, const std::vector<std::string>& order);
 /// Adds parameter constraints (isl syntax) to the assumptions.
 Kernel assume(const Kernel& k, const std::string& constraints);
+
+/// Options of split_iname and chunk_iname. Empty strings mean "not given".
+struct SplitOptions {
+    std::string outer_iname, inner_iname;  // default OLD_outer, OLD_inner
+    std::string outer_tag, inner_tag;
+    std::pair<int, int> slabs{0, 0};       // leading/trailing iterations of the outer iname coded apart
+    std::string within;                    // match expression selecting the instructions (parse/match.h)
+};
+/// Replaces `iname` (OLD) by OLD_outer and OLD_inner with OLD = OLD_inner + factor*OLD_outer and
+/// 0 <= OLD_inner < factor, in the domains and in the instructions `within` selects. OLD stays for the
+/// instructions not selected. An unknown or tagged iname, or a new name already in use, is a LoopyError.
+Kernel split_iname(const Kernel& k, const std::string& iname, std::int64_t factor, const SplitOptions& options = {});
+/// Splits `iname` into `num_chunks` consecutive chunks: OLD_outer (0 <= OLD_outer < num_chunks) numbers the
+/// chunk, OLD_inner the position in it; the first `extent mod num_chunks` chunks are one longer. The
+/// domain must be a box in `iname`.
+Kernel chunk_iname(const Kernel& k, const std::string& iname, std::int64_t num_chunks, const SplitOptions& options = {});
+/// Joins `inames` (outermost, i.e. slowest varying, first) into one iname `new_iname` (default: the names
+/// fastest first, joined by "_and_") that counts through them: i, j become (i - lo_i)*len_j + (j - lo_j).
+/// All but the first need a constant length; all must belong to one domain.
+Kernel join_inames(const Kernel& k, const std::vector<std::string>& inames, const std::string& new_iname = "",
+                   const std::string& tag = "", const std::string& within = "");
+/// Sets implementation tags: pairs (iname or glob pattern, tag). Tags: "for"/"None"/"" (no tag), "ord",
+/// "l.N", "g.N", "l.auto", "unr", "unr_hint", "unr_hint.N", "ilp", "ilp.unr", "ilp.seq", "vec",
+/// "like.INAME" (that iname's tag), "unused.g"/"unused.l" (the lowest axis no iname uses). A different tag
+/// on an iname that already has one is a LoopyError, as in loopy.
+Kernel tag_inames(const Kernel& k, const std::vector<std::pair<std::string, std::string>>& tags);
+/// Parses loopy's string form "i:l.0, j:unr" into pairs for tag_inames.
+std::vector<std::pair<std::string, std::string>> parse_iname_tags(const std::string& text);
+
+struct DuplicateOptions {
+    std::string within;                      // match expression; empty: every instruction
+    std::vector<std::string> new_inames;     // one per iname; default: unique names from iname + suffix
+    std::string suffix;
+    std::map<std::string, std::string> tags;  // old iname -> tag of its duplicate
+};
+/// Gives the instructions `within` selects their own copy of each of `inames`, with the same bounds.
+Kernel duplicate_inames(const Kernel& k, const std::vector<std::string>& inames, const DuplicateOptions& options = {});
+/// Renames `old_iname` to `new_iname` (in the instructions `within` selects). With `existing_ok`, a
+/// `new_iname` that exists already must have the same bounds; the two are merged.
+Kernel rename_iname(const Kernel& k, const std::string& old_iname, const std::string& new_iname,
+                    bool existing_ok = false, const std::string& within = "");
+/// Projects out of the domains those of `inames` (all inames when empty) that no instruction uses.
+Kernel remove_unused_inames(const Kernel& k, const std::vector<std::string>& inames = {});
+/// Substitutes fixed values for parameters everywhere (domains, assumptions, instructions, shapes,
+/// strides) and drops them from the arguments. Values are IntLit (any parameter) or FloatLit (only
+/// parameters the domains do not use) expressions.
+Kernel fix_parameters(const Kernel& k, const std::map<std::string, ExprPtr>& values);
+
+// --- reductions (transform/reduction.cpp)
+/// Realizes every reduction sequentially, as loopy does: a private accumulator `acc_<inames>`, an
+/// instruction `<id>_<inames>_init` setting it to the neutral element in the instruction's loops, an
+/// instruction `<id>_<inames>_update` folding the body in inside the reduction loops too, and the
+/// instruction rewritten to read the accumulator. argmax/argmin also keep an index accumulator (-1 while
+/// empty; the first extreme element wins). Accumulators are typed from their bodies where the types are
+/// known. Reductions over parallel (`l.N`, `g.N`) inames are an error. Without reductions, returns `k`.
+Kernel realize_reduction(const Kernel& k);
 
 }  // namespace loom

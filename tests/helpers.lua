@@ -1,0 +1,141 @@
+-- Shared helpers for the Lua test scripts: run on every executor, compare arrays with plain-Lua references,
+-- expect user errors. Every check raises a Lua error on mismatch, so a failing script exits non-zero.
+local lp = require("loom")
+
+local M = {}
+
+-- Raises `message` (formatted) at the caller's caller, so the traceback points at the failing check.
+local function fail(level, fmt, ...)
+  error(string.format(fmt, ...), level + 1)
+end
+
+function M.check(cond, fmt, ...)
+  if not cond then fail(2, fmt, ...) end
+end
+
+function M.check_equal(got, want, what)
+  if got ~= want then fail(2, "%s: got %s, want %s", what, M.show(got), M.show(want)) end
+end
+
+-- The executors every correctness test runs on, created once per process.
+local executors
+function M.executors()
+  executors = executors or {
+    { name = "opencl", exec = lp.cl.queue {} },
+    { name = "c", exec = lp.c.executor {} },
+  }
+  return executors
+end
+
+-- Calls f(exec, name) on each executor.
+function M.on_each_executor(f)
+  for _, e in ipairs(M.executors()) do f(e.exec, e.name) end
+end
+
+-- x rounded to the nearest float32, for exact references of float32 arithmetic.
+function M.f32(x)
+  return (string.unpack("f", string.pack("f", x)))
+end
+
+-- Calls f(i0, i1, ...) with every 0-based index of `shape`, in C order.
+function M.each_index(shape, f)
+  local idx = {}
+  local function walk(axis)
+    if axis > #shape then return f(table.unpack(idx, 1, #shape)) end
+    for i = 0, shape[axis] - 1 do
+      idx[axis] = i
+      walk(axis + 1)
+    end
+  end
+  walk(1)
+end
+
+-- A number with all its digits, anything else as tostring gives it.
+function M.show(x)
+  if math.type(x) == "float" then return string.format("%.17g", x) end
+  return tostring(x)
+end
+
+local function close(got, want, opts)
+  if opts.rtol == nil and opts.atol == nil then return got == want end
+  if want ~= want then return got ~= got end -- NaN is only close to NaN
+  return math.abs(got - want) <= (opts.atol or 0) + (opts.rtol or 0) * math.abs(want)
+end
+
+-- Compares the array `got` with `want`: a function of the 0-based indices (returning nil where the kernel
+-- leaves the element alone) or an array of the same shape. Exact unless opts has rtol or atol; opts.dtype and
+-- opts.shape check those too.
+function M.check_array(got, want, what, opts)
+  opts = opts or {}
+  if opts.dtype then M.check_equal(got.dtype, opts.dtype, what .. " dtype") end
+  local shape = got.shape
+  if opts.shape then
+    M.check_equal(table.concat(shape, ","), table.concat(opts.shape, ","), what .. " shape")
+  end
+  local ref = want
+  if type(want) ~= "function" then
+    M.check_equal(table.concat(want.shape, ","), table.concat(shape, ","), what .. " shape")
+    ref = function(...) return want:get(...) end
+  end
+  local compared = 0
+  M.each_index(shape, function(...)
+    local w = ref(...)
+    if w == nil then return end
+    local g = got:get(...)
+    if not close(g, w, opts) then
+      fail(4, "%s[%s]: got %s, want %s", what, table.concat({ ... }, ","), M.show(g), M.show(w))
+    end
+    compared = compared + 1
+  end)
+  M.check(compared > 0 or #got == 0, "%s: the reference covers no element", what)
+end
+
+-- An array of `shape` and `dtype` whose elements are fill(i0, i1, ...).
+function M.array_from(shape, dtype, fill)
+  local a = lp.zeros(shape, dtype)
+  M.each_index(shape, function(...)
+    local args = { ... }
+    args[#args + 1] = fill(...)
+    a:set(table.unpack(args))
+  end)
+  return a
+end
+
+-- Calls f(...) and checks that it raises a Loom error of `kind` whose message contains every string in
+-- `texts` (one string or a list). An InternalError, a plain string error or no error at all fails. Returns
+-- the error object.
+function M.expect_error(kind, texts, f, ...)
+  if type(texts) == "string" then texts = { texts } end
+  local ok, err = pcall(f, ...)
+  if ok then fail(2, "expected %s, got no error", kind) end
+  if type(err) ~= "table" or err.kind == nil then fail(2, "expected %s, got a non-Loom error: %s", kind, tostring(err)) end
+  if err.kind ~= kind then fail(2, "expected %s, got %s", kind, tostring(err)) end
+  for _, text in ipairs(texts) do
+    if not string.find(err.message, text, 1, true) then
+      fail(2, "expected %s's message to contain '%s', got '%s'", kind, text, err.message)
+    end
+  end
+  M.check_equal(tostring(err), kind .. ": " .. err.message, "tostring(err)")
+  return err
+end
+
+-- What a child loom process running the Lua chunk `code` prints (stdout and stderr); `env` adds environment
+-- variables. For what the engine prints itself (write_code) and for state shared by processes (the disk cache).
+function M.run_child(code, env)
+  local exe = arg and arg[-1]
+  M.check(exe ~= nil, "run_child: the loom executable is unknown (arg[-1] is nil)")
+  local prefix = ""
+  for k, v in pairs(env or {}) do prefix = prefix .. k .. "='" .. v .. "' " end
+  local script = os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write(code)
+  f:close()
+  local pipe = assert(io.popen(prefix .. "'" .. exe .. "' '" .. script .. "' 2>&1"))
+  local out = pipe:read("a")
+  local ok = pipe:close()
+  os.remove(script)
+  M.check(ok, "child loom process failed:\n%s", out)
+  return out
+end
+
+return M
