@@ -55,6 +55,7 @@ DType check_dtype(lua_State* L, int idx, const char* fname) {
 namespace {
 
 bool is_auto(lua_State* L, int idx) {
+    idx = lua_absindex(L, idx);  // a relative index would name the sentinel pushed below
     lua_getfield(L, LUA_REGISTRYINDEX, kAutoKey);
     const bool same = lua_rawequal(L, -1, idx);
     lua_pop(L, 1);

@@ -81,6 +81,19 @@ int realize_reduction(lua_State* L) {
     return 1;
 }
 
+int set_temporary_address_space(lua_State* L) {
+    const char* f = "set_temporary_address_space";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::string name = check_string(L, 2, f);
+    const std::string space = check_string(L, 3, f);
+    AddressSpace as = AddressSpace::Private;
+    if (space == "local") as = AddressSpace::Local;
+    else if (space == "global") as = AddressSpace::Global;
+    else if (space != "private") arg_error(L, 3, f, cat("unknown address space '", space, "' (private, local or global)"));
+    push_kernel(L, loom::set_temporary_address_space(k, name, as));
+    return 1;
+}
+
 int preprocess_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "preprocess_kernel").kernel;
     push_kernel(L, loom::preprocess_kernel(k, target_from_name(k->options.target)));
@@ -93,12 +106,209 @@ int get_one_linearized_kernel(lua_State* L) {
     return 1;
 }
 
+// `within`: a match expression, or a list of instruction ids.
+std::string opt_within(lua_State* L, int arg, const char* fname) {
+    if (!lua_istable(L, arg)) return "";
+    lua_getfield(L, arg, "within");
+    std::string out;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        out = lua_tostring(L, -1);
+    } else if (lua_istable(L, -1)) {
+        std::vector<std::string> ids;
+        const lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; ++i) {
+            if (lua_geti(L, -1, i) != LUA_TSTRING) arg_error(L, arg, fname, "option 'within': list of instruction ids expected");
+            ids.push_back(cat("id:", lua_tostring(L, -1)));
+            lua_pop(L, 1);
+        }
+        user_assert(!ids.empty(), "LoopyError", fname, ": 'within' is an empty list");
+        out = join(ids, " or ");
+    } else if (!lua_isnil(L, -1)) {
+        arg_error(L, arg, fname, cat("option 'within': string or list expected, got ", luaL_typename(L, -1)));
+    }
+    lua_pop(L, 1);
+    return out;
+}
+
+// An iname tag: a string, or false/nil for none.
+std::string tag_value(lua_State* L, int idx, int arg, const char* fname) {
+    if (lua_isnil(L, idx) || (lua_isboolean(L, idx) && !lua_toboolean(L, idx))) return "";
+    if (lua_type(L, idx) != LUA_TSTRING) arg_error(L, arg, fname, cat("tag string expected, got ", luaL_typename(L, idx)));
+    return lua_tostring(L, idx);
+}
+
+std::string opt_tag(lua_State* L, int arg, const char* key, const char* fname) {
+    if (!lua_istable(L, arg)) return "";
+    lua_getfield(L, arg, key);
+    std::string out = tag_value(L, -1, arg, fname);
+    lua_pop(L, 1);
+    return out;
+}
+
+// A table {key = value} of string keys, in key order (Lua's own order is not deterministic).
+template <class F>
+void for_each_named(lua_State* L, int idx, int arg, const char* fname, F&& f) {
+    std::vector<std::string> keys;
+    lua_pushnil(L);
+    while (lua_next(L, idx) != 0) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING) arg_error(L, arg, fname, "table with string keys expected");
+        keys.emplace_back(lua_tostring(L, -1));
+    }
+    std::sort(keys.begin(), keys.end());
+    for (const std::string& key : keys) {
+        lua_getfield(L, idx, key.c_str());
+        f(key, lua_gettop(L));
+        lua_pop(L, 1);
+    }
+}
+
+SplitOptions split_options(lua_State* L, int arg, const char* fname) {
+    check_option_keys(L, arg, fname, {"outer_iname", "inner_iname", "outer_tag", "inner_tag", "slabs", "within"});
+    SplitOptions o;
+    o.outer_iname = opt_string(L, arg, "outer_iname", fname).value_or("");
+    o.inner_iname = opt_string(L, arg, "inner_iname", fname).value_or("");
+    o.outer_tag = opt_tag(L, arg, "outer_tag", fname);
+    o.inner_tag = opt_tag(L, arg, "inner_tag", fname);
+    o.within = opt_within(L, arg, fname);
+    if (lua_istable(L, arg) && lua_getfield(L, arg, "slabs") != LUA_TNIL) {
+        const int t = lua_gettop(L);
+        if (!lua_istable(L, t) || luaL_len(L, t) != 2) arg_error(L, arg, fname, "option 'slabs': {head, tail} expected");
+        for (int i = 1; i <= 2; ++i) {
+            lua_geti(L, t, i);
+            int isnum = 0;
+            const lua_Integer v = lua_tointegerx(L, -1, &isnum);
+            if (!isnum) arg_error(L, arg, fname, "option 'slabs': integers expected");
+            (i == 1 ? o.slabs.first : o.slabs.second) = static_cast<int>(v);
+            lua_pop(L, 1);
+        }
+    }
+    lua_settop(L, std::max(lua_gettop(L), arg));
+    return o;
+}
+
+int split_iname(lua_State* L) {
+    const char* f = "split_iname";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::string iname = check_string(L, 2, f);
+    const std::int64_t factor = check_integer(L, 3, f);
+    push_kernel(L, loom::split_iname(k, iname, factor, split_options(L, 4, f)));
+    return 1;
+}
+
+int chunk_iname(lua_State* L) {
+    const char* f = "chunk_iname";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::string iname = check_string(L, 2, f);
+    const std::int64_t chunks = check_integer(L, 3, f);
+    push_kernel(L, loom::chunk_iname(k, iname, chunks, split_options(L, 4, f)));
+    return 1;
+}
+
+int join_inames(lua_State* L) {
+    const char* f = "join_inames";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::vector<std::string> inames = name_list(L, 2, f);
+    const std::string new_iname = lua_isnoneornil(L, 3) ? "" : check_string(L, 3, f);
+    check_option_keys(L, 4, f, {"tag", "within"});
+    push_kernel(L, loom::join_inames(k, inames, new_iname, opt_tag(L, 4, "tag", f), opt_within(L, 4, f)));
+    return 1;
+}
+
+// {i = "l.0", j = "unr"}, a list of {iname, tag} pairs, or the string "i:l.0, j:unr".
+std::vector<std::pair<std::string, std::string>> tag_pairs(lua_State* L, int arg, const char* fname) {
+    if (lua_type(L, arg) == LUA_TSTRING) return parse_iname_tags(lua_tostring(L, arg));
+    check_table(L, arg, fname);
+    std::vector<std::pair<std::string, std::string>> out;
+    const lua_Integer n = luaL_len(L, arg);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        lua_geti(L, arg, i);
+        if (!lua_istable(L, -1) || lua_geti(L, -1, 1) != LUA_TSTRING)
+            arg_error(L, arg, fname, "list entries must be {iname, tag} pairs");
+        const std::string iname = lua_tostring(L, -1);
+        lua_geti(L, -2, 2);
+        out.emplace_back(iname, tag_value(L, -1, arg, fname));
+        lua_pop(L, 3);
+    }
+    if (n > 0) return out;
+    for_each_named(L, arg, arg, fname, [&](const std::string& iname, int idx) {
+        out.emplace_back(iname, tag_value(L, idx, arg, fname));
+    });
+    return out;
+}
+
+int tag_inames(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "tag_inames").kernel;
+    push_kernel(L, loom::tag_inames(k, tag_pairs(L, 2, "tag_inames")));
+    return 1;
+}
+
+int duplicate_inames(lua_State* L) {
+    const char* f = "duplicate_inames";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::vector<std::string> inames = name_list(L, 2, f);
+    check_option_keys(L, 3, f, {"within", "new_inames", "suffix", "tags"});
+    DuplicateOptions o;
+    o.within = opt_within(L, 3, f);
+    o.new_inames = opt_string_list(L, 3, "new_inames", f).value_or(std::vector<std::string>{});
+    o.suffix = opt_string(L, 3, "suffix", f).value_or("");
+    if (lua_istable(L, 3) && lua_getfield(L, 3, "tags") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) arg_error(L, 3, f, "option 'tags': table expected");
+        for_each_named(L, lua_gettop(L), 3, f,
+                       [&](const std::string& iname, int idx) { o.tags[iname] = tag_value(L, idx, 3, f); });
+    }
+    push_kernel(L, loom::duplicate_inames(k, inames, o));
+    return 1;
+}
+
+int rename_iname(lua_State* L) {
+    const char* f = "rename_iname";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::string old_iname = check_string(L, 2, f);
+    const std::string new_iname = check_string(L, 3, f);
+    check_option_keys(L, 4, f, {"existing_ok", "within"});
+    const bool existing_ok = opt_bool(L, 4, "existing_ok", f).value_or(false);
+    push_kernel(L, loom::rename_iname(k, old_iname, new_iname, existing_ok, opt_within(L, 4, f)));
+    return 1;
+}
+
+int remove_unused_inames(lua_State* L) {
+    const char* f = "remove_unused_inames";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::vector<std::string> inames = lua_isnoneornil(L, 2) ? std::vector<std::string>{} : name_list(L, 2, f);
+    push_kernel(L, loom::remove_unused_inames(k, inames));
+    return 1;
+}
+
+int fix_parameters(lua_State* L) {
+    const char* f = "fix_parameters";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    check_table(L, 2, f);
+    std::map<std::string, ExprPtr> values;
+    for_each_named(L, 2, 2, f, [&](const std::string& name, int idx) {
+        if (lua_isinteger(L, idx)) values[name] = int_lit(lua_tointeger(L, idx));
+        else if (lua_type(L, idx) == LUA_TNUMBER) values[name] = float_lit(lua_tonumber(L, idx));
+        else arg_error(L, 2, f, cat("value of '", name, "': number expected, got ", luaL_typename(L, idx)));
+    });
+    push_kernel(L, loom::fix_parameters(k, values));
+    return 1;
+}
+
 const luaL_Reg kFunctions[] = {
     {"set_options", trampoline<set_options>},
     {"add_dtypes", trampoline<add_dtypes>},
     {"prioritize_loops", trampoline<prioritize_loops>},
     {"assume", trampoline<assume>},
+    {"split_iname", trampoline<split_iname>},
+    {"chunk_iname", trampoline<chunk_iname>},
+    {"join_inames", trampoline<join_inames>},
+    {"tag_inames", trampoline<tag_inames>},
+    {"duplicate_inames", trampoline<duplicate_inames>},
+    {"rename_iname", trampoline<rename_iname>},
+    {"remove_unused_inames", trampoline<remove_unused_inames>},
+    {"fix_parameters", trampoline<fix_parameters>},
     {"realize_reduction", trampoline<realize_reduction>},
+    {"set_temporary_address_space", trampoline<set_temporary_address_space>},
     {"preprocess_kernel", trampoline<preprocess_kernel>},
     {"get_one_linearized_kernel", trampoline<get_one_linearized_kernel>},
     {nullptr, nullptr},

@@ -34,10 +34,19 @@ std::vector<Placed> place_statements(const KernelData& k) {
                 prefix.pop_back();
                 loops.pop_back();
                 break;
-            case LinearItem::Kind::RunInstruction: {
+            case LinearItem::Kind::RunInstruction:
+            case LinearItem::Kind::Barrier: {
                 std::vector<long> pos = prefix;
                 pos.push_back(counter.back()++);
-                out.push_back({"S" + std::to_string(out.size()), {find_instruction(k, item.name), loops}, pos});
+                Statement st{nullptr, loops, std::nullopt};
+                if (item.kind == LinearItem::Kind::Barrier) {
+                    st.barrier = item;
+                } else {
+                    st.insn = find_instruction(k, item.name);
+                    if (st.insn->kind == InsnKind::Barrier)
+                        st.barrier = LinearItem{LinearItem::Kind::Barrier, st.insn->mem_kind, "", st.insn->barrier_kind};
+                }
+                out.push_back({"S" + std::to_string(out.size()), st, pos});
                 break;
             }
             default: break;
@@ -59,7 +68,8 @@ std::vector<std::string> hardware_of(const KernelData& k, const Instruction& ins
 // The domain of a statement: its loops as set dimensions and, with `hardware_as_params`, its hardware
 // inames as parameters.
 isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
-    if (!hardware_as_params) return domain_of(k, p.stmt.loops);
+    // Every work-item must reach a barrier: it is not restricted by the work-item ids.
+    if (!hardware_as_params || p.stmt.barrier) return domain_of(k, p.stmt.loops);
     std::vector<std::string> dims = hardware_of(k, *p.stmt.insn);
     const std::size_t n_hw = dims.size();
     dims.insert(dims.end(), p.stmt.loops.begin(), p.stmt.loops.end());

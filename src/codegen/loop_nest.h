@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,9 @@ namespace loom {
 
 /// A statement of the isl schedule: one instruction and the loops around it, outermost first.
 struct Statement {
-    const Instruction* insn = nullptr;
+    const Instruction* insn = nullptr;  // null for a barrier that barrier insertion placed
     std::vector<std::string> loops;
+    std::optional<LinearItem> barrier;  // set for barriers (inserted or `... lbarrier`)
 };
 
 struct LoopNest {

@@ -7,6 +7,9 @@
 #include "analysis/types.h"
 #include "codegen/c_expr.h"
 #include "codegen/loop_nest.h"
+#include "analysis/address_space.h"
+#include "schedule/barriers.h"
+#include "schedule/grid_loops.h"
 #include "schedule/linearize.h"
 #include "ir/domain.h"
 #include "isl/isl.h"
@@ -98,7 +101,7 @@ private:
 
     void declare_temporaries() {
         for (const Variable& t : k_.temporaries) {
-            os_ << indent(1) << c_type(t.dtype, target_) << " " << t.name;
+            os_ << indent(1) << address_space_qualifier(t) << c_type(t.dtype, target_) << " " << t.name;
             if (t.is_array) {
                 ExprPtr size = int_lit(1);
                 for (const ExprPtr& s : t.shape) size = binary(BinOp::Mul, size, s);
@@ -106,6 +109,13 @@ private:
             }
             os_ << ";\n";
         }
+    }
+
+    std::string address_space_qualifier(const Variable& t) const {
+        if (t.address_space != AddressSpace::Local) return "";
+        if (target_ == TargetKind::OpenCL) return "__local ";
+        if (target_ == TargetKind::CUDA) return "__shared__ ";
+        return "";
     }
 
     void block(const isl_util::AstNode& b, int depth) {
@@ -154,6 +164,21 @@ private:
         }
     }
 
+    void barrier(const LinearItem& b, int depth) {
+        const std::string comment = b.comment.empty() ? "" : " /* " + b.comment + " */";
+        user_assert(b.sync_kind != "global", "LoopyError",
+                    "global barriers need the kernel split into several device kernels, which this code generator "
+                    "does not do yet");
+        switch (target_) {
+            case TargetKind::OpenCL:
+                os_ << indent(depth) << "barrier(" << (b.name == "global" ? "CLK_GLOBAL_MEM_FENCE" : "CLK_LOCAL_MEM_FENCE")
+                    << ")" << comment << ";\n";
+                break;
+            case TargetKind::CUDA: os_ << indent(depth) << "__syncthreads()" << comment << ";\n"; break;
+            case TargetKind::C: break;  // phases of the grid loops already order the work-items
+        }
+    }
+
     void statement(const isl_util::AstNode& n, int depth) {
         const Statement& s = nest_.statements.at(n.statement);
         std::map<std::string, ExprPtr> subst;
@@ -165,6 +190,7 @@ private:
                 return it == subst.end() ? x : it->second;
             });
         };
+        if (s.barrier) return barrier(*s.barrier, depth);
         const Instruction& insn = *s.insn;
         if (insn.kind != InsnKind::Assignment) return;
         user_assert(insn.assignees.size() == 1, "LoopyError", "instruction '", insn.id,
@@ -272,8 +298,15 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
-    Kernel linear = k->linearized ? typed : linearize(typed, target == TargetKind::C);
+    typed = resolve_address_spaces(typed);
+    // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
+    // grid as loops, cut into phases at those barriers.
+    Kernel linear = k->linearized ? typed : insert_barriers(linearize(typed));
     debug_dump("linearization", linear);
+    if (target == TargetKind::C) {
+        linear = grid_as_loops(linear);
+        debug_dump("grid as loops", linear);
+    }
     return linear;
 }
 

@@ -79,6 +79,7 @@ struct KernelData {
     KernelOptions options;
     std::vector<LinearItem> linearization;  // empty until linearized
     bool linearized = false;
+    bool grid_as_loops = false;  // the linearization runs hardware axes as loops (C target)
 };
 
 class Kernel {

@@ -369,6 +369,63 @@ isl::map schedule_map(const isl::set& domain, const std::string& name, const std
     return isl::manage(isl_map_intersect_domain(isl_map_from_multi_aff(ma), dom));
 }
 
+isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices) {
+    const int n_in = static_cast<int>(isl_set_dim(domain.get(), isl_dim_set));
+    const int n_out = static_cast<int>(indices.size());
+    isl::set d = isl::manage(isl_set_add_dims(domain.copy(), isl_dim_set, static_cast<unsigned>(n_out)));
+    for (int j = 0; j < n_out; ++j)
+        d = isl::manage(isl_set_set_dim_name(d.copy(), isl_dim_set, n_in + j, cat("_loom_idx", j).c_str()));
+    for (int j = 0; j < n_out; ++j) {
+        const auto idx = to_pw_aff(indices[static_cast<std::size_t>(j)], d);
+        if (!idx) continue;
+        const auto axis = to_pw_aff(var(cat("_loom_idx", j)), d);
+        isl_set* eq = isl_pw_aff_eq_set(axis->copy(), idx->copy());
+        isl_set* cur = isl_set_align_params(d.copy(), isl_set_get_space(eq));
+        eq = isl_set_align_params(eq, isl_set_get_space(cur));
+        d = isl::manage(isl_set_intersect(cur, eq));
+    }
+    isl_map* m = isl_map_from_range(d.copy());
+    m = isl_map_move_dims(m, isl_dim_in, 0, isl_dim_out, 0, static_cast<unsigned>(n_in));
+    return isl::manage(m);
+}
+
+isl::map constrain_dims(const isl::map& m, const std::string& in, const std::string& out, DimOrder order) {
+    const int pi = isl_map_find_dim_by_name(m.get(), isl_dim_in, in.c_str());
+    const int po = isl_map_find_dim_by_name(m.get(), isl_dim_out, out.c_str());
+    internal_assert(pi >= 0 && po >= 0, "constrain_dims: no dimension '", in, "' or '", out, "'");
+    switch (order) {
+        case DimOrder::Equal: return isl::manage(isl_map_equate(m.copy(), isl_dim_in, pi, isl_dim_out, po));
+        case DimOrder::Less: return isl::manage(isl_map_order_lt(m.copy(), isl_dim_in, pi, isl_dim_out, po));
+        case DimOrder::Greater: return isl::manage(isl_map_order_gt(m.copy(), isl_dim_in, pi, isl_dim_out, po));
+    }
+    return m;
+}
+
+namespace {
+
+void align_pair(isl_map*& a, isl_map*& b) {
+    a = isl_map_align_params(a, isl_map_get_space(b));
+    b = isl_map_align_params(b, isl_map_get_space(a));
+}
+
+}  // namespace
+
+isl::map touching_pairs(const isl::map& a, const isl::map& b) {
+    isl_map* x = a.copy();
+    isl_map* y = b.copy();
+    align_pair(x, y);
+    return isl::manage(isl_map_apply_range(x, isl_map_reverse(y)));
+}
+
+isl::map unite(const isl::map& a, const isl::map& b) {
+    isl_map* x = a.copy();
+    isl_map* y = b.copy();
+    align_pair(x, y);
+    return isl::manage(isl_map_union(x, y));
+}
+
+bool is_empty(const isl::map& m) { return isl_map_is_empty(m.get()) == isl_bool_true; }
+
 isl::union_map loop_option(const isl::map& schedule, const std::string& kind, int dim) {
     isl_set* times = isl_map_range(schedule.copy());
     isl_space* target = isl_space_set_alloc(isl_set_get_ctx(times), 0, 1);
@@ -412,6 +469,12 @@ isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names
         cur = isl_set_set_dim_name(cur, type, static_cast<unsigned>(pos), n.c_str());
     }
     return isl::manage(cur);
+}
+
+isl::pw_aff dim_size(const isl::set& s, int pos) {
+    isl_pw_aff* span = isl_pw_aff_sub(isl_set_dim_max(s.copy(), pos), isl_set_dim_min(s.copy(), pos));
+    isl_pw_aff* one = isl_pw_aff_val_on_domain(isl_pw_aff_domain(isl_pw_aff_copy(span)), isl_val_one(isl_set_get_ctx(s.get())));
+    return isl::manage(isl_pw_aff_add(span, one));
 }
 
 isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs) {

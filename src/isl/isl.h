@@ -65,6 +65,20 @@ isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep);
 isl::map schedule_map(const isl::set& domain, const std::string& name, const std::vector<int>& dim_of,
                       const std::vector<long>& constant);
 
+/// The relation { instance of `domain` -> [indices...] }. An index that is not quasi-affine leaves its axis
+/// unconstrained (any element may be touched), which keeps analyses based on it conservative.
+isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices);
+
+/// Relation helpers addressing dimensions by name: `in` is an input dimension, `out` an output one.
+enum class DimOrder { Equal, Less, Greater };
+isl::map constrain_dims(const isl::map& m, const std::string& in, const std::string& out, DimOrder order);
+/// { a -> b : a R c and b S c }: pairs of instances that touch a common element.
+isl::map touching_pairs(const isl::map& a, const isl::map& b);
+isl::map unite(const isl::map& a, const isl::map& b);
+
+/// Whether the relation is empty.
+bool is_empty(const isl::map& m);
+
 /// The AST build option `{ [time] -> kind[dim] }` for the schedule times of `schedule` (a one-statement
 /// schedule map), e.g. kind "unroll" or "separate".
 isl::union_map loop_option(const isl::map& schedule, const std::string& kind, int dim);
@@ -77,6 +91,10 @@ bool is_param(const isl::set& s, const std::string& name);
 
 /// `s` with new unconstrained dimensions `names`: set dimensions appended, or parameters where `as_params`.
 isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names, bool as_params);
+
+/// The number of values of set dimension `pos` of `s` from its minimum to its maximum, as a function of
+/// the parameters.
+isl::pw_aff dim_size(const isl::set& s, int pos);
 
 /// `s` intersected with `lhs rel rhs` (rel: Eq, Le, Lt, Ge or Gt), both quasi-affine in the dimensions and
 /// parameters of `s`; other names they use become parameters.

@@ -155,6 +155,7 @@ Kernel linearize(const Kernel& k, bool hardware_as_loops) {
     KernelData out = k.copy();
     out.linearization = Linearizer(k, hardware_as_loops).run();
     out.linearized = true;
+    out.grid_as_loops = false;
     return Kernel(std::make_shared<const KernelData>(std::move(out)));
 }
 

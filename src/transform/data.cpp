@@ -27,4 +27,13 @@ Kernel add_dtypes(const Kernel& kernel, const std::map<std::string, DType>& dtyp
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
 }
 
+Kernel set_temporary_address_space(const Kernel& kernel, const std::string& name, AddressSpace space) {
+    KernelData k = kernel.copy();
+    Variable* v = find_variable(k, name);
+    user_assert(v != nullptr && v->kind == VarKind::Temporary, "LoopyError",
+                "set_temporary_address_space: no temporary named '", name, "'");
+    v->address_space = space;
+    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
 }  // namespace loom

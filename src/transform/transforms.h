@@ -24,6 +24,9 @@ Kernel set_options(const Kernel& k, const OptionUpdate& update);
 /// Sets the dtypes of the named variables; an unknown name, or a different dtype already set, is an error.
 Kernel add_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
 
+/// Places temporary `name` in `space` (private, local or global).
+Kernel set_temporary_address_space(const Kernel& k, const std::string& name, AddressSpace space);
+
 // --- inames (transform/iname.cpp)
 /// Declares that the inames of `order` nest in that order where the dependencies leave a choice.
 Kernel prioritize_loops(const Kernel& k, const std::vector<std::string>& order);

@@ -1,0 +1,111 @@
+#include "analysis/conflicts.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "ir/access.h"
+#include "ir/domain.h"
+#include "isl/isl.h"
+
+namespace loom {
+
+namespace {
+
+struct Relations {
+    std::optional<isl::map> reads, writes;
+};
+
+void add(std::optional<isl::map>& acc, const isl::map& m) { acc = acc ? isl_util::unite(*acc, m) : m; }
+
+Relations relations(const KernelData& k, const Instruction& insn, const std::string& variable) {
+    const std::vector<std::string> inames(insn.within_inames.begin(), insn.within_inames.end());
+    const isl::set dom = domain_of(k, inames);
+    Relations r;
+    for (const Access& a : accesses_of(insn)) {
+        if (a.name != variable) continue;
+        add(a.is_write ? r.writes : r.reads, isl_util::access_map(dom, a.indices));
+    }
+    return r;
+}
+
+std::optional<isl::map> pairs(const std::optional<isl::map>& a, const std::optional<isl::map>& b) {
+    if (!a || !b) return std::nullopt;
+    return isl_util::touching_pairs(*a, *b);
+}
+
+// The iname of `insn` implementing hardware axis `tag` ("l.0"), if any.
+std::optional<std::string> axis_iname(const KernelData& k, const Instruction& insn, const std::string& tag) {
+    for (const std::string& i : insn.within_inames) {
+        const auto it = k.iname_tags.find(i);
+        if (it != k.iname_tags.end() && it->second == tag) return i;
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> axes(const KernelData& k, char kind) {
+    std::vector<std::string> out;
+    for (const auto& [iname, tag] : k.iname_tags)
+        if (tag.size() > 2 && tag[0] == kind && tag[1] == '.' &&
+            std::find(out.begin(), out.end(), tag) == out.end())
+            out.push_back(tag);
+    return out;
+}
+
+// Instances differing in at least one of the hardware axes of `kind` ('l' or 'g'); nullopt when none can
+// differ (the two never run on different work-items of that kind).
+std::optional<isl::map> differing(const KernelData& k, const ConflictQuery& q, const isl::map& rel, char kind) {
+    std::optional<isl::map> out;
+    for (const std::string& tag : axes(k, kind)) {
+        const auto a = axis_iname(k, *q.source, tag), b = axis_iname(k, *q.sink, tag);
+        if (!a || !b) {
+            // An instruction outside an axis runs on every index of it: instances may differ.
+            return rel;
+        }
+        add(out, isl_util::constrain_dims(rel, *a, *b, isl_util::DimOrder::Less));
+        add(out, isl_util::constrain_dims(rel, *a, *b, isl_util::DimOrder::Greater));
+    }
+    return out;
+}
+
+isl::map same_axes(const KernelData& k, const ConflictQuery& q, isl::map rel, char kind) {
+    for (const std::string& tag : axes(k, kind)) {
+        const auto a = axis_iname(k, *q.source, tag), b = axis_iname(k, *q.sink, tag);
+        if (a && b) rel = isl_util::constrain_dims(rel, *a, *b, isl_util::DimOrder::Equal);
+    }
+    return rel;
+}
+
+}  // namespace
+
+std::vector<std::string> conflicting_variables(const Instruction& a, const Instruction& b) {
+    const std::set<std::string> wa = written_names(a), wb = written_names(b);
+    std::set<std::string> ra = read_names(a), rb = read_names(b);
+    std::vector<std::string> out;
+    auto consider = [&](const std::string& v) {
+        const bool touched = (wa.count(v) || ra.count(v)) && (wb.count(v) || rb.count(v));
+        if (touched && (wa.count(v) || wb.count(v)) && std::find(out.begin(), out.end(), v) == out.end())
+            out.push_back(v);
+    };
+    for (const std::string& v : wa) consider(v);
+    for (const std::string& v : wb) consider(v);
+    return out;
+}
+
+bool has_conflict(const KernelData& k, const ConflictQuery& q) {
+    const Relations s = relations(k, *q.source, q.variable), t = relations(k, *q.sink, q.variable);
+    std::optional<isl::map> rel;
+    for (const auto& p : {pairs(s.writes, t.reads), pairs(s.reads, t.writes), pairs(s.writes, t.writes)})
+        if (p) add(rel, *p);
+    if (!rel) return false;
+    isl::map r = *rel;
+    for (const std::string& loop : q.same_iteration) r = isl_util::constrain_dims(r, loop, loop, isl_util::DimOrder::Equal);
+    if (!q.carried_by.empty()) r = isl_util::constrain_dims(r, q.carried_by, q.carried_by, isl_util::DimOrder::Less);
+    std::optional<isl::map> crossing;
+    if (q.scope == ConflictScope::WorkItemsOfGroup)
+        crossing = differing(k, q, same_axes(k, q, r, 'g'), 'l');
+    else
+        crossing = differing(k, q, r, 'g');
+    return crossing && !isl_util::is_empty(*crossing);
+}
+
+}  // namespace loom

@@ -1,0 +1,197 @@
+#include "schedule/barriers.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "analysis/conflicts.h"
+#include "schedule/linear_tree.h"
+#include "schedule/linearize.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace loom {
+
+namespace {
+
+// An instruction run since the last barrier, with the sequential loops around it.
+struct Pending {
+    const Instruction* insn;
+    std::vector<std::string> loops;
+};
+
+std::vector<std::string> common_prefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < a.size() && i < b.size() && a[i] == b[i]; ++i) out.push_back(a[i]);
+    return out;
+}
+
+bool nosync(const Instruction& sink, const Instruction& source, SyncScope scope) {
+    return std::any_of(sink.no_sync_with.begin(), sink.no_sync_with.end(), [&](const NoSync& n) {
+        return fnmatch(n.id_pattern, source.id) && (n.scope == scope || n.scope == SyncScope::Any);
+    });
+}
+
+bool depends(const Instruction& later, const Instruction& earlier) { return later.depends_on.count(earlier.id) != 0; }
+
+class BarrierInserter {
+public:
+    explicit BarrierInserter(const KernelData& k) : k_(k) {}
+
+    void process(std::vector<LinearNode>& block, const std::vector<std::string>& loops, std::vector<Pending>& pending) {
+        for (std::size_t i = 0; i < block.size(); ++i) {
+            LinearNode& n = block[i];
+            switch (n.item.kind) {
+                case LinearItem::Kind::RunInstruction: {
+                    const Instruction* t = find_instruction(k_, n.item.name);
+                    if (t->kind == InsnKind::Barrier) {
+                        pending.clear();
+                        break;
+                    }
+                    if (auto reason = needed_before(*t, loops, pending)) {
+                        block.insert(block.begin() + static_cast<long>(i), barrier(*reason));
+                        ++i;
+                        pending.clear();
+                    }
+                    pending.push_back({t, loops});
+                    break;
+                }
+                case LinearItem::Kind::EnterLoop: {
+                    std::vector<std::string> inner = loops;
+                    inner.push_back(n.item.name);
+                    std::vector<Pending> body_pending = pending;
+                    process(n.body, inner, body_pending);
+                    if (auto reason = carried_hazard(n, loops)) n.body.insert(n.body.begin(), barrier(*reason));
+                    for (Pending& p : body_pending) pending.push_back(std::move(p));
+                    break;
+                }
+                case LinearItem::Kind::Barrier: pending.clear(); break;
+                default: break;
+            }
+        }
+    }
+
+private:
+    bool shared_memory(const std::string& v) const {
+        const Variable* var = find_variable(k_, v);
+        if (!var) return false;
+        if (var->kind == VarKind::Temporary) return var->address_space != AddressSpace::Private;
+        return var->kind == VarKind::GlobalArg;
+    }
+
+    std::optional<std::string> crossing(const Instruction& source, const Instruction& sink,
+                                        const std::vector<std::string>& same, const std::string& carried) const {
+        if (nosync(sink, source, SyncScope::Local)) return std::nullopt;
+        for (const std::string& v : conflicting_variables(source, sink)) {
+            if (!shared_memory(v)) continue;
+            ConflictQuery q{&source, &sink, v, same, carried, ConflictScope::WorkItemsOfGroup};
+            if (has_conflict(k_, q)) return v;
+        }
+        return std::nullopt;
+    }
+
+    std::optional<LinearItem> needed_before(const Instruction& t, const std::vector<std::string>& loops,
+                                            const std::vector<Pending>& pending) const {
+        for (const Pending& p : pending) {
+            if (!depends(t, *p.insn)) continue;
+            if (auto v = crossing(*p.insn, t, common_prefix(loops, p.loops), "")) return item(*v, t, *p.insn, "depends on");
+        }
+        return std::nullopt;
+    }
+
+    // A hazard between iterations of `loop`: an instruction of iteration a and a related one of a later
+    // iteration b, with no barrier between them in the loop body.
+    std::optional<LinearItem> carried_hazard(const LinearNode& loop, const std::vector<std::string>& outer) const {
+        std::vector<std::pair<const Instruction*, std::size_t>> insns;  // with their top-level position
+        collect(loop.body, insns, 0, true);
+        std::vector<std::size_t> barriers;
+        for (std::size_t i = 0; i < loop.body.size(); ++i)
+            if (is_barrier(k_, loop.body[i])) barriers.push_back(i);
+        for (const auto& [x, px] : insns)
+            for (const auto& [y, py] : insns) {
+                const bool related = depends(*y, *x) || depends(*x, *y);
+                if (!related) continue;
+                // Separated when a barrier follows x or precedes y in the body.
+                const bool separated = std::any_of(barriers.begin(), barriers.end(),
+                                                   [&, px = px, py = py](std::size_t b) { return b > px || b < py; });
+                if (separated) continue;
+                if (auto v = crossing(*x, *y, outer, loop.item.name))
+                    return depends(*y, *x) ? item(*v, *y, *x, "depends on") : item(*v, *y, *x, "rev-depends on");
+            }
+        return std::nullopt;
+    }
+
+    void collect(const std::vector<LinearNode>& nodes, std::vector<std::pair<const Instruction*, std::size_t>>& out,
+                 std::size_t top, bool at_top) const {
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            const std::size_t pos = at_top ? i : top;
+            if (nodes[i].item.kind == LinearItem::Kind::RunInstruction) {
+                const Instruction* insn = find_instruction(k_, nodes[i].item.name);
+                if (insn->kind == InsnKind::Assignment) out.push_back({insn, pos});
+            }
+            collect(nodes[i].body, out, pos, false);
+        }
+    }
+
+    LinearItem item(const std::string& var, const Instruction& sink, const Instruction& source, const char* rel) const {
+        const Variable* v = find_variable(k_, var);
+        const bool global_mem = v && v->is_arg();
+        LinearItem b{LinearItem::Kind::Barrier, "", cat("for ", var, " (", sink.id, " ", rel, " ", source.id, ")"),
+                     "local"};
+        if (global_mem) b.name = "global";  // the memory the barrier fences
+        return b;
+    }
+
+    static LinearNode barrier(const LinearItem& it) { return LinearNode{it, {}}; }
+
+    const KernelData& k_;
+};
+
+// The sequential loops around each instruction, outermost first.
+std::map<std::string, std::vector<std::string>> loop_stacks(const KernelData& k) {
+    std::map<std::string, std::vector<std::string>> out;
+    std::vector<std::string> stack;
+    for (const LinearItem& it : k.linearization) {
+        if (it.kind == LinearItem::Kind::EnterLoop) stack.push_back(it.name);
+        if (it.kind == LinearItem::Kind::LeaveLoop) stack.pop_back();
+        if (it.kind == LinearItem::Kind::RunInstruction) out[it.name] = stack;
+    }
+    return out;
+}
+
+// Dependencies across work-groups cannot be ordered inside one device kernel.
+void check_global_dependencies(const KernelData& k) {
+    const auto stacks = loop_stacks(k);
+    for (const Instruction& t : k.instructions)
+        for (const std::string& dep : t.depends_on) {
+            const Instruction* s = find_instruction(k, dep);
+            if (!s || nosync(t, *s, SyncScope::Global)) continue;
+            const std::vector<std::string> same = common_prefix(stacks.at(s->id), stacks.at(t.id));
+            for (const std::string& v : conflicting_variables(*s, t)) {
+                const Variable* var = find_variable(k, v);
+                if (!var || !(var->is_arg() || var->address_space == AddressSpace::Global)) continue;
+                if (has_conflict(k, {s, &t, v, same, "", ConflictScope::Groups}))
+                    user_error("MissingBarrierError", k.name, ": Dependency '", t.id, " depends on ", s->id,
+                               "' (for variable '", v,
+                               "') requires synchronization by a global barrier (add a 'no_sync_with' instruction "
+                               "option to state that no synchronization is needed)");
+            }
+        }
+}
+
+}  // namespace
+
+Kernel insert_barriers(const Kernel& kernel) {
+    const bool parallel = std::any_of(kernel->iname_tags.begin(), kernel->iname_tags.end(),
+                                      [](const auto& t) { return is_hardware_tag(t.second); });
+    if (!parallel) return kernel;
+    check_global_dependencies(*kernel);
+    std::vector<LinearNode> tree = to_tree(kernel->linearization);
+    std::vector<Pending> pending;
+    BarrierInserter(*kernel).process(tree, {}, pending);
+    KernelData out = kernel.copy();
+    out.linearization = to_items(tree);
+    return Kernel(std::make_shared<const KernelData>(std::move(out)));
+}
+
+}  // namespace loom

@@ -1,0 +1,214 @@
+#include "schedule/grid_loops.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/access.h"
+#include "ir/domain.h"
+#include "isl/isl.h"
+#include "parse/make_kernel.h"
+#include "schedule/linear_tree.h"
+#include "schedule/linearize.h"
+#include "support/error.h"
+
+namespace loom {
+
+namespace {
+
+int axis_of(const std::string& tag) { return std::stoi(tag.substr(2)); }
+
+class GridLoops {
+public:
+    explicit GridLoops(const KernelData& k) : k_(k) {}
+
+    std::vector<LinearNode> run(const std::vector<LinearNode>& tree) {
+        std::vector<LinearNode> body = phases(tree);
+        // Group axes outermost, axis 0 innermost among them.
+        for (const std::string& g : hardware_of_kind('g')) body = {loop(g, std::move(body))};
+        return body;
+    }
+
+    /// Temporaries that a work-item uses in more than one phase.
+    std::set<std::string> live_across_phases() const {
+        std::set<std::string> out;
+        for (const auto& [name, nests] : nests_of_temporary_)
+            if (nests.size() > 1) out.insert(name);
+        return out;
+    }
+
+private:
+    std::string tag(const std::string& iname) const {
+        const auto it = k_.iname_tags.find(iname);
+        return it == k_.iname_tags.end() ? "" : it->second;
+    }
+
+    // Hardware inames of kind 'g' or 'l', highest axis first.
+    std::vector<std::string> hardware_of_kind(char kind) const {
+        std::vector<std::string> out;
+        for (const auto& [iname, t] : k_.iname_tags)
+            if (is_hardware_tag(t) && t[0] == kind) out.push_back(iname);
+        std::stable_sort(out.begin(), out.end(),
+                         [&](const std::string& a, const std::string& b) { return axis_of(tag(a)) > axis_of(tag(b)); });
+        return out;
+    }
+
+    static LinearNode loop(const std::string& iname, std::vector<LinearNode> body) {
+        return LinearNode{{LinearItem::Kind::EnterLoop, iname, "", ""}, std::move(body)};
+    }
+
+    void local_inames(const LinearNode& n, std::set<std::string>& out) const {
+        if (n.item.kind == LinearItem::Kind::RunInstruction) {
+            for (const std::string& i : find_instruction(k_, n.item.name)->within_inames)
+                if (tag(i).rfind("l.", 0) == 0) out.insert(i);
+        }
+        for (const LinearNode& c : n.body) local_inames(c, out);
+    }
+
+    bool contains_barrier(const LinearNode& n) const {
+        return is_barrier(k_, n) ||
+               std::any_of(n.body.begin(), n.body.end(), [&](const LinearNode& c) { return contains_barrier(c); });
+    }
+
+    bool one_iname_per_axis(const std::set<std::string>& inames) const {
+        std::set<std::string> tags;
+        for (const std::string& i : inames)
+            if (!tags.insert(tag(i)).second) return false;
+        return true;
+    }
+
+    void record_nest(const LinearNode& n) {
+        if (n.item.kind == LinearItem::Kind::RunInstruction)
+            for (const Access& a : accesses_of(*find_instruction(k_, n.item.name))) {
+                const Variable* v = find_variable(k_, a.name);
+                if (v && v->kind == VarKind::Temporary && v->address_space == AddressSpace::Private)
+                    nests_of_temporary_[a.name].insert(nest_count_);
+            }
+        for (const LinearNode& c : n.body) record_nest(c);
+    }
+
+    // Runs the nodes of one phase (no barrier among them) for every work-item, in loops over `locals`.
+    void flush(std::vector<LinearNode>& cur, const std::set<std::string>& locals, std::vector<LinearNode>& out) {
+        if (cur.empty()) return;
+        for (const LinearNode& n : cur) record_nest(n);
+        ++nest_count_;
+        std::vector<LinearNode> body = std::move(cur);
+        cur.clear();
+        std::vector<std::string> order(locals.begin(), locals.end());
+        std::sort(order.begin(), order.end(),
+                  [&](const std::string& a, const std::string& b) { return axis_of(tag(a)) < axis_of(tag(b)); });
+        for (const std::string& l : order) body = {loop(l, std::move(body))};
+        for (LinearNode& n : body) out.push_back(std::move(n));
+    }
+
+    std::vector<LinearNode> phases(const std::vector<LinearNode>& nodes) {
+        std::vector<LinearNode> out, cur;
+        std::set<std::string> cur_locals;
+        for (const LinearNode& n : nodes) {
+            if (is_barrier(k_, n)) {
+                flush(cur, cur_locals, out);
+                continue;
+            }
+            std::set<std::string> locals;
+            local_inames(n, locals);
+            const bool split_inside = n.item.kind == LinearItem::Kind::EnterLoop &&
+                                      (contains_barrier(n) || !one_iname_per_axis(locals));
+            if (split_inside) {
+                flush(cur, cur_locals, out);
+                LinearNode copy = n;
+                copy.body = phases(n.body);
+                out.push_back(std::move(copy));
+                continue;
+            }
+            if (!cur.empty() && locals != cur_locals) flush(cur, cur_locals, out);
+            cur_locals = locals;
+            cur.push_back(n);
+        }
+        flush(cur, cur_locals, out);
+        return out;
+    }
+
+    const KernelData& k_;
+    int nest_count_ = 0;
+    std::map<std::string, std::set<int>> nests_of_temporary_;
+};
+
+// The constant number of work-items along the axis of local iname `iname`.
+ExprPtr local_extent(const KernelData& k, const std::string& iname) {
+    const isl::set ctx = assumption_context(k);
+    const ExprPtr e = isl_util::pw_aff_to_expr(isl_util::extent(domain_of(k, {iname}), 0, ctx), ctx);
+    user_assert(e->kind == ExprKind::IntLit, "StaticValueFindingError", "the size of local axis '", iname,
+                "' is not a constant");
+    return e;
+}
+
+// Gives temporary `name` one copy per work-item: an extra leading axis per local axis, indexed by the
+// accessing instruction's local iname on that axis.
+void privatize(KernelData& k, const std::string& name) {
+    std::map<std::string, std::string> iname_of_axis;  // "l.0" -> an iname, for the extents
+    std::vector<Instruction*> users;
+    for (Instruction& insn : k.instructions) {
+        const std::set<std::string> names = [&] {
+            std::set<std::string> s = read_names(insn);
+            for (const std::string& w : written_names(insn)) s.insert(w);
+            return s;
+        }();
+        if (!names.count(name)) continue;
+        users.push_back(&insn);
+        for (const std::string& i : insn.within_inames) {
+            const auto t = k.iname_tags.find(i);
+            if (t != k.iname_tags.end() && t->second.rfind("l.", 0) == 0) iname_of_axis.emplace(t->second, i);
+        }
+    }
+    std::vector<std::string> axes;
+    for (const auto& [tag, iname] : iname_of_axis) axes.push_back(tag);
+    std::reverse(axes.begin(), axes.end());  // l.0 varies fastest
+    auto index_for = [&](const Instruction& insn, const std::string& axis_tag) -> ExprPtr {
+        for (const std::string& i : insn.within_inames)
+            if (k.iname_tags.count(i) && k.iname_tags.at(i) == axis_tag) return var(i);
+        user_error("LoopyError", "private temporary '", name, "' lives across a barrier but instruction '", insn.id,
+                   "' uses it outside the local axis ", axis_tag);
+    };
+    for (Instruction* insn : users) {
+        std::vector<ExprPtr> lead;
+        for (const std::string& a : axes) lead.push_back(index_for(*insn, a));
+        auto extend = [&](const ExprPtr& e) {
+            return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+                if (n->name != name) return n;
+                if (n->kind == ExprKind::Var) return subscript(name, lead);
+                if (n->kind != ExprKind::Subscript) return n;
+                std::vector<ExprPtr> idx = lead;
+                idx.insert(idx.end(), n->args.begin(), n->args.end());
+                return subscript(name, idx);
+            });
+        };
+        for (ExprPtr& a : insn->assignees) a = extend(a);
+        if (insn->expression) insn->expression = extend(insn->expression);
+        for (ExprPtr& p : insn->predicates) p = extend(p);
+    }
+    Variable* v = find_variable(k, name);
+    std::vector<ExprPtr> shape;
+    for (const std::string& a : axes) shape.push_back(local_extent(k, iname_of_axis.at(a)));
+    shape.insert(shape.end(), v->shape.begin(), v->shape.end());
+    v->shape = shape;
+    v->is_array = true;
+    v->strides.clear();
+    set_default_strides(*v);
+}
+
+}  // namespace
+
+Kernel grid_as_loops(const Kernel& kernel) {
+    const bool parallel = std::any_of(kernel->iname_tags.begin(), kernel->iname_tags.end(),
+                                      [](const auto& t) { return is_hardware_tag(t.second); });
+    if (!parallel || kernel->grid_as_loops) return kernel;
+    GridLoops g(*kernel);
+    const std::vector<LinearNode> tree = g.run(to_tree(kernel->linearization));
+    KernelData k = kernel.copy();
+    k.linearization = to_items(tree);
+    k.grid_as_loops = true;
+    for (const std::string& t : g.live_across_phases()) privatize(k, t);
+    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+}  // namespace loom
