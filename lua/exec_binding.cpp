@@ -8,6 +8,7 @@
 #include "lua/args.h"
 #include "lua/array_binding.h"
 #include "lua/binding.h"
+#include "lua/call_arrays.h"
 #include "lua/trampoline.h"
 #include "support/strings.h"
 
@@ -140,7 +141,16 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
     return c;
 }
 
-// Value arguments not passed are read off the shapes of the arrays that were (n from a of shape (n)).
+// Whether `name` is the offset of an array argument (as lp.auto offsets make): host arrays start at their first
+// element, so it is 0 unless passed.
+bool is_offset_of_an_array(const KernelData& k, const std::string& name) {
+    return std::any_of(k.args.begin(), k.args.end(), [&](const Variable& a) {
+        return a.offset && a.offset->kind == ExprKind::Var && a.offset->name == name;
+    });
+}
+
+// Value arguments not passed are read off the shapes of the arrays that were (n from a of shape (n)), and
+// offsets default to 0.
 void find_values_from_shapes(const KernelData& k, CallArgs& c) {
     for (const Variable& v : k.args) {
         if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name)) continue;
@@ -150,6 +160,7 @@ void find_values_from_shapes(const KernelData& k, CallArgs& c) {
                 if (av->shape[j]->kind == ExprKind::Var && av->shape[j]->name == v.name) c.ints[v.name] = arr.shape()[j];
             if (c.ints.count(v.name)) break;
         }
+        if (!c.ints.count(v.name) && is_offset_of_an_array(k, v.name)) c.ints[v.name] = 0;
         if (!c.ints.count(v.name))
             throw Error("ArgumentError", cat("value argument '", v.name, "' of kernel '", k.name,
                                              "' was not given and cannot be found from the shapes of the arrays passed"));
@@ -178,7 +189,7 @@ std::shared_ptr<CompiledKernel> compile(KernelHandle& h, const std::shared_ptr<b
     if (auto it = h.builds.find(key); it != h.builds.end()) return it->second;
     const TargetKind target = target_from_name(e.target());
     auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, target, dtypes), {}, nullptr, exec});
-    built->code = generate_code(built->typed, target);
+    built->code = emit_code(built->typed, target);
     if (h.kernel->options.write_code) std::cout << built->code.device_code << std::flush;
     std::vector<backend::KernelSpec> specs;
     for (const DeviceKernel& dk : built->code.kernels) {
@@ -189,32 +200,6 @@ std::shared_ptr<CompiledKernel> compile(KernelHandle& h, const std::shared_ptr<b
     built->program = e.build(built->code.device_code, specs, h.kernel->options.build_options);
     h.builds[key] = built;
     return built;
-}
-
-std::vector<std::int64_t> eval_shape(const Variable& v, const std::map<std::string, std::int64_t>& values) {
-    std::vector<std::int64_t> shape;
-    for (const ExprPtr& s : v.shape) {
-        const auto n = eval_int(s, values);
-        if (!n) throw Error("ArgumentError", cat("cannot evaluate the shape ", to_string(s), " of '", v.name, "'"));
-        shape.push_back(*n);
-    }
-    return shape;
-}
-
-// Checks a passed array against its declaration and returns the memory to hand to the kernel (a contiguous
-// copy for non-contiguous inputs).
-HostArray prepare_array(const Variable& v, const HostArray& a, const std::map<std::string, std::int64_t>& values) {
-    if (a.dtype() != v.dtype)
-        throw Error("ArgumentError", cat("argument '", v.name, "': expected a ", dtype_name(v.dtype), " array, got ",
-                                         dtype_name(a.dtype())));
-    const std::vector<std::int64_t> want = eval_shape(v, values);
-    if (want != a.shape())
-        throw Error("ArgumentError", cat("argument '", v.name, "': expected shape ", shape_string(want), ", got ",
-                                         shape_string(a.shape())));
-    if (v.order == 'C' && a.is_contiguous()) return a;
-    if (v.is_output.value_or(false))
-        throw Error("ArgumentError", cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
-    return a.copy();
 }
 
 void set_launch_grid(const DeviceKernel& dk, const std::map<std::string, std::int64_t>& values, backend::Launch& launch) {
@@ -228,6 +213,54 @@ void set_launch_grid(const DeviceKernel& dk, const std::map<std::string, std::in
     }
 }
 
+// The memory of one call: a buffer per array argument (passed, or allocated for outputs) and per global
+// temporary (allocated, zero-filled).
+struct CallMemory {
+    std::vector<backend::Buffer> buffers;
+    std::map<std::string, std::size_t> buffer_of;
+    std::vector<HostArray> keep;  // arrays whose memory the buffers point into
+    std::vector<std::pair<std::string, HostArray>> outputs;
+    std::vector<ArrayMemory> staged_outputs;  // copied back into the caller's arrays after the run
+};
+
+CallMemory call_memory(const KernelData& k, const CallArgs& c) {
+    CallMemory m;
+    auto add = [&](const std::string& name, const HostArray& a, bool read, bool written) {
+        m.buffer_of[name] = m.buffers.size();
+        m.buffers.push_back({a.data(), a.nbytes(), read, written});
+        m.keep.push_back(a);
+    };
+    for (const Variable& v : k.args) {
+        if (v.kind == VarKind::ValueArg) continue;
+        const auto passed = c.arrays.find(v.name);
+        const ArrayMemory a = array_memory(v, passed != c.arrays.end() ? &passed->second : nullptr, c.ints);
+        if (v.is_output.value_or(false)) m.outputs.emplace_back(v.name, a.logical);
+        if (v.is_output.value_or(false) && a.staged) m.staged_outputs.push_back(a);
+        add(v.name, a.buffer, v.is_input.value_or(true), v.is_output.value_or(false));
+    }
+    for (const Variable& t : k.temporaries)
+        if (t.address_space == AddressSpace::Global) add(t.name, HostArray::zeros(eval_shape(t, c.ints), t.dtype), true, false);
+    return m;
+}
+
+backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArgs& c) {
+    backend::Arg arg;
+    if (p.is_pointer) {
+        arg.kind = backend::Arg::Kind::Buffer;
+        arg.buffer = m.buffer_of.at(p.name);
+    } else if (is_float(p.dtype)) {
+        arg.kind = backend::Arg::Kind::Float;
+        const auto f = c.floats.find(p.name);
+        arg.f = f != c.floats.end() ? f->second : static_cast<double>(c.ints.at(p.name));
+    } else {
+        arg.kind = backend::Arg::Kind::Int;
+        const auto i = c.ints.find(p.name);
+        if (i == c.ints.end()) throw Error("ArgumentError", cat("argument '", p.name, "' must be an integer"));
+        arg.i = i->second;
+    }
+    return arg;
+}
+
 int call_kernel_body(lua_State* L) {
     KernelHandle& h = check_kernel(L, 1, "kernel call");
     ExecutorHandle* eh = test_executor(L, 2);
@@ -238,37 +271,19 @@ int call_kernel_body(lua_State* L) {
     const std::shared_ptr<CompiledKernel> built = compile(h, exec, call_dtypes(*h.kernel, c));
     const KernelData& k = *built->typed;
 
-    std::vector<backend::Buffer> buffers;
-    std::vector<HostArray> keep;  // arrays whose memory the buffers point into
-    std::vector<std::pair<std::string, HostArray>> outputs;
-    backend::Launch launch;
-    for (const Variable& v : k.args) {
-        if (v.kind == VarKind::ValueArg) {
-            backend::Arg arg;
-            if (is_float(v.dtype)) {
-                arg.kind = backend::Arg::Kind::Float;
-                arg.f = c.floats.count(v.name) ? c.floats[v.name] : static_cast<double>(c.ints[v.name]);
-            } else {
-                arg.kind = backend::Arg::Kind::Int;
-                if (!c.ints.count(v.name)) throw Error("ArgumentError", cat("argument '", v.name, "' must be an integer"));
-                arg.i = c.ints[v.name];
-            }
-            launch.args.push_back(arg);
-            continue;
-        }
-        const auto passed = c.arrays.find(v.name);
-        HostArray a = passed != c.arrays.end() ? prepare_array(v, passed->second, c.ints)
-                                              : HostArray::zeros(eval_shape(v, c.ints), v.dtype);
-        if (v.is_output.value_or(false)) outputs.emplace_back(v.name, a);
-        buffers.push_back({a.data(), a.nbytes(), v.is_input.value_or(true), v.is_output.value_or(false)});
-        keep.push_back(a);
-        backend::Arg arg;
-        arg.kind = backend::Arg::Kind::Buffer;
-        arg.buffer = buffers.size() - 1;
-        launch.args.push_back(arg);
+    CallMemory mem = call_memory(k, c);
+    std::vector<backend::Launch> launches;
+    for (std::size_t i = 0; i < built->code.kernels.size(); ++i) {
+        const DeviceKernel& dk = built->code.kernels[i];
+        backend::Launch launch;
+        launch.kernel = i;
+        for (const KernelParam& p : dk.params) launch.args.push_back(kernel_arg(p, mem, c));
+        set_launch_grid(dk, c.ints, launch);
+        launches.push_back(std::move(launch));
     }
-    set_launch_grid(built->code.kernels.at(0), c.ints, launch);
-    built->program->run(buffers, {launch});
+    built->program->run(mem.buffers, launches);
+    for (const ArrayMemory& a : mem.staged_outputs) copy_back(a);
+    const auto& outputs = mem.outputs;
 
     if (h.kernel->options.return_dict) {
         lua_createtable(L, 0, static_cast<int>(outputs.size()));

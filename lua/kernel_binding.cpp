@@ -2,12 +2,16 @@
 // generation (lp.generate_code, ...).
 #include <new>
 
+#include "analysis/dependency_graph.h"
 #include "codegen/lower.h"
 #include "lua/args.h"
+#include "lua/array_binding.h"
 #include "lua/binding.h"
 #include "lua/trampoline.h"
+#include "parse/dim_tags.h"
 #include "parse/instructions.h"
 #include "parse/make_kernel.h"
+#include "schedule/linearize.h"
 #include "support/strings.h"
 
 namespace loom::lua {
@@ -98,34 +102,12 @@ int constant_arg(lua_State* L) { return declare(L, "ConstantArg", "ConstantArg")
 int value_arg(lua_State* L) { return declare(L, "ValueArg", "ValueArg"); }
 int temporary_variable(lua_State* L) { return declare(L, "TemporaryVariable", "TemporaryVariable"); }
 
-ExprPtr shape_entry(lua_State* L, int idx, const char* fname) {
-    if (lua_isinteger(L, idx)) return int_lit(lua_tointeger(L, idx));
-    if (lua_type(L, idx) == LUA_TSTRING) return parse_expression(lua_tostring(L, idx));
-    arg_error(L, 3, fname, "shape entries must be integers or expression strings");
-}
-
-// Reads `shape` of the ArgSpec at the top of the stack into v.
-void read_shape(lua_State* L, Variable& v, const char* fname) {
-    const int t = lua_getfield(L, -1, "shape");
-    if (t == LUA_TNIL) {
-        v.shape_auto = v.kind != VarKind::ValueArg;
-    } else if (is_auto(L, -1)) {
-        v.shape_auto = true;
-    } else if (t == LUA_TSTRING) {
-        for (const std::string& part : split_trimmed(lua_tostring(L, -1), ',')) v.shape.push_back(parse_expression(part));
-    } else if (lua_isinteger(L, -1)) {
-        v.shape.push_back(int_lit(lua_tointeger(L, -1)));
-    } else if (t == LUA_TTABLE) {
-        const lua_Integer n = luaL_len(L, -1);
-        for (lua_Integer i = 1; i <= n; ++i) {
-            lua_geti(L, -1, i);
-            v.shape.push_back(shape_entry(L, -1, fname));
-            lua_pop(L, 1);
-        }
-    } else {
-        arg_error(L, 3, fname, cat("shape of '", v.name, "' must be a string, a list, an integer or lp.auto"));
-    }
+std::optional<std::string> field_string(lua_State* L, const char* key) {
+    lua_getfield(L, -1, key);
+    std::optional<std::string> out;
+    if (lua_type(L, -1) == LUA_TSTRING) out = lua_tostring(L, -1);
     lua_pop(L, 1);
+    return out;
 }
 
 std::optional<bool> field_bool(lua_State* L, const char* key) {
@@ -136,12 +118,168 @@ std::optional<bool> field_bool(lua_State* L, const char* key) {
     return out;
 }
 
-std::optional<std::string> field_string(lua_State* L, const char* key) {
-    lua_getfield(L, -1, key);
-    std::optional<std::string> out;
-    if (lua_type(L, -1) == LUA_TSTRING) out = lua_tostring(L, -1);
-    lua_pop(L, 1);
+ExprPtr expr_entry(lua_State* L, int idx, const char* fname, const char* what) {
+    if (lua_isinteger(L, idx)) return int_lit(lua_tointeger(L, idx));
+    if (lua_type(L, idx) == LUA_TSTRING) return parse_expression(lua_tostring(L, idx));
+    arg_error(L, 3, fname, cat(what, " entries must be integers or expression strings"));
+}
+
+// A shape or strides value at the top of the stack: "n, m", an integer, or a list of integers and strings.
+std::vector<ExprPtr> expr_list(lua_State* L, const Variable& v, const char* fname, const char* what) {
+    std::vector<ExprPtr> out;
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        for (const std::string& part : split_trimmed(lua_tostring(L, -1), ',')) out.push_back(parse_expression(part));
+    } else if (lua_isinteger(L, -1)) {
+        out.push_back(int_lit(lua_tointeger(L, -1)));
+    } else if (lua_istable(L, -1)) {
+        const lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; ++i) {
+            lua_geti(L, -1, i);
+            out.push_back(expr_entry(L, -1, fname, what));
+            lua_pop(L, 1);
+        }
+    } else {
+        arg_error(L, 3, fname, cat(what, " of '", v.name, "' must be a string, a list, an integer or lp.auto"));
+    }
     return out;
+}
+
+// Reads `shape` of the ArgSpec at the top of the stack into v.
+void read_shape(lua_State* L, Variable& v, const char* fname) {
+    const int t = lua_getfield(L, -1, "shape");
+    if (t == LUA_TNIL) v.shape_auto = v.kind != VarKind::ValueArg;
+    else if (is_auto(L, -1)) v.shape_auto = true;
+    else v.shape = expr_list(L, v, fname, "shape");
+    lua_pop(L, 1);
+}
+
+// `dim_tags` at the top of the stack: "N1,N0" or a list of tags.
+std::vector<std::string> dim_tag_entries(lua_State* L, const Variable& v, const char* fname) {
+    std::vector<std::string> out;
+    if (lua_type(L, -1) == LUA_TSTRING) return {lua_tostring(L, -1)};
+    if (lua_istable(L, -1)) {
+        const lua_Integer n = luaL_len(L, -1);
+        for (lua_Integer i = 1; i <= n; ++i) {
+            if (lua_geti(L, -1, i) != LUA_TSTRING) arg_error(L, 3, fname, cat("dim_tags of '", v.name, "': entry ", i, " is not a string"));
+            out.emplace_back(lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+        return out;
+    }
+    arg_error(L, 3, fname, cat("dim_tags of '", v.name, "' must be a string or a list of strings"));
+}
+
+bool has_field(lua_State* L, const char* key) {
+    const bool present = lua_getfield(L, -1, key) != LUA_TNIL && !is_auto(L, -1);
+    lua_pop(L, 1);
+    return present;
+}
+
+char parse_order(const std::string& order, const std::string& what) {
+    if (order == "C" || order == "c") return 'C';
+    if (order == "F" || order == "f") return 'F';
+    throw Error("LoopyError", cat("order of ", what, " must be \"C\" or \"F\", got \"", order, "\""));
+}
+
+// `order`, `dim_tags` or `strides` (loopy takes one of them) of the ArgSpec at the top of the stack. Declared
+// strides become fixed-stride dim tags, as in loopy.
+void read_layout(lua_State* L, Variable& v, char default_order, const char* fname) {
+    const int given = has_field(L, "order") + has_field(L, "dim_tags") + has_field(L, "strides");
+    user_assert(given <= 1, "LoopyError", "array '", v.name, "': give only one of order, dim_tags and strides");
+    v.order = default_order;
+    if (const auto o = field_string(L, "order")) v.order = parse_order(*o, cat("array '", v.name, "'"));
+    if (has_field(L, "dim_tags")) {
+        lua_getfield(L, -1, "dim_tags");
+        v.dim_tags = parse_dim_tags(dim_tag_entries(L, v, fname), v.name);
+        lua_pop(L, 1);
+    }
+    if (has_field(L, "strides")) {
+        lua_getfield(L, -1, "strides");
+        for (ExprPtr& s : expr_list(L, v, fname, "strides")) {
+            DimTag t;
+            t.kind = DimTag::Kind::Stride;
+            t.stride = std::move(s);
+            v.dim_tags.push_back(std::move(t));
+        }
+        lua_pop(L, 1);
+    }
+}
+
+// `offset`: an integer, an expression string (an argument name, say), or lp.auto (an offset argument).
+void read_offset(lua_State* L, Variable& v, const char* fname) {
+    const int t = lua_getfield(L, -1, "offset");
+    if (is_auto(L, -1)) v.offset_auto = true;
+    else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) != 0) v.offset = int_lit(lua_tointeger(L, -1));
+    else if (t == LUA_TSTRING) v.offset = parse_expression(lua_tostring(L, -1));
+    else if (t != LUA_TNIL && !lua_isinteger(L, -1))
+        arg_error(L, 3, fname, cat("offset of '", v.name, "' must be an integer, an expression string or lp.auto"));
+    lua_pop(L, 1);
+}
+
+void read_alignment(lua_State* L, Variable& v, const char* fname) {
+    const int t = lua_getfield(L, -1, "alignment");
+    if (t != LUA_TNIL) {
+        const lua_Integer a = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+        if (a <= 0 || (a & (a - 1)) != 0)
+            arg_error(L, 3, fname, cat("alignment of '", v.name, "' must be a power of two (in bytes)"));
+        v.alignment = static_cast<int>(a);
+    }
+    lua_pop(L, 1);
+}
+
+// Numbers in nested Lua tables (the table at `idx`), flattened in row-major order; the first entries set the
+// shape (until the first number), and every other list must match it.
+void flatten_nested(lua_State* L, int idx, std::size_t depth, std::vector<std::int64_t>& shape,
+                    std::vector<double>& out, const char* fname) {
+    const lua_Integer n = luaL_len(L, idx);
+    if (depth == shape.size()) shape.push_back(n);
+    if (shape[depth] != n) arg_error(L, 3, fname, "the initializer's lists are ragged");
+    for (lua_Integer i = 1; i <= n; ++i) {
+        const int t = lua_geti(L, idx, i);
+        if (t == LUA_TTABLE && (depth + 1 < shape.size() || out.empty())) flatten_nested(L, lua_gettop(L), depth + 1, shape, out, fname);
+        else if (t == LUA_TNUMBER && depth + 1 == shape.size()) out.push_back(lua_tonumber(L, -1));
+        else if (t == LUA_TBOOLEAN && depth + 1 == shape.size()) out.push_back(lua_toboolean(L, -1) ? 1 : 0);
+        else arg_error(L, 3, fname, "the initializer must be a loom.Array or nested lists of numbers of one shape");
+        lua_pop(L, 1);
+    }
+}
+
+// The values of a host array in row-major order.
+std::vector<double> array_values(const HostArray& a) {
+    std::vector<double> out;
+    std::vector<std::int64_t> index(a.ndim(), 0);
+    for (std::int64_t n = 0; n < a.size(); ++n) {
+        out.push_back(a.get_double(index));
+        for (std::size_t j = a.ndim(); j-- > 0;) {
+            if (++index[j] < a.shape()[j]) break;
+            index[j] = 0;
+        }
+    }
+    return out;
+}
+
+// `initializer` of a temporary: a loom.Array or nested lists of numbers. It gives the shape when none is
+// declared, and the dtype of an array when none is.
+void read_initializer(lua_State* L, Variable& v, const char* fname) {
+    std::vector<std::int64_t> shape;
+    const int t = lua_getfield(L, -1, "initializer");
+    if (const HostArray* a = test_array(L, -1)) {
+        if (is_complex(a->dtype())) arg_error(L, 3, fname, cat("initializer of '", v.name, "' cannot be complex"));
+        if (v.dtype == DType::Unknown) v.dtype = a->dtype();
+        shape = a->shape();
+        v.initializer = array_values(*a);
+    } else if (t == LUA_TTABLE) {
+        if (v.dtype == DType::Unknown)
+            arg_error(L, 3, fname, cat("initializer of '", v.name, "' is a Lua table: declare the dtype"));
+        flatten_nested(L, lua_gettop(L), 0, shape, v.initializer, fname);
+    } else if (t != LUA_TNIL) {
+        arg_error(L, 3, fname, cat("initializer of '", v.name, "' must be a loom.Array or nested lists of numbers"));
+    }
+    lua_pop(L, 1);
+    if (t == LUA_TNIL || !v.shape_auto) return;
+    v.shape_auto = false;
+    v.shape.clear();
+    for (const std::int64_t n : shape) v.shape.push_back(int_lit(n));
 }
 
 VarKind var_kind(const std::string& kind) {
@@ -160,8 +298,9 @@ AddressSpace address_space(const std::string& s, const char* fname) {
 }
 
 // The ArgSpec at the top of the stack as Variables (one per comma-separated name).
-std::vector<Variable> read_arg_spec(lua_State* L, const char* fname) {
+std::vector<Variable> read_arg_spec(lua_State* L, char default_order, const char* fname) {
     Variable v;
+    v.name = field_string(L, "name").value_or("");
     v.kind = var_kind(field_string(L, "kind").value_or("GlobalArg"));
     v.is_array = v.kind != VarKind::ValueArg;
     if (const auto d = field_string(L, "dtype")) {
@@ -170,15 +309,18 @@ std::vector<Variable> read_arg_spec(lua_State* L, const char* fname) {
         v.dtype = *t;
     }
     read_shape(L, v, fname);
+    read_initializer(L, v, fname);
     if (v.kind == VarKind::Temporary && !v.shape_auto && v.shape.empty()) v.is_array = false;
-    if (const auto o = field_string(L, "order")) v.order = (*o == "F" || *o == "f") ? 'F' : 'C';
+    read_layout(L, v, default_order, fname);
+    read_offset(L, v, fname);
+    read_alignment(L, v, fname);
     v.is_input = field_bool(L, "is_input");
     v.is_output = field_bool(L, "is_output");
     v.read_only = field_bool(L, "read_only").value_or(false);
     v.for_atomic = field_bool(L, "for_atomic").value_or(false);
     if (const auto a = field_string(L, "address_space")) v.address_space = address_space(*a, fname);
     std::vector<Variable> out;
-    for (const std::string& name : split_trimmed(field_string(L, "name").value_or(""), ',')) {
+    for (const std::string& name : split_trimmed(v.name, ',')) {
         Variable each = v;
         each.name = name;
         out.push_back(std::move(each));
@@ -220,7 +362,7 @@ void read_args(lua_State* L, int idx, MakeKernelInput& in) {
         if (lua_type(L, -1) == LUA_TSTRING && std::string(lua_tostring(L, -1)) == "...") {
             in.guess_remaining_args = true;
         } else if (is_arg_spec(L, -1)) {
-            for (Variable& v : read_arg_spec(L, "make_kernel")) in.args.push_back(std::move(v));
+            for (Variable& v : read_arg_spec(L, in.default_order, "make_kernel")) in.args.push_back(std::move(v));
         } else {
             arg_error(L, idx, "make_kernel", cat("argument entry ", i, " is neither an lp.*Arg declaration nor \"...\""));
         }
@@ -228,16 +370,36 @@ void read_args(lua_State* L, int idx, MakeKernelInput& in) {
     }
 }
 
+// `options={check_dep_resolution=false}`: loopy's kernel options that act while the kernel is made.
+void read_kernel_options(lua_State* L, int idx, MakeKernelInput& in) {
+    const char* f = "make_kernel";
+    if (!lua_istable(L, idx)) return;
+    const int type = lua_getfield(L, idx, "options");
+    const int opts = lua_gettop(L);
+    if (type == LUA_TNIL) return lua_pop(L, 1);
+    if (type != LUA_TTABLE) arg_error(L, idx, f, "'options' must be a table");
+    lua_pushnil(L);
+    while (lua_next(L, opts) != 0) {
+        lua_pop(L, 1);
+        const bool known = lua_type(L, -1) == LUA_TSTRING && std::string(lua_tostring(L, -1)) == "check_dep_resolution";
+        if (!known) arg_error(L, idx, f, cat("unknown kernel option '", luaL_tolstring(L, -1, nullptr), "' in 'options'"));
+    }
+    if (auto v = opt_bool(L, opts, "check_dep_resolution", f)) in.check_dep_resolution = *v;
+    lua_pop(L, 1);
+}
+
 void read_make_options(lua_State* L, int idx, MakeKernelInput& in) {
     const char* f = "make_kernel";
     check_option_keys(L, idx, f,
                       {"name", "assumptions", "target", "silenced_warnings", "default_order", "index_dtype",
-                       "seq_dependencies", "lang_version"});
+                       "seq_dependencies", "lang_version", "options"});
+    read_kernel_options(L, idx, in);
     if (auto v = opt_string(L, idx, "name", f)) in.name = *v;
     if (auto v = opt_string(L, idx, "assumptions", f)) in.assumptions = *v;
     if (auto v = opt_string(L, idx, "target", f)) in.target = *v;
     if (auto v = opt_string_list(L, idx, "silenced_warnings", f)) in.silenced_warnings = *v;
     if (auto v = opt_bool(L, idx, "seq_dependencies", f)) in.seq_dependencies = *v;
+    if (auto v = opt_string(L, idx, "default_order", f)) in.default_order = parse_order(*v, "make_kernel's default_order");
     if (auto v = opt_string(L, idx, "index_dtype", f)) {
         const auto t = dtype_from_name(*v);
         if (!t || !is_integer(*t)) arg_error(L, idx, f, cat("index_dtype must be an integer dtype, got '", *v, "'"));
@@ -250,9 +412,9 @@ int make_kernel(lua_State* L) {
     MakeKernelInput in;
     in.domains = string_or_list(L, 1, "make_kernel", "domains");
     in.instructions = string_or_list(L, 2, "make_kernel", "instructions");
-    read_args(L, 3, in);
     if (!lua_isnoneornil(L, 4)) check_table(L, 4, "make_kernel");
-    read_make_options(L, 4, in);
+    read_make_options(L, 4, in);  // first: default_order applies to the declarations
+    read_args(L, 3, in);
     push_kernel(L, make_kernel(in));
     return 1;
 }
@@ -425,6 +587,39 @@ int get_grid_size_upper_bounds(lua_State* L) {
     return 2;
 }
 
+// --- the dependency graph
+
+int get_dot_dependency_graph(lua_State* L) {
+    const char* f = "get_dot_dependency_graph";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    check_option_keys(L, 2, f, {"iname_cluster", "use_insn_id"});
+    const bool cluster = opt_bool(L, 2, "iname_cluster", f).value_or(true);
+    const bool use_id = opt_bool(L, 2, "use_insn_id", f).value_or(false);
+    Kernel shown = k;
+    // Loops are drawn from a linearization; a kernel that cannot be linearized (often why one looks at its
+    // graph) is drawn without them, as loopy does.
+    if (cluster && !k->linearized) {
+        try {
+            shown = linearize(k, true);
+        } catch (const Error& e) {
+            if (e.kind() != "LoopyError") throw;
+        }
+    }
+    const std::string dot = dot_dependency_graph(cluster ? shown : k, use_id);
+    lua_pushlstring(L, dot.data(), dot.size());
+    return 1;
+}
+
+int show_dependency_graph(lua_State* L) {
+    const std::string path = check_string(L, 2, "show_dependency_graph");
+    lua_settop(L, 3);
+    lua_remove(L, 2);  // get_dot_dependency_graph(knl, opts)
+    get_dot_dependency_graph(L);
+    write_svg(lua_tostring(L, -1), path);
+    lua_pushlstring(L, path.data(), path.size());
+    return 1;
+}
+
 int parse_expression_fn(lua_State* L) {
     const std::string s = to_string(parse_expression(check_string(L, 1, "parse_expression")));
     lua_pushlstring(L, s.data(), s.size());
@@ -444,6 +639,8 @@ const luaL_Reg kFunctions[] = {
     {"generate_header", trampoline<generate_header>},
     {"get_grid_size_upper_bounds", trampoline<get_grid_size_upper_bounds>},
     {"parse_expression", trampoline<parse_expression_fn>},
+    {"get_dot_dependency_graph", trampoline<get_dot_dependency_graph>},
+    {"show_dependency_graph", trampoline<show_dependency_graph>},
     {nullptr, nullptr},
 };
 

@@ -1,4 +1,6 @@
 // The transformations: lp.f(knl, ...) and knl:f(...), each returning a new kernel.
+#include <algorithm>
+
 #include "codegen/lower.h"
 #include "lua/args.h"
 #include "lua/binding.h"
@@ -164,7 +166,9 @@ void for_each_named(lua_State* L, int idx, int arg, const char* fname, F&& f) {
 }
 
 SplitOptions split_options(lua_State* L, int arg, const char* fname) {
+    if (!lua_isnoneornil(L, arg)) check_table(L, arg, fname);
     check_option_keys(L, arg, fname, {"outer_iname", "inner_iname", "outer_tag", "inner_tag", "slabs", "within"});
+    const int top = lua_gettop(L);
     SplitOptions o;
     o.outer_iname = opt_string(L, arg, "outer_iname", fname).value_or("");
     o.inner_iname = opt_string(L, arg, "inner_iname", fname).value_or("");
@@ -183,7 +187,7 @@ SplitOptions split_options(lua_State* L, int arg, const char* fname) {
             lua_pop(L, 1);
         }
     }
-    lua_settop(L, std::max(lua_gettop(L), arg));
+    lua_settop(L, top);
     return o;
 }
 

@@ -4,7 +4,7 @@ local lp = require("loom")
 
 local M = {}
 
--- Raises `message` (formatted) at the caller's caller, so the traceback points at the failing check.
+-- Raises the formatted message blamed on the function `level` frames up from fail's caller (1: that caller).
 local function fail(level, fmt, ...)
   error(string.format(fmt, ...), level + 1)
 end
@@ -30,11 +30,6 @@ end
 -- Calls f(exec, name) on each executor.
 function M.on_each_executor(f)
   for _, e in ipairs(M.executors()) do f(e.exec, e.name) end
-end
-
--- x rounded to the nearest float32, for exact references of float32 arithmetic.
-function M.f32(x)
-  return (string.unpack("f", string.pack("f", x)))
 end
 
 -- Calls f(i0, i1, ...) with every 0-based index of `shape`, in C order.
@@ -77,17 +72,18 @@ function M.check_array(got, want, what, opts)
     M.check_equal(table.concat(want.shape, ","), table.concat(shape, ","), what .. " shape")
     ref = function(...) return want:get(...) end
   end
-  local compared = 0
+  local compared, mismatch = 0, nil
   M.each_index(shape, function(...)
     local w = ref(...)
-    if w == nil then return end
+    if mismatch or w == nil then return end
     local g = got:get(...)
     if not close(g, w, opts) then
-      fail(4, "%s[%s]: got %s, want %s", what, table.concat({ ... }, ","), M.show(g), M.show(w))
+      mismatch = string.format("%s[%s]: got %s, want %s", what, table.concat({ ... }, ","), M.show(g), M.show(w))
     end
     compared = compared + 1
   end)
-  M.check(compared > 0 or #got == 0, "%s: the reference covers no element", what)
+  if mismatch then fail(2, "%s", mismatch) end
+  if compared == 0 and #got > 0 then fail(2, "%s: the reference covers no element", what) end
 end
 
 -- An array of `shape` and `dtype` whose elements are fill(i0, i1, ...).

@@ -1,110 +1,228 @@
 #include "analysis/types.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <string_view>
 
 #include "ir/access.h"
+#include "ir/subst_rule.h"
 #include "support/error.h"
 
 namespace loom {
 
-namespace {
-
-// A weak operand adapts to a strong one of the same or a wider kind (an integer literal with float32 stays
-// float32); a weak float with a strong integer gives float64, as numpy's value-based casting.
-ExprType combine(ExprType a, ExprType b) {
-    if (a.dtype == DType::Unknown || b.dtype == DType::Unknown) return {};
-    if (a.weak && b.weak) return {promote(a.dtype, b.dtype), true};
-    if (a.weak) std::swap(a, b);
-    if (!b.weak) return {promote(a.dtype, b.dtype), false};
-    // a strong, b weak.
-    if (is_complex(a.dtype)) return a;
-    if (is_float(a.dtype)) return is_complex(b.dtype) ? ExprType{promote(a.dtype, b.dtype), false} : a;
-    if (is_integer(a.dtype) || a.dtype == DType::Bool) {
-        if (is_integer(b.dtype)) return a.dtype == DType::Bool ? b : a;
-        return {promote(DType::Float64, b.dtype), false};
-    }
-    return a;
+DType combine_types(DType a, DType b) {
+    // loopy: "numpy makes this a double. I disagree."
+    const bool int32_float32 = (a == DType::Int32 && b == DType::Float32) || (a == DType::Float32 && b == DType::Int32);
+    return int32_float32 ? DType::Float32 : promote(a, b);
 }
 
-bool is_math_function(const std::string& f) {
-    static const char* const names[] = {"sin",  "cos",  "tan",   "asin", "acos", "atan", "atan2", "sinh", "cosh",
-                                        "tanh", "exp",  "log",   "log10", "sqrt", "pow",  "floor", "ceil", "fabs",
-                                        "erf",  "erfc", "fmod",  "exp2", "log2", "cbrt", "round", "trunc", "expm1",
-                                        "log1p", "tgamma", "lgamma", "rsqrt", "asinh", "acosh", "atanh", "hypot"};
-    return std::any_of(std::begin(names), std::end(names), [&](const char* n) { return f == n; });
+DType int_literal_type(std::int64_t v) { return (v >= INT32_MIN && v <= INT32_MAX) ? DType::Int32 : DType::Int64; }
+
+DType float_literal_type(double v) {
+    if (std::isnan(v) || std::isinf(v)) return DType::Float32;
+    const bool exact = std::fabs(v) <= FLT_MAX && static_cast<double>(static_cast<float>(v)) == v;
+    return exact ? DType::Float32 : DType::Float64;
+}
+
+DType imag_literal_type(double v) { return float_literal_type(v) == DType::Float32 ? DType::Complex64 : DType::Complex128; }
+
+namespace {
+
+bool is_integral(DType t) { return is_integer(t) || t == DType::Bool; }
+
+[[noreturn]] void operand_error(const ExprPtr& e, const std::string& what, DType t) {
+    user_error("TypeInferenceError", what, " does not accept ", dtype_name(t), " operands, in '", to_string(e), "'");
+}
+
+// Integer literals that loopy leaves out of a sum's or product's type when another operand is not an integer.
+bool is_small_int_literal(const ExprPtr& e) {
+    if (e->kind == ExprKind::Unary && e->unop == "-") return is_small_int_literal(e->args[0]);
+    return e->kind == ExprKind::IntLit && e->ival > -1024 && e->ival < 1024;
+}
+
+bool is_untyped_literal(const ExprPtr& e) {
+    switch (e->kind) {
+        case ExprKind::IntLit: return true;
+        case ExprKind::FloatLit:
+        case ExprKind::ImagLit: return e->dtype == DType::Unknown;
+        case ExprKind::Unary: return e->unop == "-" && is_untyped_literal(e->args[0]);
+        default: return false;
+    }
+}
+
+// --- Built-in functions
+
+enum class Family {
+    Float,     // computes in a floating type: integer arguments in float64
+    Abs,       // integers stay integers; a complex gives its real part type
+    RealPart,  // real, imag
+    Conj,
+    MinMax,    // integers or floats, as they come
+};
+
+struct Builtin {
+    std::string_view name;
+    std::size_t arity;
+    Family family;
+    bool complex_ok;
+};
+
+constexpr Builtin kBuiltins[] = {
+    {"sin", 1, Family::Float, true},      {"cos", 1, Family::Float, true},     {"tan", 1, Family::Float, true},
+    {"sinh", 1, Family::Float, true},     {"cosh", 1, Family::Float, true},    {"tanh", 1, Family::Float, true},
+    {"exp", 1, Family::Float, true},      {"log", 1, Family::Float, true},     {"sqrt", 1, Family::Float, true},
+    {"asin", 1, Family::Float, false},    {"acos", 1, Family::Float, false},   {"atan", 1, Family::Float, false},
+    {"asinh", 1, Family::Float, false},   {"acosh", 1, Family::Float, false},  {"atanh", 1, Family::Float, false},
+    {"exp2", 1, Family::Float, false},    {"expm1", 1, Family::Float, false},  {"log2", 1, Family::Float, false},
+    {"log10", 1, Family::Float, false},   {"log1p", 1, Family::Float, false},  {"cbrt", 1, Family::Float, false},
+    {"rsqrt", 1, Family::Float, false},   {"erf", 1, Family::Float, false},    {"erfc", 1, Family::Float, false},
+    {"tgamma", 1, Family::Float, false},  {"lgamma", 1, Family::Float, false}, {"floor", 1, Family::Float, false},
+    {"ceil", 1, Family::Float, false},    {"round", 1, Family::Float, false},  {"trunc", 1, Family::Float, false},
+    {"fabs", 1, Family::Float, false},    {"pow", 2, Family::Float, true},     {"atan2", 2, Family::Float, false},
+    {"hypot", 2, Family::Float, false},   {"fmod", 2, Family::Float, false},   {"copysign", 2, Family::Float, false},
+    {"fmin", 2, Family::Float, false},    {"fmax", 2, Family::Float, false},   {"abs", 1, Family::Abs, true},
+    {"real", 1, Family::RealPart, true},  {"imag", 1, Family::RealPart, true}, {"conj", 1, Family::Conj, true},
+    {"min", 2, Family::MinMax, false},    {"max", 2, Family::MinMax, false},
+};
+
+const Builtin* find_builtin(const std::string& name) {
+    for (const Builtin& b : kBuiltins)
+        if (b.name == name) return &b;
+    return nullptr;
+}
+
+ExprType variable_type(const KernelData& k, const ExprPtr& e) {
+    if (const Variable* v = find_variable(k, e->name)) return {v->dtype, false};
+    if (is_iname(k, e->name)) return {k.options.index_dtype, false};
+    if (find_rule(k.substitutions, e->name)) return expr_type(k, expand_rules(e, k.substitutions));
+    return {};
 }
 
 ExprType call_type(const KernelData& k, const ExprPtr& e) {
-    std::vector<ExprType> args;
-    for (const ExprPtr& a : e->args) args.push_back(expr_type(k, a));
-    for (const ExprType& a : args)
-        if (a.dtype == DType::Unknown) return {};
-    const std::string& f = e->name;
-    if (f == "abs" && !args.empty()) return is_complex(args[0].dtype) ? ExprType{real_part_type(args[0].dtype), false} : args[0];
-    if ((f == "real" || f == "imag") && !args.empty()) return {real_part_type(args[0].dtype), false};
-    if (f == "conj" && !args.empty()) return args[0];
-    if (f == "min" || f == "max" || f == "fmin" || f == "fmax") {
-        ExprType t = args.empty() ? ExprType{} : args[0];
-        for (std::size_t i = 1; i < args.size(); ++i) t = combine(t, args[i]);
-        return t;
-    }
-    if (is_math_function(f)) {
-        ExprType t = args.empty() ? ExprType{} : args[0];
-        for (std::size_t i = 1; i < args.size(); ++i) t = combine(t, args[i]);
-        if (is_integer(t.dtype) || t.dtype == DType::Bool) return {DType::Float64, false};
-        if (t.weak) return {t.dtype, false};
-        return t;
-    }
-    user_error("TypeInferenceError", "unknown function '", f, "'");
+    // A substitution rule not expanded yet is typed through its expansion.
+    if (find_rule(k.substitutions, e->name)) return expr_type(k, expand_rules(e, k.substitutions));
+    return {call_types(k, e).result, false};
+}
+
+// numpy's floor_divide and remainder, where a literal integer operand takes the other operand's type.
+DType floor_div_type(const ExprPtr& e, DType a, DType b) {
+    const bool lit_a = e->args[0]->kind == ExprKind::IntLit, lit_b = e->args[1]->kind == ExprKind::IntLit;
+    if (lit_a && lit_b) return DType::Int32;
+    if (lit_b) return a == DType::Bool ? DType::Int32 : a;
+    if (lit_a) return b == DType::Bool ? DType::Int32 : b;
+    return promote(a, b);
+}
+
+void require_integral(const ExprPtr& e, DType a, DType b) {
+    for (DType t : {a, b})
+        if (!is_integral(t)) operand_error(e, cat("operator '", binop_text(e->op), "'"), t);
 }
 
 ExprType binary_type(const KernelData& k, const ExprPtr& e) {
     const ExprType a = expr_type(k, e->args[0]), b = expr_type(k, e->args[1]);
+    const bool weak = a.weak && b.weak;
     switch (e->op) {
         case BinOp::Eq: case BinOp::Ne: case BinOp::Lt: case BinOp::Le: case BinOp::Gt: case BinOp::Ge:
-        case BinOp::And: case BinOp::Or:
+            for (DType t : {a.dtype, b.dtype})
+                if (is_complex(t) && e->op != BinOp::Eq && e->op != BinOp::Ne)
+                    operand_error(e, cat("comparison '", binop_text(e->op), "'"), t);
             return {DType::Bool, false};
-        case BinOp::Div: {
-            ExprType t = combine(a, b);
-            if (is_integer(t.dtype) || t.dtype == DType::Bool) return {DType::Float64, t.weak};
-            return t;
-        }
-        default: return combine(a, b);
+        case BinOp::And: case BinOp::Or: return {DType::Bool, false};
+        default: break;
+    }
+    if (a.dtype == DType::Unknown || b.dtype == DType::Unknown) return {};
+    switch (e->op) {
+        case BinOp::Add: case BinOp::Sub: case BinOp::Mul: return {operation_type(k, e->args), weak};
+        case BinOp::Div:
+            if (is_integral(a.dtype) && is_integral(b.dtype)) return {DType::Float64, false};
+            return {combine_types(a.dtype, b.dtype), weak};
+        case BinOp::FloorDiv: case BinOp::Mod:
+            for (DType t : {a.dtype, b.dtype})
+                if (is_complex(t)) operand_error(e, cat("operator '", binop_text(e->op), "'"), t);
+            return {floor_div_type(e, a.dtype, b.dtype), weak};
+        case BinOp::BitAnd: case BinOp::BitOr: case BinOp::BitXor: case BinOp::Shl: case BinOp::Shr:
+            require_integral(e, a.dtype, b.dtype);
+            return {combine_types(a.dtype, b.dtype), weak};
+        default: return {combine_types(a.dtype, b.dtype), weak};  // **, and isl's CDiv/CMod
     }
 }
 
-DType literal_int_type(std::int64_t v) {
-    return (v >= INT32_MIN && v <= INT32_MAX) ? DType::Int32 : DType::Int64;
+ExprType unary_type(const KernelData& k, const ExprPtr& e) {
+    if (e->unop == "not") return {DType::Bool, false};
+    const ExprType t = expr_type(k, e->args[0]);
+    if (e->unop == "~" && t.dtype != DType::Unknown && !is_integral(t.dtype)) operand_error(e, "operator '~'", t.dtype);
+    return t;
+}
+
+ExprType cast_type(const KernelData& k, const ExprPtr& e) {
+    const DType from = expr_type(k, e->args[0]).dtype;
+    user_assert(!is_complex(from) || is_complex(e->dtype), "TypeInferenceError", "cannot cast a ", dtype_name(from),
+                " value to ", dtype_name(e->dtype), " in '", to_string(e), "' (take real(), imag() or abs() of it)");
+    return {e->dtype, false};
+}
+
+ExprType reduction_type(const KernelData& k, const ExprPtr& e) {
+    if (e->args.empty()) return {};
+    if (e->name == "any" || e->name == "all") return {DType::Bool, false};
+    return {expr_type(k, e->args[0]).dtype, false};
 }
 
 }  // namespace
 
+DType operation_type(const KernelData& k, const std::vector<ExprPtr>& operands) {
+    std::vector<DType> main, small;
+    for (const ExprPtr& e : operands) {
+        const DType t = expr_type(k, e).dtype;
+        if (t == DType::Unknown) return DType::Unknown;
+        (is_small_int_literal(e) ? small : main).push_back(t);
+    }
+    if (std::all_of(main.begin(), main.end(), is_integral)) main.insert(main.end(), small.begin(), small.end());
+    DType t = main.front();
+    for (std::size_t i = 1; i < main.size(); ++i) t = combine_types(t, main[i]);
+    return t;
+}
+
+CallTypes call_types(const KernelData& k, const ExprPtr& e) {
+    const Builtin* f = find_builtin(e->name);
+    user_assert(f != nullptr, "TypeInferenceError", "unknown function '", e->name, "' in '", to_string(e), "'");
+    user_assert(e->args.size() == f->arity, "LoopyError", "function '", e->name, "' takes ", f->arity,
+                f->arity == 1 ? " argument" : " arguments", ", not ", e->args.size(), ", in '", to_string(e), "'");
+    const DType t = operation_type(k, e->args);
+    if (t == DType::Unknown) return {};
+    if (is_complex(t) && !f->complex_ok) operand_error(e, cat("function '", e->name, "'"), t);
+    switch (f->family) {
+        case Family::Float: {
+            const DType ft = is_integral(t) ? DType::Float64 : t;
+            return {ft, ft};
+        }
+        case Family::Abs:
+        case Family::RealPart: return {t, real_part_type(t)};
+        case Family::Conj:
+        case Family::MinMax: return {t, t};
+    }
+    return {};
+}
+
 ExprType expr_type(const KernelData& k, const ExprPtr& e) {
     switch (e->kind) {
-        case ExprKind::IntLit: return {literal_int_type(e->ival), true};
+        case ExprKind::IntLit: return {int_literal_type(e->ival), true};
         case ExprKind::FloatLit:
-            return e->dtype == DType::Unknown ? ExprType{DType::Float64, true} : ExprType{e->dtype, false};
+            return e->dtype == DType::Unknown ? ExprType{float_literal_type(e->fval), true} : ExprType{e->dtype, false};
         case ExprKind::ImagLit:
-            return e->dtype == DType::Unknown ? ExprType{DType::Complex128, true} : ExprType{e->dtype, false};
+            return e->dtype == DType::Unknown ? ExprType{imag_literal_type(e->fval), true} : ExprType{e->dtype, false};
         case ExprKind::Var:
-        case ExprKind::Subscript: {
-            if (const Variable* v = find_variable(k, e->name)) return {v->dtype, false};
-            if (is_iname(k, e->name)) return {k.options.index_dtype, false};
-            return {};
-        }
+        case ExprKind::Subscript: return variable_type(k, e);
         case ExprKind::Call: return call_type(k, e);
         case ExprKind::Binary: return binary_type(k, e);
-        case ExprKind::Unary:
-            if (e->unop == "not") return {DType::Bool, false};
-            return expr_type(k, e->args[0]);
-        case ExprKind::If: return combine(expr_type(k, e->args[1]), expr_type(k, e->args[2]));
-        case ExprKind::Cast: return {e->dtype, false};
-        case ExprKind::Reduction: {
-            if (e->args.empty()) return {};
-            if (e->name == "any" || e->name == "all") return {DType::Bool, false};
-            ExprType t = expr_type(k, e->args[0]);
-            return {t.dtype, false};
+        case ExprKind::Unary: return unary_type(k, e);
+        case ExprKind::If: {
+            const ExprType a = expr_type(k, e->args[1]), b = expr_type(k, e->args[2]);
+            if (a.dtype == DType::Unknown || b.dtype == DType::Unknown) return {};
+            return {combine_types(a.dtype, b.dtype), a.weak && b.weak};
         }
+        case ExprKind::Cast: return cast_type(k, e);
+        case ExprKind::Reduction: return reduction_type(k, e);
     }
     return {};
 }
@@ -149,23 +267,51 @@ void type_from_writes(KernelData& k) {
         changed = false;
         for (Variable* tp : variables(k)) {
             Variable& t = *tp;
-            if (t.kind == VarKind::ValueArg) continue;
-            if (t.dtype != DType::Unknown) continue;
-            ExprType acc;
-            bool first = true;
+            if (t.kind == VarKind::ValueArg || t.dtype != DType::Unknown) continue;
+            DType acc = DType::Unknown;
             for (const Instruction& insn : k.instructions) {
                 if (insn.kind != InsnKind::Assignment || !written_names(insn).count(t.name)) continue;
                 // A write whose type depends on a still-unknown variable (often this one) adds nothing yet.
-                const ExprType w = assigned_type(k, insn, t.name);
-                if (w.dtype == DType::Unknown) continue;
-                acc = first ? w : combine(acc, w);
-                first = false;
+                const DType w = assigned_type(k, insn, t.name).dtype;
+                if (w == DType::Unknown) continue;
+                acc = acc == DType::Unknown ? w : combine_types(acc, w);
             }
-            if (acc.dtype != DType::Unknown) {
-                t.dtype = acc.dtype;
+            if (acc != DType::Unknown) {
+                t.dtype = acc;
                 changed = true;
             }
         }
+    }
+}
+
+void require_known_names(const KernelData& k, const Instruction& insn, const ExprPtr& e) {
+    visit(e, [&](const ExprPtr& n) {
+        if (n->kind != ExprKind::Var && n->kind != ExprKind::Subscript) return;
+        user_assert(find_variable(k, n->name) || is_iname(k, n->name) || find_rule(k.substitutions, n->name),
+                    "TypeInferenceError", "name not known in type inference: '", n->name, "' (in instruction '",
+                    insn.id, "')");
+    });
+}
+
+// Complex values do not silently lose their imaginary part (numpy warns, OpenCL cannot convert).
+void check_assignment(const KernelData& k, const Instruction& insn) {
+    if (insn.assignees.size() != 1) return;
+    const DType lhs = expr_type(k, insn.assignees[0]).dtype, rhs = expr_type(k, insn.expression).dtype;
+    user_assert(!is_complex(rhs) || is_complex(lhs), "TypeInferenceError", "instruction '", insn.id, "' assigns a ",
+                dtype_name(rhs), " value to '", insn.assignees[0]->name, "' of type ", dtype_name(lhs),
+                " (take real(), imag() or abs() of it)");
+}
+
+void check_instructions(const KernelData& k) {
+    for (const Instruction& insn : k.instructions) {
+        if (insn.kind != InsnKind::Assignment) continue;
+        for (const ExprPtr& a : insn.assignees) require_known_names(k, insn, a);
+        require_known_names(k, insn, insn.expression);
+        for (const ExprPtr& p : insn.predicates) {
+            require_known_names(k, insn, p);
+            expr_type(k, p);
+        }
+        check_assignment(k, insn);
     }
 }
 
@@ -181,6 +327,7 @@ Kernel infer_types(const Kernel& kernel, const std::map<std::string, DType>& giv
             for (const Variable& v : *vars)
                 user_assert(v.dtype != DType::Unknown, "TypeInferenceError", "could not determine the type of '",
                             v.name, "'", v.is_arg() ? " (pass it, or use lp.add_dtypes)" : "");
+        check_instructions(k);
     }
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
 }

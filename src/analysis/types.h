@@ -1,9 +1,18 @@
-// Type inference, with numpy's promotion rules as loopy applies them: literals are "weak" (an integer
-// literal with float32 gives float32), `/` on integers is true division (float64).
+// Type inference with numpy's promotion rules as loopy applies them:
+//  * integer literals are int32 (int64 when they do not fit); float literals float32 when float32 holds them
+//    exactly, float64 otherwise; `f`/`d` suffixes force float32/float64; `2j` is complex64 when exact, `jf`
+//    complex64;
+//  * two operand types combine as numpy's result_type, except int32 with float32, which gives float32;
+//  * in `+`, `-`, `*` (and the arguments of min/max and the math functions) an integer literal of magnitude
+//    below 1024 does not take part when another operand is not an integer (`2*a` is a's type);
+//  * `/` of two integers is true division (float64); `//` and `%` keep integers integer (a literal divisor
+//    takes the other operand's type); comparisons and logic give bool;
+//  * math functions of integers compute in float64; abs/real/imag of a complex give its real part type.
 #pragma once
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/kernel.h"
 
@@ -11,15 +20,38 @@ namespace loom {
 
 struct ExprType {
     DType dtype = DType::Unknown;
-    bool weak = false;  // an untyped literal (or arithmetic on literals only)
+    bool weak = false;  // an untyped literal: code generation prints it in the type it is used in
 };
 
-/// The type of `e` in kernel `k` (inames have the index dtype).
+/// The type of `e` in kernel `k` (inames have the index dtype); Unknown while a variable's type is.
+/// An unknown function, a wrong argument count or an operand type an operation does not accept is a
+/// TypeInferenceError (LoopyError for the argument count) naming it.
 ExprType expr_type(const KernelData& k, const ExprPtr& e);
+
+/// Two operand types combined (numpy's result_type, int32 with float32 giving float32).
+DType combine_types(DType a, DType b);
+
+/// The type a literal of value `v` gets when no suffix fixes it.
+DType int_literal_type(std::int64_t v);
+DType float_literal_type(double v);
+DType imag_literal_type(double v);
+
+/// The common type in which `operands` of a sum, product or comparison are computed (the small-literal
+/// rule above applied).
+DType operation_type(const KernelData& k, const std::vector<ExprPtr>& operands);
+
+/// A built-in function call's types: its arguments are converted to `args`, it returns `result`.
+struct CallTypes {
+    DType args = DType::Unknown;
+    DType result = DType::Unknown;
+};
+/// Unknown fields while an argument's type is unknown. `call` is a Call of a built-in function.
+CallTypes call_types(const KernelData& k, const ExprPtr& call);
 
 /// Returns `k` with the given dtypes applied to arguments whose dtype is unknown (unknown names are an
 /// error), domain parameters typed as the index dtype, and temporaries typed from their writes.
-/// With `require_all`, a variable whose type stays unknown is a TypeInferenceError naming it.
+/// With `require_all`, a variable whose type stays unknown is a TypeInferenceError naming it, and so is a
+/// name an instruction uses that is no variable, iname or substitution rule.
 Kernel infer_types(const Kernel& k, const std::map<std::string, DType>& given, bool require_all);
 
 }  // namespace loom

@@ -1,11 +1,15 @@
 #include "codegen/c_expr.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "analysis/types.h"
+#include "ir/domain.h"
+#include "isl/isl.h"
 #include "support/error.h"
 
 namespace loom {
@@ -26,8 +30,8 @@ CBinOp c_binop(BinOp op) {
         case BinOp::Add: return {"+", kAdd};
         case BinOp::Sub: return {"-", kAdd};
         case BinOp::Mul: return {"*", kMul};
-        case BinOp::Div: case BinOp::CDiv: return {"/", kMul};
-        case BinOp::CMod: return {"%", kMul};
+        case BinOp::Div: case BinOp::CDiv: case BinOp::FloorDiv: return {"/", kMul};
+        case BinOp::CMod: case BinOp::Mod: return {"%", kMul};
         case BinOp::Eq: return {"==", kEq};
         case BinOp::Ne: return {"!=", kEq};
         case BinOp::Lt: return {"<", kRel};
@@ -41,11 +45,36 @@ CBinOp c_binop(BinOp op) {
         case BinOp::BitXor: return {"^", kBitXor};
         case BinOp::Shl: return {"<<", kShift};
         case BinOp::Shr: return {">>", kShift};
-        default: return {"", 0};  // printed through helpers
+        case BinOp::Pow: break;
     }
+    return {"", 0};
 }
 
 bool is_floating(DType t) { return is_float(t) || is_complex(t); }
+
+std::string parenthesized_if(const std::string& s, int prec, int parent_prec, bool right_operand) {
+    return (prec < parent_prec || (right_operand && prec == parent_prec)) ? "(" + s + ")" : s;
+}
+
+// The type C's usual arithmetic conversions give a binary operation on `a` and `b` (OpenCL C's are the same).
+DType c_arithmetic_type(DType a, DType b) {
+    if (is_float(a) || is_float(b)) return (a == DType::Float64 || b == DType::Float64) ? DType::Float64 : DType::Float32;
+    const auto promoted = [](DType t) { return dtype_size(t) < 4 ? DType::Int32 : t; };
+    a = promoted(a);
+    b = promoted(b);
+    if (a == b) return a;
+    if (is_signed(a) == is_signed(b)) return dtype_size(a) >= dtype_size(b) ? a : b;
+    const DType s = is_signed(a) ? a : b, u = is_signed(a) ? b : a;
+    return dtype_size(u) >= dtype_size(s) ? u : s;
+}
+
+// Whether computing in C's type `c` gives the values of numpy's type `t`: the same type, or C's int for a
+// narrower integer (the store wraps the result the same way).
+bool computes_as(DType c, DType t) {
+    return c == t || (c == DType::Int32 && (t == DType::Bool || (is_integer(t) && dtype_size(t) < 4)));
+}
+
+std::string complex_prefix(DType t) { return t == DType::Complex64 ? "cfloat" : "cdouble"; }
 
 struct Term {
     std::int64_t coef;
@@ -73,6 +102,92 @@ void flatten_sum(const ExprPtr& e, std::int64_t scale, std::vector<Term>& out) {
     out.push_back({scale, e});
 }
 
+std::string join_args(const std::vector<std::string>& args) {
+    std::string out;
+    for (std::size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + args[i];
+    return out;
+}
+
+// pyopencl-complex's functions, emitted on demand. In the templates @T is the complex type, @R its real
+// type, @U the other complex type (for casts) and @P_ the prefix of its helpers ("cfloat_"); a helper a
+// template names is defined before it.
+struct ComplexFn {
+    std::string_view op, ret, params, body;
+};
+
+constexpr ComplexFn kComplexFns[] = {
+    {"new", "@T", "@R re, @R im", "return (@R2) (re, im);"},
+    {"fromreal", "@T", "@R a", "return @P_new(a, 0);"},
+    {"cast", "@T", "@U a", "return @P_new(a.x, a.y);"},
+    {"real", "@R", "@T a", "return a.x;"},
+    {"imag", "@R", "@T a", "return a.y;"},
+    {"abs", "@R", "@T a", "return hypot(a.x, a.y);"},
+    {"conj", "@T", "@T a", "return @P_new(a.x, -a.y);"},
+    {"neg", "@T", "@T a", "return @P_new(-a.x, -a.y);"},
+    {"eq", "int", "@T a, @T b", "return a.x == b.x && a.y == b.y;"},
+    {"add", "@T", "@T a, @T b", "return @P_new(a.x + b.x, a.y + b.y);"},
+    {"addr", "@T", "@T a, @R b", "return @P_new(a.x + b, a.y);"},
+    {"radd", "@T", "@R a, @T b", "return @P_new(a + b.x, b.y);"},
+    {"sub", "@T", "@T a, @T b", "return @P_new(a.x - b.x, a.y - b.y);"},
+    {"subr", "@T", "@T a, @R b", "return @P_new(a.x - b, a.y);"},
+    {"rsub", "@T", "@R a, @T b", "return @P_new(a - b.x, -b.y);"},
+    {"mul", "@T", "@T a, @T b", "return @P_new(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);"},
+    {"mulr", "@T", "@T a, @R b", "return @P_new(a.x * b, a.y * b);"},
+    {"rmul", "@T", "@R a, @T b", "return @P_new(a * b.x, a * b.y);"},
+    // Smith's algorithm: no overflow in |b|^2.
+    {"divide", "@T", "@T a, @T b",
+     "if (fabs(b.x) >= fabs(b.y))\n{\n  @R r = b.y / b.x;\n  @R d = b.x + b.y * r;\n"
+     "  return @P_new((a.x + a.y * r) / d, (a.y - a.x * r) / d);\n}\n"
+     "@R r = b.x / b.y;\n@R d = b.x * r + b.y;\nreturn @P_new((a.x * r + a.y) / d, (a.y * r - a.x) / d);"},
+    {"divider", "@T", "@T a, @R b", "return @P_new(a.x / b, a.y / b);"},
+    {"rdivide", "@T", "@R a, @T b", "return @P_divide(@P_fromreal(a), b);"},
+    {"exp", "@T", "@T a", "@R e = exp(a.x);\nreturn @P_new(e * cos(a.y), e * sin(a.y));"},
+    {"log", "@T", "@T a", "return @P_new(log(hypot(a.x, a.y)), atan2(a.y, a.x));"},
+    {"sqrt", "@T", "@T a",
+     "@R m = hypot(a.x, a.y);\nif (m == 0)\n  return @P_new(0, 0);\nif (a.x > 0)\n{\n"
+     "  @R t = sqrt((@R) 0.5 * (m + a.x));\n  return @P_new(t, (@R) 0.5 * a.y / t);\n}\n"
+     "@R t = sqrt((@R) 0.5 * (m - a.x));\nif (a.y < 0)\n  t = -t;\nreturn @P_new((@R) 0.5 * a.y / t, t);"},
+    {"sin", "@T", "@T a", "return @P_new(sin(a.x) * cosh(a.y), cos(a.x) * sinh(a.y));"},
+    {"cos", "@T", "@T a", "return @P_new(cos(a.x) * cosh(a.y), -sin(a.x) * sinh(a.y));"},
+    {"sinh", "@T", "@T a", "return @P_new(sinh(a.x) * cos(a.y), cosh(a.x) * sin(a.y));"},
+    {"cosh", "@T", "@T a", "return @P_new(cosh(a.x) * cos(a.y), sinh(a.x) * sin(a.y));"},
+    {"tan", "@T", "@T a", "return @P_divide(@P_sin(a), @P_cos(a));"},
+    {"tanh", "@T", "@T a", "return @P_divide(@P_sinh(a), @P_cosh(a));"},
+    {"pow", "@T", "@T a, @T b",
+     "if (a.x == 0 && a.y == 0)\n  return @P_new(b.x == 0 && b.y == 0 ? 1 : 0, 0);\n"
+     "return @P_exp(@P_mul(b, @P_log(a)));"},
+};
+
+const ComplexFn& complex_template(const std::string& op) {
+    for (const ComplexFn& f : kComplexFns)
+        if (f.op == op) return f;
+    internal_assert(false, "no complex helper '", op, "'");
+    return kComplexFns[0];
+}
+
+std::string replace_all(std::string s, std::string_view from, const std::string& to) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
+// The helpers a complex template uses (`@P_name(`).
+std::vector<std::string> complex_dependencies(std::string_view text) {
+    std::vector<std::string> out;
+    for (std::size_t at = text.find("@P_"); at != std::string_view::npos; at = text.find("@P_", at + 3)) {
+        const std::size_t end = text.find('(', at);
+        out.emplace_back(text.substr(at + 3, end - at - 3));
+    }
+    return out;
+}
+
+std::string indented(const std::string& body) {
+    std::string out;
+    std::istringstream lines(body);
+    for (std::string line; std::getline(lines, line);) out += "  " + line + "\n";
+    return out;
+}
+
 }  // namespace
 
 std::string float_literal(double v, DType t) {
@@ -87,27 +202,79 @@ std::string float_literal(double v, DType t) {
     return single ? s + "f" : s;
 }
 
-bool CExprPrinter::is_integer_expr(const ExprPtr& e) const {
-    const DType t = expr_type(k_, e).dtype;
-    return is_integer(t);
+void CExprPrinter::set_statement_inames(std::vector<std::string> inames) {
+    statement_inames_.clear();
+    for (std::string& i : inames)
+        if (is_iname(k_, i)) statement_inames_.push_back(std::move(i));
+    statement_domain_.reset();
+}
+
+// Whether isl proves `e` >= 0 on the statement's domain (under the assumptions); false where `e` is not affine
+// in inames and parameters.
+bool CExprPrinter::nonnegative(const ExprPtr& e) {
+    if (e->kind == ExprKind::IntLit) return e->ival >= 0;
+    try {
+        if (!statement_domain_) statement_domain_ = domain_of(k_, statement_inames_);
+        const std::optional<isl::pw_aff> value = isl_util::to_pw_aff(e, *statement_domain_);
+        return value && value->domain().is_subset(value->ge_set(value->scale(0)));
+    } catch (const isl::exception&) {
+        return false;
+    }
 }
 
 std::string CExprPrinter::print(const ExprPtr& e, DType want) { return print_prec(e, want, 0); }
 
 std::string CExprPrinter::print_prec(const ExprPtr& e, DType want, int parent_prec, bool right_operand) {
     int prec = kPrimary;
-    std::string s = print_node(e, want, prec);
-    if (prec < parent_prec || (right_operand && prec == parent_prec)) return "(" + s + ")";
-    return s;
+    const std::string s = print_node(e, want, prec);
+    return parenthesized_if(s, prec, parent_prec, right_operand);
 }
 
 std::string CExprPrinter::literal(const ExprPtr& e, DType want) const {
+    const DType w = real_part_type(want);
     if (e->kind == ExprKind::IntLit) {
-        if (is_floating(want)) return float_literal(static_cast<double>(e->ival), want);
+        if (is_float(w)) return float_literal(static_cast<double>(e->ival), w);
+        // The most negative int64 has no literal of its own in C.
+        if (e->ival == INT64_MIN) return "(-9223372036854775807 - 1)";
         return std::to_string(e->ival);
     }
-    const DType t = e->dtype != DType::Unknown ? e->dtype : is_floating(want) ? want : DType::Float64;
+    const DType t = e->dtype != DType::Unknown ? e->dtype : is_float(w) ? w : float_literal_type(e->fval);
     return float_literal(e->fval, t);
+}
+
+std::string CExprPrinter::imaginary_unit() const {
+    return (find_variable(k_, "I") || is_iname(k_, "I")) ? "_Complex_I" : "I";
+}
+
+std::string CExprPrinter::imag_literal(const ExprPtr& e, DType want, int& prec) {
+    const DType t = e->dtype != DType::Unknown ? e->dtype : is_complex(want) ? want : imag_literal_type(e->fval);
+    const DType r = real_part_type(t);
+    complex_types_.insert(t);
+    if (target_ == TargetKind::OpenCL)
+        return complex_fn("new", t) + "(" + float_literal(0, r) + ", " + float_literal(e->fval, r) + ")";
+    c_type(t, target_);  // complex support of the target
+    prec = kMul;
+    return float_literal(e->fval, r) + " * " + imaginary_unit();
+}
+
+std::string CExprPrinter::converted(const ExprPtr& e, DType to, int parent_prec, bool right_operand) {
+    const ExprType from = expr_type(k_, e);
+    // Untyped literals are printed in the wanted type directly.
+    if (from.dtype == to || to == DType::Unknown || from.weak) return print_prec(e, to, parent_prec, right_operand);
+    if (is_complex(to)) complex_types_.insert(to);
+    if (is_complex(to) && target_ == TargetKind::OpenCL)
+        return complex_fn(is_complex(from.dtype) ? "cast" : "fromreal", to) + "(" + print(e, to) + ")";
+    const std::string s = "(" + c_type(to, target_) + ") " + print_prec(e, DType::Unknown, kUnary);
+    return parenthesized_if(s, kUnary, parent_prec, right_operand);
+}
+
+bool CExprPrinter::needs_casts(const ExprPtr& a, const ExprPtr& b, DType t) {
+    const DType c = c_arithmetic_type(expr_type(k_, a).dtype, expr_type(k_, b).dtype);
+    return t != DType::Bool && !computes_as(c, t);
+}
+
+std::string CExprPrinter::operand(const ExprPtr& x, DType t, int parent_prec, bool right_operand, bool cast) {
+    return cast ? converted(x, t, parent_prec, right_operand) : print_prec(x, t, parent_prec, right_operand);
 }
 
 std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
@@ -118,7 +285,7 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
             if (s[0] == '-') prec = kUnary;
             return s;
         }
-        case ExprKind::ImagLit: user_error("LoopyError", "complex literals are not supported by this code generator yet");
+        case ExprKind::ImagLit: return imag_literal(e, want, prec);
         case ExprKind::Var: {
             if (const auto hw = hardware_text_.find(e->name); hw != hardware_text_.end()) return hw->second;
             const Variable* v = find_variable(k_, e->name);
@@ -126,54 +293,70 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
             return e->name;
         }
         case ExprKind::Subscript: return print_subscript(e);
-        case ExprKind::Call: return print_call(e, want);
+        case ExprKind::Call: return print_call(e, prec);
         case ExprKind::Binary: return print_binary(e, want, prec);
-        case ExprKind::Unary: {
-            prec = kUnary;
-            const std::string op = e->unop == "not" ? "!" : e->unop;
-            if (op == "-" && is_integer_expr(e)) return print_integer_sum(e, prec);
-            return op + print_prec(e->args[0], want, kUnary);
-        }
-        case ExprKind::If: {
-            prec = kCond;
-            const DType t = expr_type(k_, e).dtype;
-            const DType w = is_floating(t) ? t : want;
-            return print_prec(e->args[0], DType::Unknown, kOr) + " ? " + print_prec(e->args[1], w, kOr) + " : " +
-                   print_prec(e->args[2], w, kCond);
-        }
-        case ExprKind::Cast:
-            prec = kUnary;
-            return "(" + c_type(e->dtype, target_) + ") (" + print(e->args[0], e->dtype) + ")";
+        case ExprKind::Unary: return print_unary(e, want, prec);
+        case ExprKind::If: return print_if(e, prec);
+        case ExprKind::Cast: return print_cast(e, prec);
         case ExprKind::Reduction:
             user_error("LoopyError", "reduction '", to_string(e), "' must be realized before code generation");
     }
     return "";
 }
 
-std::string CExprPrinter::print_term(const ExprPtr& t, int parent_prec, bool right_operand) {
-    // A product of non-constants is where flattening stops: print it as it stands.
-    if (t->kind == ExprKind::Binary && t->op == BinOp::Mul) {
-        const std::string s = print_prec(t->args[0], DType::Unknown, kMul) + " * " +
-                              print_prec(t->args[1], DType::Unknown, kMul, true);
-        return (kMul < parent_prec || (right_operand && kMul == parent_prec)) ? "(" + s + ")" : s;
-    }
-    return print_prec(t, DType::Unknown, parent_prec, right_operand);
+std::string CExprPrinter::print_unary(const ExprPtr& e, DType want, int& prec) {
+    const DType t = expr_type(k_, e).dtype;
+    const ExprPtr& x = e->args[0];
+    prec = kUnary;
+    if (e->unop == "not") return "!" + print_prec(x, DType::Unknown, kUnary);
+    // numpy's ~ on a bool is logical negation; C's would turn true into -2.
+    if (e->unop == "~") return (t == DType::Bool ? "!" : "~") + print_prec(x, DType::Unknown, kUnary);
+    if (is_integer(t)) return print_integer_sum(e, t, prec);
+    if (is_floating(t)) return print_negation(x, t, prec, false);
+    return "-" + print_prec(x, want, kUnary);
 }
 
-std::string CExprPrinter::print_integer_sum(const ExprPtr& e, int& prec) {
+// `-x` in type `t` as loopy prints it, a product by -1 (`-1.0f * x`); a complex on OpenCL through `cfloat_neg`.
+std::string CExprPrinter::print_negation(const ExprPtr& x, DType t, int& prec, bool cast) {
+    if (is_complex(t) && target_ == TargetKind::OpenCL) {
+        prec = kPrimary;
+        return complex_fn("neg", t) + "(" + converted(x, t, 0) + ")";
+    }
+    if (x->kind == ExprKind::IntLit) return print_node(int_lit(-x->ival), t, prec);
+    if (x->kind == ExprKind::FloatLit) return print_node(float_lit(-x->fval, x->dtype), t, prec);
+    prec = kMul;
+    return float_literal(-1, real_part_type(t)) + " * " + operand(x, t, kMul, false, cast);
+}
+
+std::string CExprPrinter::print_term(const ExprPtr& term, DType sum_type, int parent_prec, bool right_operand) {
+    // A term of the other signedness is cast, so that C computes in the sum's (numpy's) type.
+    const DType tt = sum_type == DType::Unknown ? DType::Unknown : expr_type(k_, term).dtype;
+    if (is_integer(tt) && tt != sum_type && is_signed(tt) != is_signed(sum_type))
+        return parenthesized_if("(" + c_type(sum_type, target_) + ") " + print_prec(term, DType::Unknown, kUnary), kUnary,
+                                parent_prec, right_operand);
+    // A product of non-constants is where flattening stops: print it as it stands.
+    if (term->kind == ExprKind::Binary && term->op == BinOp::Mul) {
+        const std::string s = print_prec(term->args[0], DType::Unknown, kMul) + " * " +
+                              print_prec(term->args[1], DType::Unknown, kMul, true);
+        return parenthesized_if(s, kMul, parent_prec, right_operand);
+    }
+    return print_prec(term, DType::Unknown, parent_prec, right_operand);
+}
+
+std::string CExprPrinter::print_integer_sum(const ExprPtr& e, DType t, int& prec) {
     std::vector<Term> terms;
     flatten_sum(e, 1, terms);
     std::int64_t constant = 0;
-    for (const Term& t : terms)
-        if (!t.e) constant += t.coef;
+    for (const Term& term : terms)
+        if (!term.e) constant += term.coef;
     std::vector<std::string> parts;
     if (constant != 0) parts.push_back(std::to_string(constant));
-    for (const Term& t : terms) {
-        if (!t.e || t.coef == 0) continue;
-        if (t.coef == 1)
-            parts.push_back(print_term(t.e, kAdd + 1, false));
+    for (const Term& term : terms) {
+        if (!term.e || term.coef == 0) continue;
+        if (term.coef == 1)
+            parts.push_back(print_term(term.e, t, kAdd + 1, false));
         else
-            parts.push_back(std::to_string(t.coef) + " * " + print_term(t.e, kMul, true));
+            parts.push_back(std::to_string(term.coef) + " * " + print_term(term.e, t, kMul, true));
     }
     if (parts.empty()) return "0";
     if (parts.size() > 1) {
@@ -187,85 +370,207 @@ std::string CExprPrinter::print_integer_sum(const ExprPtr& e, int& prec) {
     return out;
 }
 
-std::string CExprPrinter::use_helper(const std::string& op, DType t) {
-    const std::string name = "loopy_" + op + "_" + dtype_name(t);
-    helpers_.emplace(name, std::make_pair(op, t));
-    return name;
-}
-
 std::string CExprPrinter::print_binary(const ExprPtr& e, DType want, int& prec) {
-    const ExprType t = expr_type(k_, e);
-    const bool arithmetic = e->op == BinOp::Add || e->op == BinOp::Sub || e->op == BinOp::Mul;
-    if (arithmetic && is_integer(t.dtype)) return print_integer_sum(e, prec);
-
-    // Operands take the operation's floating type (comparisons: the common type of both sides).
-    DType operand_want = DType::Unknown;
-    const bool comparison = e->op >= BinOp::Eq && e->op <= BinOp::Ge;
-    if (comparison) {
-        const ExprType a = expr_type(k_, e->args[0]), b = expr_type(k_, e->args[1]);
-        const DType common = promote(a.dtype, b.dtype);
-        if (is_floating(common)) operand_want = a.weak && !b.weak ? b.dtype : !a.weak && b.weak ? a.dtype : common;
-    } else if (is_floating(t.dtype)) {
-        operand_want = t.dtype;
-    }
-
-    const DType lhs_type = expr_type(k_, e->args[0]).dtype;
-    const DType rhs_type = expr_type(k_, e->args[1]).dtype;
-    const bool int_operands = is_integer(lhs_type) && is_integer(rhs_type);
+    const DType t = expr_type(k_, e).dtype;
     switch (e->op) {
-        case BinOp::FloorDiv:
-        case BinOp::Mod: {
-            const bool pos_b = e->args[1]->kind == ExprKind::IntLit && e->args[1]->ival > 0;
-            if (!int_operands && e->op == BinOp::FloorDiv) {
-                return "floor(" + print_prec(e->args[0], operand_want, kMul) + " / " +
-                       print_prec(e->args[1], operand_want, kMul, true) + ")";
-            }
-            const std::string op = std::string(e->op == BinOp::FloorDiv ? "floor_div" : "mod") + (pos_b && int_operands ? "_pos_b" : "");
-            const DType ht = int_operands ? t.dtype : operand_want;
-            return use_helper(op, ht) + "(" + print(e->args[0], operand_want) + ", " + print(e->args[1], operand_want) + ")";
+        case BinOp::And:
+        case BinOp::Or: {
+            const CBinOp c = c_binop(e->op);
+            prec = c.prec;
+            return print_prec(e->args[0], DType::Unknown, c.prec) + " " + c.text + " " +
+                   print_prec(e->args[1], DType::Unknown, c.prec, true);
         }
-        case BinOp::Pow:
-            if (int_operands) return use_helper("pow", t.dtype) + "(" + print(e->args[0]) + ", " + print(e->args[1]) + ")";
-            return "pow(" + print(e->args[0], operand_want) + ", " + print(e->args[1], operand_want) + ")";
-        case BinOp::Div:
-            if (int_operands) {
-                // True division of integers (numpy semantics): the quotient is floating.
-                prec = kMul;
-                const std::string ct = c_type(t.dtype, target_);
-                return "(" + ct + ") " + print_prec(e->args[0], DType::Unknown, kUnary) + " / (" + ct + ") " +
-                       print_prec(e->args[1], DType::Unknown, kUnary);
-            }
+        case BinOp::Eq: case BinOp::Ne: case BinOp::Lt: case BinOp::Le: case BinOp::Gt: case BinOp::Ge:
+            return print_comparison(e, prec);
+        case BinOp::FloorDiv:
+        case BinOp::Mod: return print_floor_div(e, prec);
+        case BinOp::Pow: return print_pow(e, prec);
+        case BinOp::Div: {
+            const DType ta = expr_type(k_, e->args[0]).dtype, tb = expr_type(k_, e->args[1]).dtype;
+            if (!is_floating(ta) && !is_floating(tb)) return print_true_division(e, want, prec);
+            break;
+        }
+        case BinOp::Add: case BinOp::Sub: case BinOp::Mul:
+            if (is_integer(t)) return print_integer_sum(e, t, prec);
             break;
         default: break;
     }
-    const CBinOp c = c_binop(e->op);
-    prec = c.prec;
-    return print_prec(e->args[0], operand_want, c.prec) + " " + c.text + " " +
-           print_prec(e->args[1], operand_want, c.prec, true);
+    if (is_complex(t)) return print_complex_arithmetic(e, t, prec);
+    return print_arithmetic(e, t, prec);
 }
 
-std::string CExprPrinter::print_call(const ExprPtr& e, DType want) {
-    const DType t = expr_type(k_, e).dtype;
-    const DType arg_want = is_floating(t) ? t : DType::Unknown;
-    std::vector<std::string> args;
-    for (const ExprPtr& a : e->args) args.push_back(print(a, arg_want));
-    std::string name = e->name;
-    const bool c_like = target_ != TargetKind::OpenCL;
-    if ((name == "min" || name == "max") && args.size() == 2) {
-        if (is_floating(t))
-            name = name == "min" ? "fmin" : "fmax";
-        else if (c_like)
-            return "(" + args[0] + (name == "min" ? " <= " : " >= ") + args[1] + " ? " + args[0] + " : " + args[1] + ")";
-    } else if (name == "abs" && is_floating(t)) {
-        name = "fabs";
-    } else if (name == "abs" && t == DType::Int64 && c_like) {
-        name = "llabs";
+// A real operation printed with C's operator; a floating subtraction as loopy prints it (`a + -1.0f * b`).
+std::string CExprPrinter::print_arithmetic(const ExprPtr& e, DType t, int& prec) {
+    const CBinOp c = c_binop(e->op);
+    const bool cast = needs_casts(e->args[0], e->args[1], t);
+    if (e->op == BinOp::Sub && is_float(t)) {
+        int neg_prec = kPrimary;
+        const std::string neg = print_negation(e->args[1], t, neg_prec, cast);
+        prec = kAdd;
+        return operand(e->args[0], t, kAdd, false, cast) + " + " + parenthesized_if(neg, neg_prec, kAdd, true);
     }
-    // C's <math.h> has separate float versions; OpenCL and CUDA overload.
-    if (target_ == TargetKind::C && t == DType::Float32 && name != "abs") name += "f";
-    std::string out = name + "(";
-    for (std::size_t i = 0; i < args.size(); ++i) out += (i ? ", " : "") + args[i];
-    return out + ")";
+    prec = c.prec;
+    return operand(e->args[0], t, c.prec, false, cast) + " " + c.text + " " + operand(e->args[1], t, c.prec, true, cast);
+}
+
+std::string CExprPrinter::print_comparison(const ExprPtr& e, int& prec) {
+    const DType t = operation_type(k_, e->args);
+    if (is_complex(t) && target_ == TargetKind::OpenCL) {
+        const std::string eq =
+            complex_fn("eq", t) + "(" + converted(e->args[0], t, 0) + ", " + converted(e->args[1], t, 0) + ")";
+        if (e->op == BinOp::Eq) return eq;
+        prec = kUnary;
+        return "!" + eq;
+    }
+    const CBinOp c = c_binop(e->op);
+    prec = c.prec;
+    const bool cast = is_complex(t) || needs_casts(e->args[0], e->args[1], t);
+    return operand(e->args[0], t, c.prec, false, cast) + " " + c.text + " " + operand(e->args[1], t, c.prec, true, cast);
+}
+
+// True division of integers (numpy semantics): both sides converted to the floating type wanted (loopy's
+// type context), float64 by default.
+std::string CExprPrinter::print_true_division(const ExprPtr& e, DType want, int& prec) {
+    const DType ft = is_float(want) ? want : DType::Float64;
+    const std::string ct = "(" + c_type(ft, target_) + ") ";
+    prec = kMul;
+    return ct + print_prec(e->args[0], DType::Unknown, kUnary) + " / " + ct + print_prec(e->args[1], DType::Unknown, kUnary);
+}
+
+std::string CExprPrinter::print_floor_div(const ExprPtr& e, int& prec) {
+    const DType t = expr_type(k_, e).dtype;
+    const ExprPtr &a = e->args[0], &b = e->args[1];
+    const bool floor_div = e->op == BinOp::FloorDiv;
+    if (is_float(t)) {
+        if (floor_div) return math_name("floor", t) + "(" + converted(a, t, kMul) + " / " + converted(b, t, kMul, true) + ")";
+        return integer_helper("mod", t) + "(" + converted(a, t, 0) + ", " + converted(b, t, 0) + ")";
+    }
+    const auto known_nonnegative = [&](const ExprPtr& x) {
+        const DType tx = expr_type(k_, x).dtype;
+        return (is_integer(tx) && !is_signed(tx)) || tx == DType::Bool || nonnegative(x);
+    };
+    const std::string base = floor_div ? "floor_div" : "mod";
+    if (known_nonnegative(b)) {
+        if (known_nonnegative(a)) {
+            prec = kMul;
+            return print_prec(a, t, kMul) + (floor_div ? " / " : " % ") + print_prec(b, t, kMul, true);
+        }
+        return integer_helper(base + "_pos_b", t) + "(" + print(a, t) + ", " + print(b, t) + ")";
+    }
+    return integer_helper(base, t) + "(" + print(a, t) + ", " + print(b, t) + ")";
+}
+
+std::string CExprPrinter::print_pow(const ExprPtr& e, int& prec) {
+    const DType t = expr_type(k_, e).dtype;
+    const ExprPtr &base = e->args[0], &exponent = e->args[1];
+    const DType te = expr_type(k_, exponent).dtype;
+    if (is_complex(t)) return print_complex_call(call("pow", {base, exponent}), t);
+    // Small constant exponents need no call, as loopy prints them.
+    if (exponent->kind == ExprKind::IntLit && exponent->ival >= 0 && exponent->ival <= 2) {
+        if (exponent->ival == 0) return literal(int_lit(1), t);
+        if (exponent->ival == 1) return print_node(base, t, prec);
+        return print_node(binary(BinOp::Mul, base, base), t, prec);
+    }
+    if (is_integer(te) || te == DType::Bool)
+        return pow_helper(t, te) + "(" + converted(base, t, 0) + ", " + print(exponent) + ")";
+    return math_name("pow", t) + "(" + converted(base, t, 0) + ", " + converted(exponent, t, 0) + ")";
+}
+
+// Complex + - * /: C99's operators on the C target (after bringing complex operands to the result's
+// precision), pyopencl-complex's functions on OpenCL, chosen by which operands are complex (`cfloat_mulr`).
+std::string CExprPrinter::print_complex_arithmetic(const ExprPtr& e, DType t, int& prec) {
+    const ExprPtr &a = e->args[0], &b = e->args[1];
+    const bool ca = is_complex(expr_type(k_, a).dtype), cb = is_complex(expr_type(k_, b).dtype);
+    const DType r = real_part_type(t);
+    complex_types_.insert(t);
+    if (target_ != TargetKind::OpenCL) {
+        const CBinOp c = c_binop(e->op);
+        user_assert(c.prec == kAdd || c.prec == kMul, "TypeInferenceError", "operator '", binop_text(e->op),
+                    "' does not accept complex operands, in '", to_string(e), "'");
+        prec = c.prec;
+        return (ca ? converted(a, t, c.prec) : print_prec(a, r, c.prec)) + " " + c.text + " " +
+               (cb ? converted(b, t, c.prec, true) : print_prec(b, r, c.prec, true));
+    }
+    std::string op;
+    switch (e->op) {
+        case BinOp::Add: op = "add"; break;
+        case BinOp::Sub: op = "sub"; break;
+        case BinOp::Mul: op = "mul"; break;
+        case BinOp::Div: op = "divide"; break;
+        default:
+            user_error("TypeInferenceError", "operator '", binop_text(e->op), "' does not accept complex operands, in '",
+                       to_string(e), "'");
+    }
+    const std::string name = !ca ? "r" + op : !cb ? (op == "divide" ? "divider" : op + "r") : op;
+    return complex_fn(name, t) + "(" + (ca ? converted(a, t, 0) : print(a, r)) + ", " + (cb ? converted(b, t, 0) : print(b, r)) + ")";
+}
+
+std::string CExprPrinter::print_if(const ExprPtr& e, int& prec) {
+    prec = kCond;
+    const DType t = expr_type(k_, e).dtype;
+    const std::string cond = print_prec(e->args[0], DType::Unknown, kOr) + " ? ";
+    const bool cast = is_complex(t) || needs_casts(e->args[1], e->args[2], t);
+    return cond + operand(e->args[1], t, kOr, false, cast) + " : " + operand(e->args[2], t, kCond, false, cast);
+}
+
+std::string CExprPrinter::print_cast(const ExprPtr& e, int& prec) {
+    const DType from = expr_type(k_, e->args[0]).dtype;
+    if (is_complex(e->dtype) && target_ == TargetKind::OpenCL) {
+        if (from == e->dtype) return print_node(e->args[0], e->dtype, prec);
+        return converted(e->args[0], e->dtype, 0);
+    }
+    prec = kUnary;
+    return "(" + c_type(e->dtype, target_) + ") (" + print(e->args[0], e->dtype) + ")";
+}
+
+std::string CExprPrinter::math_name(const std::string& f, DType t) const {
+    // C's <math.h> has separate float versions; OpenCL overloads. CUDA has both spellings.
+    return target_ != TargetKind::OpenCL && t == DType::Float32 ? f + "f" : f;
+}
+
+std::string CExprPrinter::print_call(const ExprPtr& e, int& prec) {
+    const CallTypes ct = call_types(k_, e);
+    user_assert(ct.args != DType::Unknown, "TypeInferenceError", "the argument types of '", to_string(e),
+                "' are unknown");
+    if (is_complex(ct.args)) return print_complex_call(e, ct.args);
+    return print_real_call(e, ct.args, prec);
+}
+
+std::string CExprPrinter::print_real_call(const ExprPtr& e, DType t, int& prec) {
+    const std::string& f = e->name;
+    const bool c_like = target_ != TargetKind::OpenCL;
+    if (f == "real" || f == "conj") return print_node(e->args[0], t, prec);
+    if (f == "imag") return literal(int_lit(0), t);
+    std::vector<std::string> args;
+    for (const ExprPtr& a : e->args) args.push_back(converted(a, t, 0));
+    const std::string list = "(" + join_args(args) + ")";
+    if (f == "abs" && is_integer(t) && is_signed(t)) {
+        if (c_like) return (t == DType::Int64 ? "llabs" : "abs") + list;
+        // OpenCL's abs returns the unsigned type; numpy keeps the signed one.
+        prec = kUnary;
+        return "(" + c_type(t, target_) + ") abs" + list;
+    }
+    if (f == "abs" && !is_float(t)) return print_node(e->args[0], t, prec);  // unsigned or bool
+    if (f == "abs") return math_name("fabs", t) + list;
+    if ((f == "min" || f == "max") && !is_float(t)) return (c_like ? min_max_helper(f, t) : f) + list;
+    if (f == "min" || f == "max") return math_name("f" + f, t) + list;
+    if (f == "rsqrt" && target_ == TargetKind::C) {
+        prec = kMul;
+        return float_literal(1, t) + " / " + math_name("sqrt", t) + list;
+    }
+    return math_name(f, t) + list;
+}
+
+std::string CExprPrinter::print_complex_call(const ExprPtr& e, DType t) {
+    complex_types_.insert(t);
+    std::vector<std::string> args;
+    for (const ExprPtr& a : e->args) args.push_back(converted(a, t, 0));
+    const std::string list = "(" + join_args(args) + ")";
+    if (target_ == TargetKind::OpenCL) return complex_fn(e->name, t) + list;
+    c_type(t, target_);  // complex support of the target
+    const std::string suffix = t == DType::Complex64 ? "f" : "";
+    if (e->name == "conj") return "conj" + suffix + list;
+    return "c" + e->name + suffix + list;
 }
 
 std::string CExprPrinter::print_subscript(const ExprPtr& e) {
@@ -280,37 +585,101 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
         flat = flat ? binary(BinOp::Add, flat, term) : term;
     }
     int prec = kPrimary;
-    return e->name + "[" + (flat ? print_integer_sum(flat, prec) : "0") + "]";
+    return e->name + "[" + (flat ? print_integer_sum(flat, DType::Unknown, prec) : "0") + "]";
 }
 
 std::string CExprPrinter::assignment(const ExprPtr& lhs, const ExprPtr& rhs) {
     const DType lt = expr_type(k_, lhs).dtype;
-    const DType rt = expr_type(k_, rhs).dtype;
-    std::string value = print(rhs, lt);
-    if (rt != lt) value = "(" + c_type(lt, target_) + ") (" + value + ")";
+    const ExprType rt = expr_type(k_, rhs);
+    std::string value;
+    if (is_complex(lt) && target_ == TargetKind::OpenCL) {
+        value = converted(rhs, lt, 0);
+    } else {
+        value = print(rhs, lt);
+        // An untyped literal is printed in the left-hand side's type: no cast, except for an integer one
+        // becoming floating (loopy's `(float) (0.0f)`).
+        const bool printed_as_lhs = rt.weak && is_floating(rt.dtype) == is_floating(lt);
+        if (rt.dtype != lt && !printed_as_lhs) value = "(" + c_type(lt, target_) + ") (" + value + ")";
+    }
     return print(lhs) + " = " + value + ";";
 }
 
+// --- Helper functions
+
+std::string CExprPrinter::define(const std::string& name, const std::string& ret, const std::string& params,
+                                 const std::string& body) {
+    const bool known = std::any_of(helpers_.begin(), helpers_.end(), [&](const auto& h) { return h.first == name; });
+    if (known) return name;
+    const std::string qualifier = target_ == TargetKind::CUDA ? "inline __device__" : "static inline";
+    helpers_.emplace_back(name, qualifier + " " + ret + " " + name + "(" + params + ")\n{\n" + indented(body) + "}\n");
+    return name;
+}
+
+// Python's floor division and modulo (loopy's loopy_floor_div_int32, ...); `_pos_b` variants for a divisor
+// known to be positive. The float modulo takes fmod's remainder to the divisor's sign.
+std::string CExprPrinter::integer_helper(const std::string& op, DType t) {
+    const std::string ct = c_type(t, target_);
+    std::string body;
+    if (op == "floor_div")
+        body = "if ((a < 0) != (b < 0))\n  a = a - (b + (b < 0) - (b >= 0));\nreturn a / b;";
+    else if (op == "floor_div_pos_b")
+        body = "if (a < 0)\n  a = a - (b - 1);\nreturn a / b;";
+    else if (op == "mod" && is_float(t))
+        body = ct + " r = " + math_name("fmod", t) + "(a, b);\nif (r != 0 && ((r < 0) != (b < 0)))\n  r = r + b;\nreturn r;";
+    else if (op == "mod")
+        body = ct + " r = a % b;\nif (r < 0 && b > 0)\n  r = r + b;\nif (r > 0 && b < 0)\n  r = r + b;\nreturn r;";
+    else
+        body = ct + " r = a % b;\nif (r < 0)\n  r = r + b;\nreturn r;";
+    return define("loopy_" + op + "_" + dtype_name(t), ct, ct + " a, " + ct + " b", body);
+}
+
+// x**n by squaring (loopy's loopy_pow_<base>_<exponent>); a negative n inverts x first.
+std::string CExprPrinter::pow_helper(DType base, DType exponent) {
+    const std::string bt = c_type(base, target_), et = c_type(exponent, target_);
+    const std::string invert = is_signed(exponent) ? "if (n < 0)\n{\n  x = 1.0 / x;\n  n = -n;\n}\n" : "";
+    return define("loopy_pow_" + dtype_name(base) + "_" + dtype_name(exponent), bt, bt + " x, " + et + " n",
+                  "if (n == 0)\n  return 1;\n" + invert + bt +
+                      " y = 1;\nwhile (n > 1)\n{\n  if (n % 2)\n    y = x * y;\n  x = x * x;\n  n = n / 2;\n}\nreturn x * y;");
+}
+
+// Integer min/max on targets whose library has only floating fmin/fmax.
+std::string CExprPrinter::min_max_helper(const std::string& f, DType t) {
+    const std::string ct = c_type(t, target_);
+    return define("lpy_" + f + "_" + dtype_name(t), ct, ct + " a, " + ct + " b",
+                  std::string("return a ") + (f == "min" ? "<" : ">") + " b ? a : b;");
+}
+
+std::string CExprPrinter::complex_fn(const std::string& op, DType t) {
+    const ComplexFn& f = complex_template(op);
+    const std::string prefix = complex_prefix(t);
+    const std::string name = prefix + "_" + op;
+    complex_types_.insert(t);
+    const DType other = t == DType::Complex64 ? DType::Complex128 : DType::Complex64;
+    if (op == "cast") complex_types_.insert(other);
+    for (const std::string& dep : complex_dependencies(std::string(f.params) + std::string(f.body)))
+        complex_fn(dep, t);
+    const auto fill = [&](std::string_view text) {
+        std::string s = replace_all(std::string(text), "@P_", prefix + "_");
+        s = replace_all(s, "@T", prefix + "_t");
+        s = replace_all(s, "@U", complex_prefix(other) + "_t");
+        return replace_all(s, "@R", c_type(real_part_type(t), target_));
+    };
+    return define(name, fill(f.ret), fill(f.params), fill(f.body));
+}
+
 std::string CExprPrinter::helper_definitions() const {
+    std::set<DType> complex = complex_types_;
+    for (const std::vector<Variable>* vars : {&k_.args, &k_.temporaries})
+        for (const Variable& v : *vars)
+            if (is_complex(v.dtype)) complex.insert(v.dtype);
     std::ostringstream os;
-    for (const auto& [name, spec] : helpers_) {
-        const auto& [op, t] = spec;
-        const std::string ct = c_type(t, target_);
-        os << "static inline " << ct << " " << name << "(" << ct << " a, " << ct << " b)\n{\n";
-        if (op == "floor_div_pos_b")
-            os << "  if (a < 0)\n    a = a + 1 - b;\n  return a / b;\n";
-        else if (op == "floor_div")
-            os << "  " << ct << " q = a / b;\n  if (a % b != 0 && ((a < 0) != (b < 0)))\n    q = q - 1;\n  return q;\n";
-        else if (op == "mod_pos_b")
-            os << "  " << ct << " r = a % b;\n  return r < 0 ? r + b : r;\n";
-        else if (op == "mod" && is_integer(t))
-            os << "  " << ct << " r = a % b;\n  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;\n";
-        else if (op == "mod")
-            os << "  return a - b * floor(a / b);\n";
-        else if (op == "pow")
-            os << "  " << ct << " r = 1;\n  for (; b > 0; --b)\n    r = r * a;\n  return r;\n";
-        os << "}\n\n";
+    if (!complex.empty() && target_ == TargetKind::C) os << "#include <complex.h>\n\n";
+    if (!complex.empty() && target_ == TargetKind::OpenCL) {
+        for (DType t : complex)
+            os << "typedef " << (t == DType::Complex64 ? "float2 " : "double2 ") << complex_prefix(t) << "_t;\n";
+        os << "\n";
     }
+    for (const auto& [name, text] : helpers_) os << text << "\n";
     return os.str();
 }
 

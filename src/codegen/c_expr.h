@@ -1,11 +1,23 @@
 // Printing expressions as C-family source, in loopy's style: integer (index) arithmetic is flattened into a
 // sum with the constant first (`-1 + n`, `n * j + i`), literals take the floating type of the operation they
 // appear in (`2.0f * a[i]`), subscripts become flat offsets from the array's strides.
+//
+// Semantics: arithmetic is C's, with casts where C's usual conversions would compute in another type than
+// numpy's promotion (uint32 with int32, int64 with float32). `//` and `%` follow Python (floor division,
+// remainder with the divisor's sign) through helper functions, and are C's `/` and `%` where isl proves both
+// operands non-negative over the statement's domain. `**` with an integer exponent uses an exponentiation
+// helper. Complex numbers are C99 `_Complex` on the C target and pyopencl-style `cfloat_t`/`cdouble_t` with
+// helper functions (`cfloat_mul`, `cfloat_divide`, ...) on OpenCL.
 #pragma once
 
+#include <isl/cpp.h>
+
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "codegen/target.h"
 #include "ir/kernel.h"
@@ -16,31 +28,61 @@ class CExprPrinter {
 public:
     CExprPrinter(const KernelData& k, TargetKind target) : k_(k), target_(target) {}
 
-    /// `want`: the type the value is wanted in (literals are printed in it); Unknown: their own type.
+    /// `want`: the type the value is wanted in (untyped literals are printed in it); Unknown: their own type.
     std::string print(const ExprPtr& e, DType want = DType::Unknown);
-    /// An assignment statement (without the trailing newline), casting when the types differ.
+    /// An assignment statement (without the trailing newline), converting when the types differ.
     std::string assignment(const ExprPtr& lhs, const ExprPtr& rhs);
     /// Prints iname `iname` as `text` (the work-item id that implements it).
     void set_hardware_text(const std::string& iname, const std::string& text) { hardware_text_[iname] = text; }
-    /// Helper functions (floor division, ...) that printed code uses, as C definitions.
+    /// The inames of the statement printed next: `//` and `%` are proven non-negative over their domain.
+    void set_statement_inames(std::vector<std::string> inames);
+    /// Type definitions and helper functions (floor division, complex arithmetic, ...) that the printed code
+    /// uses, as C definitions in dependency order.
     std::string helper_definitions() const;
 
 private:
     std::string print_prec(const ExprPtr& e, DType want, int parent_prec, bool right_operand = false);
     std::string print_node(const ExprPtr& e, DType want, int& prec);
     std::string print_binary(const ExprPtr& e, DType want, int& prec);
-    std::string print_integer_sum(const ExprPtr& e, int& prec);
-    std::string print_term(const ExprPtr& t, int parent_prec, bool right_operand);
-    std::string print_call(const ExprPtr& e, DType want);
+    std::string print_arithmetic(const ExprPtr& e, DType t, int& prec);
+    std::string print_comparison(const ExprPtr& e, int& prec);
+    std::string print_true_division(const ExprPtr& e, DType want, int& prec);
+    std::string print_floor_div(const ExprPtr& e, int& prec);
+    std::string print_pow(const ExprPtr& e, int& prec);
+    std::string print_complex_arithmetic(const ExprPtr& e, DType t, int& prec);
+    std::string print_negation(const ExprPtr& x, DType t, int& prec, bool cast);
+    std::string print_unary(const ExprPtr& e, DType want, int& prec);
+    std::string print_if(const ExprPtr& e, int& prec);
+    std::string print_cast(const ExprPtr& e, int& prec);
+    std::string print_integer_sum(const ExprPtr& e, DType t, int& prec);
+    std::string print_term(const ExprPtr& term, DType sum_type, int parent_prec, bool right_operand);
+    std::string print_call(const ExprPtr& e, int& prec);
+    std::string print_real_call(const ExprPtr& e, DType arg_type, int& prec);
+    std::string print_complex_call(const ExprPtr& e, DType t);
     std::string print_subscript(const ExprPtr& e);
     std::string literal(const ExprPtr& e, DType want) const;
-    std::string use_helper(const std::string& op, DType t);
-    bool is_integer_expr(const ExprPtr& e) const;
+    std::string imag_literal(const ExprPtr& e, DType want, int& prec);
+    std::string converted(const ExprPtr& e, DType to, int parent_prec, bool right_operand = false);
+    bool needs_casts(const ExprPtr& a, const ExprPtr& b, DType t);
+    std::string operand(const ExprPtr& x, DType t, int parent_prec, bool right_operand, bool cast);
+    std::string math_name(const std::string& f, DType t) const;
+    std::string imaginary_unit() const;
+    bool nonnegative(const ExprPtr& e);
+
+    std::string define(const std::string& name, const std::string& ret, const std::string& params,
+                       const std::string& body);
+    std::string integer_helper(const std::string& op, DType t);
+    std::string pow_helper(DType base, DType exponent);
+    std::string min_max_helper(const std::string& f, DType t);
+    std::string complex_fn(const std::string& op, DType t);
 
     const KernelData& k_;
     TargetKind target_;
-    std::map<std::string, std::pair<std::string, DType>> helpers_;  // name -> (operation, type)
-    std::map<std::string, std::string> hardware_text_;               // iname -> "gid(0)", "lid(1)", ...
+    std::vector<std::pair<std::string, std::string>> helpers_;  // (name, definition), dependencies first
+    std::set<DType> complex_types_;                             // used by printed expressions
+    std::map<std::string, std::string> hardware_text_;          // iname -> "gid(0)", "lid(1)", ...
+    std::vector<std::string> statement_inames_;
+    std::optional<isl::set> statement_domain_;  // computed when a `//` or `%` first needs it
 };
 
 /// Formats a floating-point number as a C literal of type `t` (shortest round-trip digits, ".0" when

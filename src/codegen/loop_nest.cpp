@@ -2,6 +2,8 @@
 
 #include <isl/union_map.h>
 
+#include <set>
+
 #include "ir/domain.h"
 #include "isl/isl.h"
 #include "schedule/linearize.h"
@@ -147,10 +149,16 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
 }  // namespace
 
 std::vector<std::string> hardware_inames(const KernelData& k) {
+    // Of a linearized kernel, only those its instructions run in: a device kernel's grid covers its own.
+    std::set<std::string> used;
+    for (const LinearItem& it : k.linearization)
+        if (it.kind == LinearItem::Kind::RunInstruction)
+            for (const std::string& i : find_instruction(k, it.name)->within_inames) used.insert(i);
     std::vector<std::string> out;
     for (const std::string& i : all_inames(k)) {
         const auto it = k.iname_tags.find(i);
-        if (it != k.iname_tags.end() && is_hardware_tag(it->second)) out.push_back(i);
+        if (it != k.iname_tags.end() && is_hardware_tag(it->second) && (!k.linearized || used.count(i)))
+            out.push_back(i);
     }
     return out;
 }

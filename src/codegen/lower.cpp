@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <sstream>
 
 #include "analysis/types.h"
@@ -10,7 +11,9 @@
 #include "analysis/address_space.h"
 #include "schedule/barriers.h"
 #include "schedule/grid_loops.h"
+#include "schedule/kernel_split.h"
 #include "schedule/linearize.h"
+#include "ir/access.h"
 #include "ir/domain.h"
 #include "isl/isl.h"
 #include "support/error.h"
@@ -29,14 +32,38 @@ void debug_dump(const char* stage, const Kernel& k) {
     if (enabled) std::cerr << "=== after " << stage << " ===\n" << to_listing(k) << "\n";
 }
 
-std::vector<KernelParam> kernel_params(const KernelData& k) {
+// Names the instructions of a device kernel read and write.
+struct Uses {
+    std::set<std::string> read, written;
+    bool any(const std::string& n) const { return read.count(n) || written.count(n); }
+};
+
+Uses uses_of(const KernelData& part) {
+    Uses u;
+    for (const LinearItem& it : part.linearization) {
+        if (it.kind != LinearItem::Kind::RunInstruction) continue;
+        const Instruction& insn = *find_instruction(part, it.name);
+        for (const std::string& n : read_names(insn)) u.read.insert(n);
+        for (const std::string& n : written_names(insn)) u.written.insert(n);
+    }
+    return u;
+}
+
+// The device kernel's parameters: the arrays it touches, every value argument, and the global
+// temporaries it touches (allocated by the caller), in that order.
+std::vector<KernelParam> kernel_params(const KernelData& part, const Uses& u) {
     std::vector<KernelParam> out;
-    for (const Variable& v : k.args)
-        out.push_back({v.name, v.dtype, v.kind != VarKind::ValueArg, v.is_output.value_or(false)});
+    for (const Variable& v : part.args)
+        if (v.kind == VarKind::ValueArg || u.any(v.name))
+            out.push_back({v.name, v.dtype, v.kind != VarKind::ValueArg, u.written.count(v.name) != 0});
+    for (const Variable& t : part.temporaries)
+        if (t.address_space == AddressSpace::Global && u.any(t.name))
+            out.push_back({t.name, t.dtype, true, u.written.count(t.name) != 0});
     return out;
 }
 
-std::string param_decl(const KernelParam& p, const Variable& v, TargetKind t) {
+std::string param_decl(const KernelParam& p, const KernelData& k, TargetKind t) {
+    const Variable& v = *find_variable(k, p.name);
     const std::string ct = c_type(p.dtype, t);
     if (!p.is_pointer) return ct + " const " + p.name;
     std::string space;
@@ -54,7 +81,7 @@ std::string work_group_size(const DeviceKernel& dk) {
 std::string signature(const KernelData& k, const DeviceKernel& dk, TargetKind t) {
     std::string params;
     for (std::size_t i = 0; i < dk.params.size(); ++i)
-        params += (i ? ", " : "") + param_decl(dk.params[i], k.args[i], t);
+        params += (i ? ", " : "") + param_decl(dk.params[i], k, t);
     switch (t) {
         case TargetKind::OpenCL:
             return "__kernel void __attribute__ ((reqd_work_group_size(" + work_group_size(dk) + "))) " + dk.name + "(" +
@@ -84,23 +111,23 @@ std::string hardware_text(const std::string& tag, TargetKind t) {
 
 class BodyEmitter {
 public:
-    BodyEmitter(const KernelData& k, const LoopNest& nest, TargetKind t) : k_(k), nest_(nest), printer_(k, t), target_(t) {
-        if (t == TargetKind::C) return;
-        for (const std::string& h : hardware_inames(k)) printer_.set_hardware_text(h, hardware_text(k.iname_tags.at(h), t));
-    }
+    BodyEmitter(const KernelData& k, const LoopNest& nest, const Uses& uses, CExprPrinter& printer, TargetKind t)
+        : k_(k), nest_(nest), uses_(uses), printer_(printer), target_(t) {}
 
     std::string emit() {
         declare_temporaries();
         block(nest_.root, 1);
         return os_.str();
     }
-    std::string helpers() const { return printer_.helper_definitions(); }
 
 private:
     static std::string indent(int n) { return std::string(2 * static_cast<std::size_t>(n), ' '); }
 
     void declare_temporaries() {
+        bool any = false;
         for (const Variable& t : k_.temporaries) {
+            if (t.address_space == AddressSpace::Global || !uses_.any(t.name)) continue;
+            any = true;
             os_ << indent(1) << address_space_qualifier(t) << c_type(t.dtype, target_) << " " << t.name;
             if (t.is_array) {
                 ExprPtr size = int_lit(1);
@@ -109,6 +136,7 @@ private:
             }
             os_ << ";\n";
         }
+        if (any) os_ << "\n";
     }
 
     std::string address_space_qualifier(const Variable& t) const {
@@ -195,6 +223,7 @@ private:
         if (insn.kind != InsnKind::Assignment) return;
         user_assert(insn.assignees.size() == 1, "LoopyError", "instruction '", insn.id,
                     "' assigns several values; only reductions may do that");
+        printer_.set_statement_inames({insn.within_inames.begin(), insn.within_inames.end()});
         std::string text = printer_.assignment(inst(insn.assignees[0]), inst(insn.expression));
         if (!insn.predicates.empty()) {
             ExprPtr cond;
@@ -223,7 +252,8 @@ private:
 
     const KernelData& k_;
     const LoopNest& nest_;
-    CExprPrinter printer_;
+    const Uses& uses_;
+    CExprPrinter& printer_;
     TargetKind target_;
     std::ostringstream os_;
     bool in_parallel_region_ = false;
@@ -292,42 +322,54 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
 }  // namespace
 
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
+    // Substitution rules are macros: expanded first, so that everything after sees plain expressions.
     // Reductions are realized once the argument types are known (max/min's neutral element and the
     // accumulators' types depend on them); the accumulators are typed by the second inference.
-    Kernel typed = infer_types(k, dtypes, false);
+    Kernel typed = infer_types(expand_subst(k), dtypes, false);
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
     typed = resolve_address_spaces(typed);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
-    Kernel linear = k->linearized ? typed : insert_barriers(linearize(typed));
+    Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
     debug_dump("linearization", linear);
-    if (target == TargetKind::C) {
-        linear = grid_as_loops(linear);
-        debug_dump("grid as loops", linear);
-    }
     return linear;
 }
 
-GeneratedCode generate_code(const Kernel& kernel, TargetKind target, const std::map<std::string, DType>& dtypes) {
-    const Kernel k = preprocess_kernel(kernel, target, dtypes);
-    const LoopNest nest = build_loop_nest(*k, target != TargetKind::C);
-
-    DeviceKernel dk;
-    dk.name = k->name;
-    dk.params = kernel_params(*k);
-    set_grid(*k, dk);
-
-    BodyEmitter emitter(*k, nest, target);
-    const std::string body = emitter.emit();
-    const std::string sig = signature(*k, dk, target);
-
+GeneratedCode emit_code(const Kernel& k, TargetKind target) {
+    CExprPrinter printer(*k, target);
+    if (target != TargetKind::C)
+        for (const std::string& h : hardware_inames(*k))
+            printer.set_hardware_text(h, hardware_text(k->iname_tags.at(h), target));
     GeneratedCode out;
-    out.device_code = preamble(*k, target) + emitter.helpers() + sig + "\n{\n" + body + "}\n";
-    out.header = sig + ";";
-    out.kernels.push_back(std::move(dk));
+    std::string kernels_text;
+    for (const DeviceSegment& seg : device_segments(*k)) {
+        KernelData part = k.copy();
+        part.name = seg.name;
+        part.linearization = seg.items;
+        // The C target runs the grid as loops, per device kernel.
+        if (target == TargetKind::C) part = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(part)))).copy();
+        const Uses uses = uses_of(part);
+        const LoopNest nest = build_loop_nest(part, target != TargetKind::C);
+        DeviceKernel dk;
+        dk.name = seg.name;
+        dk.params = kernel_params(part, uses);
+        set_grid(part, dk);
+        CExprPrinter& p = printer;
+        BodyEmitter emitter(part, nest, uses, p, target);
+        const std::string body = emitter.emit();
+        const std::string sig = signature(part, dk, target);
+        kernels_text += (kernels_text.empty() ? "" : "\n") + sig + "\n{\n" + body + "}\n";
+        out.header += (out.header.empty() ? "" : "\n") + sig + ";";
+        out.kernels.push_back(std::move(dk));
+    }
+    out.device_code = preamble(*k, target) + printer.helper_definitions() + kernels_text;
     return out;
+}
+
+GeneratedCode generate_code(const Kernel& kernel, TargetKind target, const std::map<std::string, DType>& dtypes) {
+    return emit_code(preprocess_kernel(kernel, target, dtypes), target);
 }
 
 }  // namespace loom

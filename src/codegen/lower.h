@@ -37,6 +37,9 @@ struct GeneratedCode {
 /// that code generation consumes. Stages are dumped to stderr when LOOM_DEBUG=2.
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes = {});
 
+/// Generates code for a kernel that preprocess_kernel returned.
+GeneratedCode emit_code(const Kernel& preprocessed, TargetKind target);
+
 /// Generates code for `target`; every type must be known (TypeInferenceError otherwise).
 GeneratedCode generate_code(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes = {});
 

@@ -34,8 +34,11 @@ std::string c_type(DType d, TargetKind t) {
         case DType::UInt64: return cl ? "unsigned long" : "uint64_t";
         case DType::Float32: return "float";
         case DType::Float64: return "double";
-        case DType::Complex64: return cl ? "cfloat_t" : "float _Complex";
-        case DType::Complex128: return cl ? "cdouble_t" : "double _Complex";
+        case DType::Complex64:
+        case DType::Complex128:
+            user_assert(t != TargetKind::CUDA, "LoopyError", "complex types are not supported on the cuda target");
+            if (cl) return d == DType::Complex64 ? "cfloat_t" : "cdouble_t";
+            return d == DType::Complex64 ? "float _Complex" : "double _Complex";
         case DType::Unknown: break;
     }
     user_error("TypeInferenceError", "a type is still unknown at code generation");

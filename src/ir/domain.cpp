@@ -2,7 +2,14 @@
 
 #include <isl/set.h>
 
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/access.h"
 #include "isl/isl.h"
+#include "support/error.h"
+#include "support/strings.h"
 
 namespace loom {
 
@@ -14,45 +21,125 @@ void unify_params(isl::set& a, isl::set& b) {
     b = isl_util::align_params(b, a.space());
 }
 
-}  // namespace
+bool is_temporary(const KernelData& k, const std::string& name) {
+    return std::any_of(k.temporaries.begin(), k.temporaries.end(), [&](const Variable& t) { return t.name == name; });
+}
 
-namespace {
+// The loops of the one instruction writing the loop bound `param`, a temporary.
+const std::set<std::string>& writer_loops(const KernelData& k, const std::string& param) {
+    const Instruction* writer = nullptr;
+    for (const Instruction& insn : k.instructions) {
+        if (!written_names(insn).count(param)) continue;
+        user_assert(writer == nullptr, "LoopyError", "loop bound '", param, "' may only be written once (by '",
+                    writer ? writer->id : "", "' and '", insn.id, "')");
+        writer = &insn;
+    }
+    user_assert(writer != nullptr, "LoopyError", "loop bound '", param,
+                "' is a temporary that no instruction writes");
+    return writer->within_inames;
+}
 
-// The product of the domains `use` selects, with the assumptions applied.
-template <class Pred>
-isl::set combine(const KernelData& k, Pred use) {
+// Whether domain `d` is nested in loops over `inames`: its parameters name one of them, or a temporary
+// written inside one of them (loopy's is_domain_dependent_on_inames).
+bool depends_on_inames(const KernelData& k, const isl::set& d, const std::set<std::string>& inames) {
+    for (const std::string& p : isl_util::param_names(d.space())) {
+        if (inames.count(p)) return true;
+        if (!is_temporary(k, p)) continue;
+        const std::set<std::string>& loops = writer_loops(k, p);
+        if (std::any_of(loops.begin(), loops.end(), [&](const std::string& i) { return inames.count(i) != 0; }))
+            return true;
+    }
+    return false;
+}
+
+int home_domain(const KernelData& k, const std::string& iname) {
+    for (std::size_t d = 0; d < k.domains.size(); ++d)
+        if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname))
+            return static_cast<int>(d);
+    return -1;
+}
+
+// The domains that `inames` need: their home domains and all ancestors, in domain order. Checks that they
+// form chains (no domain has two needed children).
+std::vector<int> needed_domains(const KernelData& k, const std::vector<std::string>& inames) {
+    const std::vector<int> parents = domain_parents(k);
+    std::set<int> needed;
+    for (const std::string& i : inames) {
+        int d = home_domain(k, i);
+        while (d >= 0 && needed.insert(d).second) d = parents[static_cast<std::size_t>(d)];
+    }
+    std::map<int, int> child_of;  // needed parent -> its needed child
+    for (int d : needed) {
+        const int p = parents[static_cast<std::size_t>(d)];
+        if (p < 0) continue;
+        const auto [it, fresh] = child_of.emplace(p, d);
+        user_assert(fresh, "LoopyError", "iname set '", join(inames, ", "), "' requires a branch in the domain tree: ",
+                    isl_util::to_str(k.domains[static_cast<std::size_t>(it->second)]), " and ",
+                    isl_util::to_str(k.domains[static_cast<std::size_t>(d)]), " are both nested in ",
+                    isl_util::to_str(k.domains[static_cast<std::size_t>(p)]));
+    }
+    return {needed.begin(), needed.end()};
+}
+
+// The product of `domains`, each parameter naming an iname of the product identified with it, with the
+// assumptions applied.
+isl::set combine(const KernelData& k, const std::vector<int>& domains) {
     isl::set out(isl_util::ctx(), "{ [] }");
-    for (isl::set d : k.domains) {
-        if (!use(d)) continue;
+    for (int i : domains) {
+        isl::set d = k.domains[static_cast<std::size_t>(i)];
         unify_params(out, d);
         out = isl::manage(isl_set_flat_product(out.copy(), d.copy()));
     }
     isl::set ctx = k.assumptions;
     unify_params(out, ctx);
-    return out.intersect_params(ctx);
+    return isl_util::bind_params_to_dims(out.intersect_params(ctx));
 }
 
 }  // namespace
 
+std::vector<int> domain_parents(const KernelData& k) {
+    // Loopy's walk: `stack` holds, for each level of the chain ending at the previous domain, the inames of
+    // that level and all levels above it. A domain goes under the deepest level whose own inames it uses.
+    std::vector<std::set<std::string>> stack;
+    std::vector<int> parents;
+    for (const isl::set& d : k.domains) {
+        std::size_t discard = 0;
+        while (discard < stack.size()) {
+            const std::set<std::string>& level = stack[stack.size() - 1 - discard];
+            const std::set<std::string> above =
+                discard + 1 < stack.size() ? stack[stack.size() - 2 - discard] : std::set<std::string>{};
+            std::set<std::string> own;
+            std::set_difference(level.begin(), level.end(), above.begin(), above.end(), std::inserter(own, own.end()));
+            if (depends_on_inames(k, d, own)) break;
+            ++discard;
+        }
+        stack.resize(stack.size() - discard);
+        int parent = static_cast<int>(parents.size()) - 1;
+        for (std::size_t n = 0; n < discard; ++n) parent = parents[static_cast<std::size_t>(parent)];
+        parents.push_back(parent);
+        std::set<std::string> level = stack.empty() ? std::set<std::string>{} : stack.back();
+        for (const std::string& i : isl_util::set_dim_names(d)) level.insert(i);
+        stack.push_back(std::move(level));
+    }
+    return parents;
+}
+
 isl::set combined_domain(const KernelData& k) {
-    return combine(k, [](const isl::set&) { return true; });
+    std::vector<int> all(k.domains.size());
+    for (std::size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int>(d);
+    return combine(k, all);
 }
 
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) {
-    // Only domains declaring one of `inames` constrain them: an instruction outside the loops of another
-    // domain runs whether or not that domain is empty.
-    const isl::set relevant = combine(k, [&](const isl::set& d) {
-        for (const std::string& i : inames)
-            if (isl_set_find_dim_by_name(d.get(), isl_dim_set, i.c_str()) >= 0) return true;
-        return false;
-    });
-    return isl_util::project_onto(relevant, inames);
+    // Only the domains of `inames` and their ancestors constrain them: an instruction outside the loops of
+    // another domain runs whether or not that domain is empty.
+    return isl_util::project_onto(combine(k, needed_domains(k, inames)), inames);
 }
 
 isl::set assumption_context(const KernelData& k) {
     isl::set ctx = k.assumptions;
     for (const isl::set& d : k.domains) ctx = isl_util::align_params(ctx, d.space());
-    return ctx;
+    return isl_util::project_out(ctx, all_inames(k));
 }
 
 }  // namespace loom

@@ -1,4 +1,12 @@
-// The iteration space of a kernel as one isl set, and its restriction to the loops of an instruction.
+// The iteration space of a kernel: its domain forest (loopy's model), and the set of iname values an
+// instruction runs for.
+//
+// Domains form a forest: a domain whose parameters are inames of an earlier domain, or integer temporaries
+// written inside that domain's loops (data-dependent bounds), is nested in it. The iteration domain of a
+// set of inames intersects the domains declaring them and all their ancestors, identifying each parameter
+// that names an iname with that iname, and projects onto the inames. Temporaries stay parameters: the code
+// reads them where the loop starts. The domains an iname set needs must form chains: a branch (two nested
+// domains under one parent both needed) would let one child constrain the other through their parent.
 #pragma once
 
 #include <isl/cpp.h>
@@ -10,13 +18,18 @@
 
 namespace loom {
 
+/// The parent of each domain of `k` (an index into k.domains), -1 for a root. LoopyError when a temporary
+/// used as a loop bound is written by no instruction or by more than one.
+std::vector<int> domain_parents(const KernelData& k);
+
 /// All domains of the kernel combined into one set over every iname, with the assumptions applied.
 isl::set combined_domain(const KernelData& k);
 
-/// The combined domain projected onto `inames` (in that order); other inames are quantified existentially.
+/// The iteration domain of `inames` (in that order); other inames are quantified existentially. LoopyError
+/// when the inames need a branch of the domain forest.
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);
 
-/// The assumptions as a parameter set aligned with the kernel's parameters.
+/// The assumptions as a parameter set aligned with the kernel's parameters (inames excluded).
 isl::set assumption_context(const KernelData& k);
 
 }  // namespace loom

@@ -5,6 +5,8 @@
 
 #include <isl/set.h>
 
+#include "ir/domain.h"
+#include "ir/layout.h"
 #include "isl/isl.h"
 #include "support/strings.h"
 
@@ -90,18 +92,6 @@ std::string tuple_text(const std::vector<ExprPtr>& parts) {
     return "(" + join(s, ", ") + ")";
 }
 
-std::string dim_tags_text(const Variable& v) {
-    std::vector<std::string> tags;
-    const std::size_t n = v.strides.size();
-    for (std::size_t j = 0; j < n; ++j) {
-        // Loopy numbers axes by stride rank: N0 has the smallest stride. With default layouts that is
-        // the reverse of axis order (C) or axis order (F).
-        const std::size_t rank = v.order == 'F' ? j : n - 1 - j;
-        tags.push_back(cat("N", rank, ":stride:", to_string(v.strides[j])));
-    }
-    return "(" + join(tags, ", ") + ")";
-}
-
 std::string variable_line(const Variable& v) {
     std::ostringstream os;
     os << v.name << ": ";
@@ -113,6 +103,7 @@ std::string variable_line(const Variable& v) {
     if (v.is_array) {
         os << ", shape: " << (v.shape_auto ? std::string("auto") : v.shape.empty() ? "()" : tuple_text(v.shape));
         if (!v.strides.empty()) os << ", dim_tags: " << dim_tags_text(v);
+        if (v.offset) os << ", offset: " << to_string(v.offset);
     } else {
         os << ", shape: ()";
     }
@@ -207,6 +198,25 @@ void linearization_section(std::ostringstream& os, const KernelData& k) {
     }
 }
 
+// Nested domains are indented under their parents, as loopy prints the domain forest.
+void domains_section(std::ostringstream& os, const KernelData& k) {
+    const std::vector<int> parents = domain_parents(k);
+    for (std::size_t d = 0; d < k.domains.size(); ++d) {
+        std::size_t depth = 0;
+        for (int p = parents[d]; p >= 0; p = parents[static_cast<std::size_t>(p)]) ++depth;
+        os << std::string(2 * depth, ' ') << isl_util::to_str(k.domains[d]) << "\n";
+    }
+}
+
+// Sorted by name, each as `f(x, y) := expression`.
+void rules_section(std::ostringstream& os, const KernelData& k) {
+    std::vector<const SubstitutionRule*> rules;
+    for (const SubstitutionRule& r : k.substitutions) rules.push_back(&r);
+    std::sort(rules.begin(), rules.end(), [](const auto* a, const auto* b) { return a->name < b->name; });
+    for (const SubstitutionRule* r : rules)
+        os << r->name << "(" << join(r->arguments, ", ") << ") := " << to_string(r->expression) << "\n";
+}
+
 }  // namespace
 
 std::string to_listing(const Kernel& kernel, bool with_dependencies) {
@@ -218,7 +228,7 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
     std::sort(args.begin(), args.end(), [](const Variable* a, const Variable* b) { return a->name < b->name; });
     for (const Variable* v : args) os << variable_line(*v) << "\n";
     os << kRule << "DOMAINS:\n";
-    for (const isl::set& d : k.domains) os << isl_util::to_str(d) << "\n";
+    domains_section(os, k);
     os << kRule << "INAME TAGS:\n";
     for (const std::string& i : kernel.all_inames()) {
         const std::string tag = kernel.iname_tag(i);
@@ -227,6 +237,10 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
     if (!k.temporaries.empty()) {
         os << kRule << "TEMPORARIES:\n";
         for (const Variable& t : k.temporaries) os << variable_line(t) << "\n";
+    }
+    if (!k.substitutions.empty()) {
+        os << kRule << "SUBSTITUTION RULES:\n";
+        rules_section(os, k);
     }
     os << kRule << "INSTRUCTIONS:\n";
     instructions_section(os, k, with_dependencies);

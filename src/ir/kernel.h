@@ -22,6 +22,18 @@ enum class AddressSpace { Auto, Private, Local, Global };
 
 std::string address_space_name(AddressSpace s);  // "private", "local", "global", "auto"
 
+/// How one array axis is laid out in memory, as declared (loopy's data axis tags). Read left to right, `c`
+/// nests the axis inside those before it (it moves faster) and `f` outside them; `N0`..`N9` give the nesting
+/// level explicitly (N0 moves fastest); `stride:EXPR` fixes the stride (`N1:stride:EXPR` also the level);
+/// `sep` makes separate arrays and `vec` vector entries.
+struct DimTag {
+    enum class Kind { C, F, Nested, Stride, Sep, Vec };
+    Kind kind = Kind::C;
+    int level = -1;         // Nested, and Stride when written with a level; -1: none
+    ExprPtr stride;         // Stride
+    bool optional = false;  // written with '?': dropped, leftmost first, while there are more tags than axes
+};
+
 /// An argument or temporary. Arrays have a shape; scalars (ValueArg, scalar temporaries) have none.
 struct Variable {
     std::string name;
@@ -30,16 +42,19 @@ struct Variable {
     bool is_array = true;
     bool shape_auto = false;         // lp.auto: found from the access footprint when the kernel is made
     std::vector<ExprPtr> shape;      // one extent per axis; empty with is_array for a 0-d array
-    std::vector<ExprPtr> strides;    // in elements; filled from shape and order when not given
+    std::vector<DimTag> dim_tags;    // as declared (the `strides` option gives fixed ones); empty: from order
+    std::vector<ExprPtr> strides;    // in elements, per axis; computed from shape and dim tags when not given
+    std::vector<int> stride_levels;  // per axis: the nesting level a computed stride comes from, -1 if fixed
     char order = 'C';
-    ExprPtr offset;                  // null: zero
+    ExprPtr offset;                  // in elements, added to every flat index; null: zero
+    bool offset_auto = false;        // lp.auto: make_kernel adds the value argument `<name>_offset` after it
     std::optional<bool> is_input;    // unset: inferred from the instructions
     std::optional<bool> is_output;
     AddressSpace address_space = AddressSpace::Auto;
     bool read_only = false;
     std::vector<double> initializer; // row-major values for read-only temporaries
     bool for_atomic = false;
-    int alignment = 0;
+    int alignment = 0;               // in bytes; 0: none. Temporaries are declared aligned, arguments checked
 
     bool is_arg() const { return kind != VarKind::Temporary; }
 };
@@ -79,7 +94,6 @@ struct KernelData {
     KernelOptions options;
     std::vector<LinearItem> linearization;  // empty until linearized
     bool linearized = false;
-    bool grid_as_loops = false;  // the linearization runs hardware axes as loops (C target)
 };
 
 class Kernel {

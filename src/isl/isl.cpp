@@ -503,6 +503,17 @@ isl::set project_out(const isl::set& s, const std::vector<std::string>& names) {
     return isl::manage(cur);
 }
 
+isl::set bind_params_to_dims(const isl::set& s) {
+    isl_set* cur = s.copy();
+    for (int p = isl_set_dim(cur, isl_dim_param) - 1; p >= 0; --p) {
+        const int d = isl_set_find_dim_by_name(cur, isl_dim_set, isl_set_get_dim_name(cur, isl_dim_param, p));
+        if (d < 0) continue;
+        cur = isl_set_equate(cur, isl_dim_param, p, isl_dim_set, d);
+        cur = isl_set_project_out(cur, isl_dim_param, static_cast<unsigned>(p), 1);
+    }
+    return isl::manage(cur);
+}
+
 isl::set eliminate_dim(const isl::set& s, const std::string& name) {
     const auto [type, pos] = find_dim(s.get(), name);
     internal_assert(pos >= 0, "eliminate_dim: no dimension '", name, "'");

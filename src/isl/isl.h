@@ -103,6 +103,10 @@ isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const 
 /// `s` with the named dimensions (set or parameter) projected out; names `s` lacks are ignored.
 isl::set project_out(const isl::set& s, const std::vector<std::string>& names);
 
+/// `s` with each parameter that has the name of a set dimension identified with that dimension and then
+/// dropped: how a nested domain's bounds refer to the inames of the domains around it.
+isl::set bind_params_to_dims(const isl::set& s);
+
 /// `s` without constraints on the named set dimension or parameter (the dimension stays, unbounded).
 isl::set eliminate_dim(const isl::set& s, const std::string& name);
 

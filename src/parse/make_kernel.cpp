@@ -8,9 +8,13 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/layout.h"
 #include "ir/domain.h"
+#include "ir/subst_rule.h"
 #include "isl/isl.h"
+#include "parse/array_decls.h"
 #include "parse/instructions.h"
+#include "parse/match.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -135,6 +139,7 @@ void guess_args(KernelData& k, bool guess) {
     std::map<std::string, NameUse> uses = collect_uses(k);
     for (const isl::set& d : k.domains)
         for (const std::string& p : isl_util::param_names(d.space())) uses.try_emplace(p);
+    for (const std::string& p : layout_names(k)) uses.try_emplace(p);
     std::vector<Variable> guessed;
     for (const auto& [name, use] : uses) {
         if (contains(inames, name) || is_declared(k, name)) continue;
@@ -217,24 +222,58 @@ void find_within_inames(KernelData& k) {
     }
 }
 
+// The ids of the instructions that `selects` picks (a glob of ids, or a match expression for the
+// `*_query` attributes, which never pick the instruction itself). None is an error while the kernel checks
+// dependency resolution, as in loopy.
+std::set<std::string> resolve_ids(const KernelData& k, const Instruction& insn, const std::string& what,
+                                  const std::string& selects, bool is_query) {
+    const std::optional<Match> query = is_query ? std::optional<Match>(Match::parse(selects)) : std::nullopt;
+    std::set<std::string> out;
+    for (const Instruction& other : k.instructions)
+        if (query ? other.id != insn.id && (*query)(other, k.name) : fnmatch(selects, other.id)) out.insert(other.id);
+    user_assert(!out.empty() || !k.options.check_dep_resolution, "LoopyError", "instruction '", insn.id,
+                "' declared ", what, " on '", selects, "', which did not resolve to any instruction present in the kernel '",
+                k.name, "'. Set the kernel option 'check_dep_resolution' to False to disable this check.");
+    return out;
+}
+
+// `nosync_query=QUERY@scope`: the query and its scope (`@any` when none is given).
+std::pair<std::string, SyncScope> split_scope(const std::string& text) {
+    static const std::map<std::string, SyncScope> scopes{
+        {"local", SyncScope::Local}, {"global", SyncScope::Global}, {"any", SyncScope::Any}};
+    const std::size_t at = text.rfind('@');
+    if (at == std::string::npos) return {text, SyncScope::Any};
+    const auto scope = scopes.find(trim(text.substr(at + 1)));
+    user_assert(scope != scopes.end(), "LoopyError", "unknown nosync scope in '", text,
+                "' (allowed scopes are 'local', 'global', 'any')");
+    return {text.substr(0, at), scope->second};
+}
+
+// Globs in `nosync=` and the `nosync_query` become the ids they name, each with its scope.
+std::vector<NoSync> resolve_nosync(const KernelData& k, const Instruction& insn) {
+    std::vector<NoSync> out;
+    auto add = [&](const std::set<std::string>& ids, SyncScope scope) {
+        for (const std::string& id : ids) out.push_back({id, scope});
+    };
+    for (const NoSync& ns : insn.no_sync_with) add(resolve_ids(k, insn, "nosync", ns.id_pattern, false), ns.scope);
+    if (!insn.nosync_query.empty()) {
+        const auto [query, scope] = split_scope(insn.nosync_query);
+        add(resolve_ids(k, insn, "nosync", query, true), scope);
+    }
+    return out;
+}
+
 void resolve_dependencies(KernelData& k, bool seq_dependencies) {
     std::map<std::string, std::vector<std::string>> writers;
     for (const Instruction& insn : k.instructions)
         for (const std::string& w : written_names(insn)) writers[w].push_back(insn.id);
-    const std::vector<Instruction> all = k.instructions;
+    const KernelData all = k;
     for (std::size_t n = 0; n < k.instructions.size(); ++n) {
         Instruction& insn = k.instructions[n];
         std::set<std::string> deps;
-        for (const std::string& pattern : insn.depends_on) {
-            bool matched = false;
-            for (const Instruction& other : all)
-                if (fnmatch(pattern, other.id)) {
-                    deps.insert(other.id);
-                    matched = true;
-                }
-            user_assert(matched || !k.options.check_dep_resolution, "LoopyError", "dependency '", pattern,
-                        "' of instruction '", insn.id, "' matches no instruction");
-        }
+        for (const std::string& pattern : insn.depends_on) deps.merge(resolve_ids(all, insn, "a dependency", pattern, false));
+        if (!insn.dep_query.empty()) deps.merge(resolve_ids(all, insn, "a dependency", insn.dep_query, true));
+        insn.no_sync_with = resolve_nosync(all, insn);
         if (!insn.depends_on_is_final) {
             for (const std::string& r : read_names(insn)) {
                 const auto it = writers.find(r);
@@ -242,19 +281,10 @@ void resolve_dependencies(KernelData& k, bool seq_dependencies) {
                     deps.insert(it->second[0]);
             }
         }
-        if (seq_dependencies && n > 0) deps.insert(all[n - 1].id);
+        if (seq_dependencies && n > 0) deps.insert(all.instructions[n - 1].id);
         deps.erase(insn.id);
         insn.depends_on = deps;
     }
-}
-
-ExprPtr product(const std::vector<ExprPtr>& factors) {
-    ExprPtr out;
-    for (const ExprPtr& f : factors) {
-        if (f->kind == ExprKind::IntLit && f->ival == 1) continue;
-        out = out ? binary(BinOp::Mul, out, f) : f;
-    }
-    return out ? out : int_lit(1);
 }
 
 // The set of index tuples that the instructions access in `name` (over the parameters).
@@ -298,22 +328,25 @@ std::optional<isl::set> access_footprint(const KernelData& k, const std::string&
     return all;
 }
 
-ExprPtr single_piece_expr(const isl::pw_aff& size) {
-    std::optional<isl::aff> piece;
-    isl_pw_aff_foreach_piece(
-        size.get(),
-        [](isl_set* s, isl_aff* a, void* user) {
-            *static_cast<std::optional<isl::aff>*>(user) = isl::manage(a);
-            isl_set_free(s);
-            return isl_stat_ok;
-        },
-        &piece);
-    return isl_util::aff_to_expr(*piece);
+// An extent found from a footprint. A temporary's must be a constant to declare it: the largest value the
+// extent takes under the assumptions when it depends on the parameters.
+ExprPtr auto_extent(const isl::pw_aff& size, const isl::set& ctx, const Variable& v) {
+    const std::optional<ExprPtr> exact = isl_util::single_piece_expr(size, ctx);
+    if (exact && (*exact)->kind == ExprKind::IntLit) return *exact;
+    if (v.kind == VarKind::Temporary)
+        if (const std::optional<long> most = isl_util::static_max(size, ctx)) return int_lit(*most);
+    if (exact) return *exact;
+    throw Error("StaticValueFindingError", cat("a static maximum was not found for PwAff '", isl_util::to_str(size), "'"));
 }
 
 void find_auto_shape(const KernelData& k, Variable& v) {
     std::size_t ndim = 0;
     const auto footprint = access_footprint(k, v.name, ndim);
+    if (!footprint && v.kind == VarKind::Temporary) {  // only used as a scalar
+        v.is_array = false;
+        v.shape_auto = false;
+        return;
+    }
     user_assert(footprint.has_value(), "StaticValueFindingError", "cannot find the shape of '", v.name,
                 "': it is never accessed with a subscript");
     const isl::set ctx = isl_util::align_params(assumption_context(k), footprint->space());
@@ -322,34 +355,34 @@ void find_auto_shape(const KernelData& k, Variable& v) {
         isl::pw_aff size = isl_util::dim_max(*footprint, static_cast<int>(j));
         size = isl::manage(isl_pw_aff_add(size.copy(), isl_pw_aff_val_on_domain(isl_set_params(isl_pw_aff_domain(size.copy())),
                                                                                isl_val_one(isl_pw_aff_get_ctx(size.get())))));
-        const isl::set aligned = isl_util::align_params(ctx, size.space());
-        size = isl::manage(isl_pw_aff_coalesce(isl_pw_aff_gist_params(size.copy(), aligned.copy())));
-        if (isl_pw_aff_n_piece(size.get()) != 1)
-            throw Error("StaticValueFindingError",
-                        cat("a static maximum was not found for PwAff '", isl_util::to_str(size), "'"));
-        v.shape.push_back(single_piece_expr(size));
+        const ExprPtr extent = auto_extent(size, ctx, v);
+        for (const std::string& name : referenced_names(extent))
+            user_assert(!is_temporary(k, name), "StaticValueFindingError", "the shape of '", v.name,
+                        "' would depend on '", name, "', a temporary bounding a data-dependent loop: declare the shape explicitly");
+        v.shape.push_back(extent);
     }
     v.shape_auto = false;
+}
+
+// Puts back the expressions as written (with their rule uses) after the analyses of the expanded ones.
+void restore_rule_uses(KernelData& k, const std::vector<Instruction>& as_written) {
+    for (std::size_t n = 0; n < k.instructions.size(); ++n) {
+        k.instructions[n].expression = as_written[n].expression;
+        k.instructions[n].assignees = as_written[n].assignees;
+        k.instructions[n].predicates = as_written[n].predicates;
+    }
 }
 
 }  // namespace
 
 void set_default_strides(Variable& v) {
     if (!v.is_array || !v.strides.empty()) return;
-    const std::size_t n = v.shape.size();
-    v.strides.assign(n, nullptr);
-    for (std::size_t j = 0; j < n; ++j) {
-        std::vector<ExprPtr> factors;
-        if (v.order == 'F')
-            factors.assign(v.shape.begin(), v.shape.begin() + static_cast<long>(j));
-        else
-            factors.assign(v.shape.begin() + static_cast<long>(j) + 1, v.shape.end());
-        v.strides[j] = product(factors);
-    }
+    compute_layout(v);
 }
 
 void finish_array_layouts(KernelData& k) {
-    const KernelData snapshot = k;
+    KernelData snapshot = k;
+    for (Instruction& insn : snapshot.instructions) insn = expand_rules(insn, k.substitutions);
     for (std::vector<Variable>* vars : {&k.args, &k.temporaries})
         for (Variable& v : *vars) {
             if (v.shape_auto) {
@@ -376,16 +409,31 @@ Kernel make_kernel(const MakeKernelInput& in) {
 
     const std::vector<std::string> inames = all_inames(k);
     assign_ids(k);
-    for (Instruction& insn : k.instructions) {
+    for (Instruction& insn : k.instructions)
         if (insn.expression) insn.expression = resolve_min_max(insn.expression, inames);
+    for (SubstitutionRule& r : k.substitutions) r.expression = resolve_min_max(r.expression, inames);
+    k.options.check_dep_resolution = in.check_dep_resolution;
+
+    // The analyses look through substitution rules; the instructions keep using the rules until
+    // preprocessing expands them (precompute and friends need them).
+    const std::vector<Instruction> as_written = k.instructions;
+    for (Instruction& insn : k.instructions) {
+        insn = expand_rules(insn, k.substitutions);
         check_reduction_inames(insn, inames);
     }
+    add_offset_args(k);
+    const std::size_t declared_args = k.args.size(), declared_temporaries = k.temporaries.size();
     declare_temporaries(k);
     guess_args(k, in.guess_remaining_args);
+    for (std::size_t i = declared_args; i < k.args.size(); ++i) k.args[i].order = in.default_order;
+    for (std::size_t i = declared_temporaries; i < k.temporaries.size(); ++i) k.temporaries[i].order = in.default_order;
     infer_io(k);
     find_within_inames(k);
     resolve_dependencies(k, in.seq_dependencies);
+    domain_parents(k);  // checks the loop bounds that are temporaries
     finish_array_layouts(k);
+    check_temporaries(k);
+    restore_rule_uses(k, as_written);
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
 }
 

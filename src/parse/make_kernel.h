@@ -22,6 +22,8 @@ struct MakeKernelInput {
     std::vector<std::string> silenced_warnings;
     DType index_dtype = DType::Int32;
     bool seq_dependencies = false;
+    char default_order = 'C';         // of the arrays and temporaries that are not declared
+    bool check_dep_resolution = true;  // a `dep`/`nosync` naming no instruction is an error
 };
 
 Kernel make_kernel(const MakeKernelInput& in);
@@ -30,7 +32,7 @@ Kernel make_kernel(const MakeKernelInput& in);
 /// by make_kernel and by transformations that change accesses).
 void finish_array_layouts(KernelData& k);
 
-/// Fills default strides of `v` from its shape and order.
+/// Fills the strides of `v`, unless known, from its shape and dim tags (or order): see compute_layout.
 void set_default_strides(Variable& v);
 
 }  // namespace loom

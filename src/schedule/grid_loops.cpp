@@ -201,12 +201,11 @@ void privatize(KernelData& k, const std::string& name) {
 Kernel grid_as_loops(const Kernel& kernel) {
     const bool parallel = std::any_of(kernel->iname_tags.begin(), kernel->iname_tags.end(),
                                       [](const auto& t) { return is_hardware_tag(t.second); });
-    if (!parallel || kernel->grid_as_loops) return kernel;
+    if (!parallel) return kernel;
     GridLoops g(*kernel);
     const std::vector<LinearNode> tree = g.run(to_tree(kernel->linearization));
     KernelData k = kernel.copy();
     k.linearization = to_items(tree);
-    k.grid_as_loops = true;
     for (const std::string& t : g.live_across_phases()) privatize(k, t);
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
 }

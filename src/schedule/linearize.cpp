@@ -4,6 +4,8 @@
 #include <map>
 #include <vector>
 
+#include "ir/access.h"
+#include "ir/domain.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -20,17 +22,19 @@ class Linearizer {
 public:
     Linearizer(const Kernel& k, bool hardware_as_loops)
         : k_(k), inames_(k.all_inames()), hardware_as_loops_(hardware_as_loops) {
-        for (const Instruction& insn : k->instructions) pending_.push_back(&insn);
+        for (const Instruction& insn : k->instructions) {
+            pending_.push_back(&insn);
+            for (const std::string& g : insn.groups) ++group_pending_[g];
+        }
         find_domain_nesting();
     }
 
     std::vector<LinearItem> run() {
         schedule_level();
         if (!pending_.empty()) {
-            std::vector<std::string> ids;
-            for (const Instruction* insn : pending_) ids.push_back(insn->id);
-            user_error("LoopyError", "cannot linearize kernel '", k_->name, "': instructions ", join(ids, ", "),
-                       " wait on each other (cyclic dependencies?)");
+            std::vector<std::string> reasons;
+            for (const Instruction* insn : pending_) reasons.push_back(cat("'", insn->id, "' ", why_blocked(*insn)));
+            user_error("LoopyError", "cannot linearize kernel '", k_->name, "': ", join(reasons, "; "));
         }
         return std::move(items_);
     }
@@ -49,6 +53,45 @@ private:
                            [&](const std::string& d) { return done_.count(d) != 0; });
     }
 
+    // A loop whose bounds are temporaries is entered only after their writers ran, in the iteration of the
+    // enclosing loops that is still open (a write in an earlier, closed loop would leave stale bounds).
+    bool bounds_ready(const Instruction& insn) const {
+        for (const std::string& i : loop_inames(insn)) {
+            const auto it = bound_writers_.find(i);
+            if (it == bound_writers_.end()) continue;
+            for (const std::string& w : it->second) {
+                const auto ran = ran_under_.find(w);
+                if (ran == ran_under_.end() || ran->second.size() > entries_.size() ||
+                    !std::equal(ran->second.begin(), ran->second.end(), entries_.begin()))
+                    return false;
+            }
+        }
+        return true;
+    }
+
+    // Groups with some but not all members run (loopy's "active" groups).
+    bool conflicts_with_active_group(const Instruction& insn) const {
+        return std::any_of(insn.conflicts_with_groups.begin(), insn.conflicts_with_groups.end(), [&](const std::string& g) {
+            const auto it = group_pending_.find(g);
+            return it != group_pending_.end() && it->second > 0 && group_started_.count(g);
+        });
+    }
+
+    bool runnable(const Instruction& insn) const {
+        return deps_done(insn) && bounds_ready(insn) && !conflicts_with_active_group(insn);
+    }
+
+    std::string why_blocked(const Instruction& insn) const {
+        std::vector<std::string> waits;
+        for (const std::string& d : insn.depends_on)
+            if (!done_.count(d)) waits.push_back(d);
+        if (!waits.empty()) return cat("waits for ", join(waits, ", "), " (cyclic dependencies?)");
+        if (!bounds_ready(insn))
+            return "runs in a loop whose bounds are written in another iteration of the loops around it";
+        if (conflicts_with_active_group(insn)) return "conflicts with an instruction group that cannot be finished first";
+        return "cannot be placed in its loops (contradictory loop nesting?)";
+    }
+
     std::set<std::string> active_set() const { return {active_.begin(), active_.end()}; }
 
     // The ready instruction that goes first: highest priority, then source order.
@@ -63,7 +106,7 @@ private:
         const std::set<std::string> active = active_set();
         std::vector<const Instruction*> out;
         for (const Instruction* insn : pending_) {
-            if (!deps_done(*insn)) continue;
+            if (!runnable(*insn)) continue;
             const std::set<std::string> loops = loop_inames(*insn);
             const bool inside = std::includes(loops.begin(), loops.end(), active.begin(), active.end());
             if (inside && (loops.size() == active.size()) == exact) out.push_back(insn);
@@ -74,6 +117,11 @@ private:
     void run_instruction(const Instruction* insn) {
         items_.push_back({LinearItem::Kind::RunInstruction, insn->id, "", ""});
         done_.insert(insn->id);
+        ran_under_[insn->id] = entries_;
+        for (const std::string& g : insn->groups) {
+            --group_pending_[g];
+            group_started_.insert(g);
+        }
         pending_.erase(std::find(pending_.begin(), pending_.end(), insn));
     }
 
@@ -115,7 +163,9 @@ private:
             const std::string iname = choose_loop(*pick(deeper));
             items_.push_back({LinearItem::Kind::EnterLoop, iname, "", ""});
             active_.push_back(iname);
+            entries_.push_back(next_entry_++);
             schedule_level();
+            entries_.pop_back();
             active_.pop_back();
             items_.push_back({LinearItem::Kind::LeaveLoop, iname, "", ""});
         }
@@ -129,13 +179,22 @@ private:
         return 2;
     }
 
-    // A domain whose parameters are inames of another domain is nested in it: its loops go inside.
+    // The loops of a nested domain go inside those of its ancestors; a domain bounded by temporaries is
+    // entered after their writers.
     void find_domain_nesting() {
-        for (const isl::set& d : k_->domains) {
-            const std::vector<std::string> dims = isl_util::set_dim_names(d);
-            for (const std::string& p : isl_util::param_names(d.space()))
-                if (std::count(inames_.begin(), inames_.end(), p))
-                    for (const std::string& dim : dims) nested_in_[dim].insert(p);
+        const std::vector<int> parents = domain_parents(*k_);
+        for (std::size_t d = 0; d < k_->domains.size(); ++d) {
+            const std::vector<std::string> dims = isl_util::set_dim_names(k_->domains[d]);
+            for (int a = parents[d]; a >= 0; a = parents[static_cast<std::size_t>(a)])
+                for (const std::string& outer : isl_util::set_dim_names(k_->domains[static_cast<std::size_t>(a)]))
+                    for (const std::string& dim : dims) nested_in_[dim].insert(outer);
+            for (const std::string& p : isl_util::param_names(k_->domains[d].space())) {
+                const Variable* v = k_.find_variable(p);
+                if (!v || v->is_arg()) continue;
+                for (const Instruction& insn : k_->instructions)
+                    if (written_names(insn).count(p))
+                        for (const std::string& dim : dims) bound_writers_[dim].insert(insn.id);
+            }
         }
     }
 
@@ -147,6 +206,12 @@ private:
     std::vector<std::string> active_;
     std::vector<LinearItem> items_;
     std::map<std::string, std::set<std::string>> nested_in_;
+    std::map<std::string, std::set<std::string>> bound_writers_;  // iname -> writers of its bounds
+    std::vector<long> entries_;                                   // serial numbers of the open loops
+    long next_entry_ = 0;
+    std::map<std::string, std::vector<long>> ran_under_;          // instruction -> open loops when it ran
+    std::map<std::string, int> group_pending_;                    // group -> members not yet run
+    std::set<std::string> group_started_;
 };
 
 }  // namespace
@@ -155,7 +220,6 @@ Kernel linearize(const Kernel& k, bool hardware_as_loops) {
     KernelData out = k.copy();
     out.linearization = Linearizer(k, hardware_as_loops).run();
     out.linearized = true;
-    out.grid_as_loops = false;
     return Kernel(std::make_shared<const KernelData>(std::move(out)));
 }
 

@@ -309,26 +309,24 @@ Kernel split_backend(const Kernel& kernel, const std::string& iname, const Split
     return finish(std::move(k));
 }
 
-// Lower and upper bound of `iname` over the domain, as expressions in the parameters.
-std::pair<ExprPtr, ExprPtr> iname_bounds(const KernelData& k, const std::string& iname, const char* transform) {
-    const isl::set proj = domain_of(k, {iname});
-    const isl::set ctx = assumption_context(k);
-    const auto lo = isl_util::single_piece_expr(isl_util::dim_min(proj, 0), ctx);
-    const auto hi = isl_util::single_piece_expr(isl_util::dim_max(proj, 0), ctx);
-    user_assert(lo && hi, "LoopyError", transform, ": the bounds of iname '", iname,
+// `bound` (dim_min or dim_size) of `iname` over the domain, as one expression in the parameters.
+ExprPtr iname_bound(const KernelData& k, const std::string& iname, isl::pw_aff (*bound)(const isl::set&, int),
+                    const char* transform) {
+    const auto e = isl_util::single_piece_expr(bound(domain_of(k, {iname}), 0), assumption_context(k));
+    user_assert(e.has_value(), "LoopyError", transform, ": the bounds of iname '", iname,
                 "' are not single affine expressions of the parameters");
-    return {*lo, *hi};
+    return *e;
 }
 
-// chunk_iname's index map needs every value of `iname` in [lo, hi] whatever the other inames are.
-void check_box(const KernelData& k, const std::string& iname, const ExprPtr& lo, const ExprPtr& hi,
+// chunk_iname's index map needs every value of `iname` in [lo, lo + size) whatever the other inames are.
+void check_box(const KernelData& k, const std::string& iname, const ExprPtr& lo, const ExprPtr& size,
                const char* transform) {
     const isl::set ctx = assumption_context(k);
     for (const isl::set& d : k.domains) {
         if (!isl_util::has_dim(d, iname) || isl_util::is_param(d, iname)) continue;
         isl::set box = isl_util::eliminate_dim(d, iname);
         box = isl_util::add_constraint(box, var(iname), BinOp::Ge, lo);
-        box = isl_util::add_constraint(box, var(iname), BinOp::Le, hi);
+        box = isl_util::add_constraint(box, var(iname), BinOp::Lt, binary(BinOp::Add, lo, size));
         const isl::set dom = d.intersect_params(isl_util::align_params(ctx, d.space()));
         box = box.intersect_params(isl_util::align_params(ctx, box.space()));
         user_assert(dom.is_equal(isl_util::align_params(box, dom.space())), "LoopyError", transform, ": domain '",
@@ -349,12 +347,11 @@ ExprPtr times(const ExprPtr& a, const ExprPtr& b) {
 
 // OLD for chunk `outer`, position `inner`: the first size mod n chunks have ceil(size/n) entries, the
 // others floor(size/n).
-std::function<ExprPtr(const ExprPtr&, const ExprPtr&)> chunk_index(const ExprPtr& lo, const ExprPtr& hi,
+std::function<ExprPtr(const ExprPtr&, const ExprPtr&)> chunk_index(const ExprPtr& lo, const ExprPtr& size,
                                                                     std::int64_t num_chunks) {
-    const ExprPtr size = binary(BinOp::Add, binary(BinOp::Sub, hi, lo), int_lit(1));
     const ExprPtr n = int_lit(num_chunks);
-    if (hi->kind == ExprKind::IntLit && lo->kind == ExprKind::IntLit) {
-        const std::int64_t s = std::max<std::int64_t>(hi->ival - lo->ival + 1, 0);
+    if (size->kind == ExprKind::IntLit) {
+        const std::int64_t s = std::max<std::int64_t>(size->ival, 0);
         const std::int64_t ceil = (s + num_chunks - 1) / num_chunks, floor = s / num_chunks, mod = s % num_chunks;
         return [=](const ExprPtr& inner, const ExprPtr& outer) {
             ExprPtr start = times(int_lit(ceil), outer);
@@ -407,7 +404,7 @@ JoinMap join_map(const KernelData& k, const std::vector<std::string>& inames, co
     std::int64_t divisor = 1;
     for (std::size_t n = inames.size(); n-- > 0;) {  // fastest varying first
         const std::string& i = inames[n];
-        const auto [lo, hi] = iname_bounds(k, i, transform);
+        const ExprPtr lo = iname_bound(k, i, isl_util::dim_min, transform);
         out.joint = plus(out.joint, times(int_lit(divisor), binary(BinOp::Sub, var(i), lo)));
         ExprPtr value = divisor == 1 ? var(new_iname) : binary(BinOp::FloorDiv, var(new_iname), int_lit(divisor));
         if (n > 0) {
@@ -512,13 +509,14 @@ Kernel chunk_iname(const Kernel& kernel, const std::string& iname, std::int64_t 
     const char* transform = "chunk_iname";
     check_inames_exist(*kernel, {iname}, transform);
     user_assert(num_chunks >= 1, "LoopyError", transform, ": the number of chunks must be positive, got ", num_chunks);
-    const auto [lo, hi] = iname_bounds(*kernel, iname, transform);
-    check_box(*kernel, iname, lo, hi, transform);
+    const ExprPtr lo = iname_bound(*kernel, iname, isl_util::dim_min, transform);
+    const ExprPtr size = iname_bound(*kernel, iname, isl_util::dim_size, transform);
+    check_box(*kernel, iname, lo, size, transform);
     SplitPlan plan;
     plan.fixed_length = num_chunks;
     plan.fixed_is_inner = false;
     plan.offset = lo;
-    plan.index = chunk_index(lo, hi, num_chunks);
+    plan.index = chunk_index(lo, size, num_chunks);
     return split_backend(kernel, iname, plan, options, transform);
 }
 

@@ -3,7 +3,8 @@
 // neutral element outside the reduction loops, and one that folds the body into it inside them.
 #include <cmath>
 #include <deque>
-#include <limits>
+#include <cstdint>
+#include <map>
 #include <set>
 
 #include "analysis/types.h"
@@ -48,8 +49,9 @@ ExprPtr extreme(DType t, bool lowest, const ExprPtr& red) {
 
 ExprPtr neutral_element(const ExprPtr& red, DType t) {
     const std::string& op = red->name;
-    if (op == "sum" || op == "any") return int_lit(0);
-    if (op == "product" || op == "all") return int_lit(1);
+    // Floating sums and products start from a floating literal, as in loopy.
+    if (op == "sum" || op == "product") return is_float(t) ? float_lit(op == "sum" ? 0 : 1) : int_lit(op == "sum" ? 0 : 1);
+    if (op == "any" || op == "all") return int_lit(op == "all");
     return extreme(t, op == "max" || op == "argmax", red);
 }
 
@@ -156,6 +158,12 @@ private:
         return var(acc.name);
     }
 
+    // Reductions nested in an update are named after the instruction that held the outer one, as loopy does.
+    std::string origin_of(const std::string& id) const {
+        const auto it = origin_.find(id);
+        return it == origin_.end() ? id : it->second;
+    }
+
     DType body_type(const ExprPtr& red, std::size_t arg) const {
         if (red->name == "any" || red->name == "all") return DType::Bool;
         return expr_type(typed_, red->args[arg]).dtype;
@@ -171,7 +179,7 @@ private:
         }
         const DType t = body_type(red, 0);
         const ExprPtr acc = accumulator("acc" + tag, t);
-        const std::string base = insn.id + tag;
+        const std::string base = origin_of(insn.id) + tag;
         if (is_arg_extremum(red->name)) return realize_arg_extremum(insn, red, acc, t, base, outer, inner);
 
         Instruction init = assignment_like(insn, names_(base + "_init"), acc, neutral_element(red, t), outer, {});
@@ -179,6 +187,7 @@ private:
         update_deps.insert(init.id);
         Instruction update = assignment_like(insn, names_(base + "_update"), acc, fold(red->name, acc, red->args[0]),
                                              inner, update_deps);
+        origin_[update.id] = origin_of(insn.id);
         Instruction rewritten = insn;
         rewritten.expression = replace_node(insn.expression, red, acc);
         rewritten.depends_on.insert(update.id);
@@ -226,6 +235,7 @@ private:
     KernelData& out_;
     KernelData typed_;  // the kernel with every type known so far, for the accumulators' types
     NameGenerator names_;
+    std::map<std::string, std::string> origin_;  // update instruction id -> id of the instruction it came from
 };
 
 bool has_reduction(const KernelData& k) {

@@ -89,4 +89,21 @@ Kernel fix_parameters(const Kernel& k, const std::map<std::string, ExprPtr>& val
 /// known. Reductions over parallel (`l.N`, `g.N`) inames are an error. Without reductions, returns `k`.
 Kernel realize_reduction(const Kernel& k);
 
+// --- substitution rules (transform/subst.cpp)
+/// Expands the substitution rules used by the instructions `within` selects (a match expression; empty:
+/// all), then drops the rules nothing uses any more. Returns `k` when nothing was expanded.
+Kernel expand_subst(const Kernel& k, const std::string& within = "");
+/// Adds the rule `subst_name(parameters) := template` and replaces every subexpression of the selected
+/// instructions (and of other rules) that matches `template` structurally, the parameters matching any
+/// subexpression, by a call of the rule.
+Kernel extract_subst(const Kernel& k, const std::string& subst_name, const std::string& templ,
+                     const std::vector<std::string>& parameters = {}, const std::string& within = "");
+/// Turns the single assignment `lhs_name[i, j] = expr` into the rule `lhs_name(i, j, extra...) := expr`
+/// and the reads `lhs_name[a, b]` of the selected instructions into calls `lhs_name(a, b, extra...)`. Once
+/// nothing reads the variable, the assignment goes, and so does the variable unless it is an argument and
+/// `force_retain_argument` is set. Returns `k` when no read was replaced.
+Kernel assignment_to_subst(const Kernel& k, const std::string& lhs_name,
+                           const std::vector<std::string>& extra_arguments = {}, const std::string& within = "",
+                           bool force_retain_argument = false);
+
 }  // namespace loom

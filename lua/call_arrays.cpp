@@ -1,0 +1,104 @@
+#include "lua/call_arrays.h"
+
+#include <cstdint>
+
+#include "ir/eval.h"
+#include "ir/layout.h"
+#include "support/error.h"
+
+namespace loom::lua {
+
+namespace {
+
+std::int64_t eval_for(const Variable& v, const ExprPtr& e, const Values& values, const char* what) {
+    const auto n = eval_int(e, values);
+    if (!n) throw Error("ArgumentError", cat("cannot evaluate the ", what, " ", to_string(e), " of '", v.name, "'"));
+    return *n;
+}
+
+// Calls f(index, flat) for every index of `shape` in C order, with flat = offset + index . strides.
+template <class F>
+void each_element(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides,
+                  std::int64_t offset, F&& f) {
+    std::int64_t count = 1;
+    for (const std::int64_t n : shape) count *= n;
+    std::vector<std::int64_t> index(shape.size(), 0);
+    for (std::int64_t done = 0; done < count; ++done) {
+        std::int64_t flat = offset;
+        for (std::size_t j = 0; j < shape.size(); ++j) flat += index[j] * strides[j];
+        f(index, flat);
+        for (std::size_t j = shape.size(); j-- > 0;) {
+            if (++index[j] < shape[j]) break;
+            index[j] = 0;
+        }
+    }
+}
+
+ArrayMemory stage(const Variable& v, const HostArray& logical, bool copy_in, std::vector<std::int64_t> strides,
+                  std::int64_t offset) {
+    ArrayMemory m{HostArray::zeros({offset + storage_span(logical.shape(), strides)}, v.dtype), logical, true,
+                  std::move(strides), offset};
+    if (copy_in)
+        each_element(logical.shape(), m.strides, offset,
+                     [&](const HostArray::Index& i, std::int64_t flat) { m.buffer.set({flat}, logical.get(i)); });
+    return m;
+}
+
+void check_passed(const Variable& v, const HostArray& a, const std::vector<std::int64_t>& shape) {
+    if (a.dtype() != v.dtype)
+        throw Error("ArgumentError", cat("argument '", v.name, "': expected a ", dtype_name(v.dtype), " array, got ",
+                                         dtype_name(a.dtype())));
+    if (shape != a.shape())
+        throw Error("ArgumentError", cat("argument '", v.name, "': expected shape ", shape_string(shape), ", got ",
+                                         shape_string(a.shape())));
+    if (v.alignment > 0 && reinterpret_cast<std::uintptr_t>(a.data()) % static_cast<std::uintptr_t>(v.alignment) != 0)
+        throw Error("ArgumentError", cat("argument '", v.name, "' is declared aligned to ", v.alignment,
+                                         " bytes, but the array passed is not"));
+}
+
+}  // namespace
+
+std::vector<std::int64_t> eval_shape(const Variable& v, const Values& values) {
+    std::vector<std::int64_t> shape;
+    for (const ExprPtr& s : v.shape) shape.push_back(eval_for(v, s, values, "shape"));
+    return shape;
+}
+
+ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Values& values) {
+    const std::vector<std::int64_t> shape = eval_shape(v, values);
+    std::vector<std::int64_t> strides;
+    for (const ExprPtr& s : v.strides) strides.push_back(eval_for(v, s, values, "stride"));
+    const std::int64_t offset = v.offset ? eval_for(v, v.offset, values, "offset") : 0;
+    for (const std::int64_t s : strides)
+        if (s < 0 || offset < 0)
+            throw Error("ArgumentError", cat("array '", v.name, "' has a negative stride or offset for these arguments"));
+    const bool c_layout = offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'C'));
+    const bool f_layout = offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'F'));
+    if (!passed) {
+        const HostArray out = HostArray::zeros(shape, v.dtype, !c_layout && f_layout ? Order::F : Order::C);
+        if (c_layout || f_layout) return {out, out};
+        return stage(v, out, false, std::move(strides), offset);
+    }
+    const HostArray& a = *passed;
+    check_passed(v, a, shape);
+    if (offset == 0 && same_strides(shape, a.strides(), strides)) return {a, a};
+    const bool written = v.is_output.value_or(false);
+    if (c_layout) {
+        if (written)
+            throw Error("ArgumentError", cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
+        return {a.copy(), a};
+    }
+    if (f_layout)
+        throw Error("ArgumentError", cat("strides mismatch on argument '", v.name, "' (got ", shape_string(a.strides()),
+                                         ", expected ", shape_string(strides),
+                                         "): pass a Fortran-order array, as lp.zeros(shape, dtype, \"F\") makes"));
+    return stage(v, a, true, std::move(strides), offset);
+}
+
+void copy_back(const ArrayMemory& m) {
+    HostArray out = m.logical;
+    each_element(out.shape(), m.strides, m.offset,
+                 [&](const HostArray::Index& i, std::int64_t flat) { out.set(i, m.buffer.get({flat})); });
+}
+
+}  // namespace loom::lua

@@ -1,0 +1,39 @@
+// The memory a kernel call hands to each array argument: the caller's array when its layout is the declared
+// one, otherwise a copy in the declared layout. Host arrays can only be C- or Fortran-contiguous (or views of
+// those), so layouts with padding, gaps, offsets or other axis orders are always staged through a copy,
+// which goes back into the caller's array after a run that writes it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "backends/host/host_array.h"
+#include "ir/kernel.h"
+
+namespace loom::lua {
+
+using Values = std::map<std::string, std::int64_t>;
+
+/// An array argument's memory for one call.
+struct ArrayMemory {
+    HostArray buffer;   // what the kernel's pointer points at
+    HostArray logical;  // the caller's array, or the output allocated for it: what the call returns
+    bool staged = false;  // buffer holds a copy in the declared layout
+    std::vector<std::int64_t> strides;  // the declared layout, for copying a staged buffer back
+    std::int64_t offset = 0;
+};
+
+/// The shape of `v` for these parameter values (ArgumentError when one is missing).
+std::vector<std::int64_t> eval_shape(const Variable& v, const Values& values);
+
+/// Checks `passed` against `v` (dtype, shape, alignment; strides where a host array can have the declared
+/// ones) and returns the memory the kernel gets, or allocates a zero-filled output when `passed` is null.
+/// ArgumentError for a mismatch; an input declared C-contiguous may have any strides (it is copied).
+ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Values& values);
+
+/// Copies a staged buffer back into the caller's array, after a run that wrote it.
+void copy_back(const ArrayMemory& m);
+
+}  // namespace loom::lua

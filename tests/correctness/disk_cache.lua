@@ -1,0 +1,83 @@
+-- The build caches: a second process finds the built programs in LOOM_CACHE_DIR and writes nothing new;
+-- lp.set_caching_enabled(false) writes nothing; within one process a second kernel object with the same code
+-- reuses the executor's build.
+local h = require("helpers")
+
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute("mkdir -p '" .. dir .. "'"))
+
+-- Every file under the cache directory with its size and modification time, one per line.
+local function listing()
+  local pipe = assert(io.popen("cd '" .. dir .. "' && find . -type f -printf '%p %s %T@\\n' | sort"))
+  local text = pipe:read("a")
+  pipe:close()
+  return text
+end
+
+local function count(text, pattern)
+  local n = 0
+  for _ in text:gmatch(pattern) do n = n + 1 end
+  return n
+end
+
+-- A child script: runs one kernel on both executors and checks the results itself.
+local function script(instruction, preamble)
+  return (preamble or "") .. [[
+local lp = require("loom")
+local h = require("helpers")
+local knl = lp.make_kernel("{ [i]: 0<=i<n }", "]] .. instruction .. [[")
+local a = lp.arange(10, "float32")
+h.on_each_executor(function(exec, name)
+  h.check_array(knl(exec, { a = a }), function(i) return 3 * i + 1 end, name)
+end)
+print("child ok")
+]]
+end
+
+local env = { LOOM_CACHE_DIR = dir }
+
+local ok, err = pcall(function()
+  h.check_equal(listing(), "", "a fresh cache directory")
+  h.check(h.run_child(script("out[i] = 3*a[i] + 1"), env):find("child ok", 1, true), "first child")
+  local first = listing()
+  h.check_equal(count(first, "%.so "), 1, "C programs stored by the first process:\n" .. first)
+  h.check_equal(count(first, "%.bin "), 1, "OpenCL programs stored by the first process:\n" .. first)
+
+  h.check(h.run_child(script("out[i] = 3*a[i] + 1"), env):find("child ok", 1, true), "second child")
+  h.check_equal(listing(), first, "the cache after a second process with the same kernel")
+
+  h.check(h.run_child(script("out[i] = 1 + 3*a[i]", "require('loom').set_caching_enabled(false)\n"), env)
+    :find("child ok", 1, true), "child without caching")
+  h.check_equal(listing(), first, "the cache after a process with caching disabled")
+end)
+os.execute("rm -rf '" .. dir .. "'")
+if not ok then error(err, 0) end
+
+-- Wall-clock seconds: builds run in child compilers, which os.clock does not see.
+local function now()
+  local pipe = assert(io.popen("date +%s.%N"))
+  local t = tonumber(pipe:read("l"))
+  pipe:close()
+  return t
+end
+
+-- In one process: a second kernel object with the same code is built in a fraction of the first's time.
+do
+  local lp = require("loom")
+  lp.set_caching_enabled(false)
+  local instruction = string.format("out[i] = a[i] + %d", os.time() % 100000) -- new to the executor
+  local a = lp.arange(8, "int32")
+  h.on_each_executor(function(exec, name)
+    local function timed_run()
+      local knl = lp.make_kernel("{ [i]: 0<=i<n }", instruction)
+      local start = now()
+      knl(exec, { a = a })
+      return now() - start
+    end
+    local cold, warm = timed_run(), timed_run()
+    h.check(warm < cold / 3, "%s: a second kernel object took %.4f s, the first %.4f s", name, warm, cold)
+  end)
+end
+
+print("disk_cache: ok")

@@ -1,0 +1,34 @@
+-- Malformed domains and instructions are ParseErrors that quote the culprit; instruction errors carry the
+-- line (within the instruction text) and the column of the offending token.
+local lp = require("loom")
+local h = require("helpers")
+
+for _, domain in ipairs({ "{ [i]: 0<=i<n ", "{ [i]: 0<=i<n and }", "hello" }) do
+  local quoted = "'" .. domain:gsub("%s+$", "") .. "'"
+  h.expect_error("ParseError", { "malformed domain", quoted }, lp.make_kernel, domain, "out[i] = a[i]")
+end
+
+-- The second domain of a forest is the culprit.
+h.expect_error("ParseError", "'{ [j]: 0<=j<'", lp.make_kernel, { "{ [i]: 0<=i<n }", "{ [j]: 0<=j<" }, "out[i] = a[i]")
+
+-- Each case: instructions, a fragment of the message, line, column.
+local CASES = {
+  { "out[i] = 2*a[i", "unclosed '['", 1, 13 },
+  { "out[i] = a[i]\nout[i] = 2 * + * a[i]", "unexpected token '*'", 2, 16 },
+  { "out[i] == a[i]", "unexpected token '=='", 1, 8 },
+  { "out[i] = 1.5.5", "unexpected token '.5'", 1, 13 },
+  { "out[i] = a[i] {id=x", "unclosed '{'", 1, 15 },
+  { "out[i] = a[i] {bogus=1}", "unknown instruction attribute 'bogus'", 1, 16 },
+  { { "out[i] = a[i]", "b[i] = (a[i] + 1" }, "unclosed '('", 2, 8 },
+}
+
+for _, case in ipairs(CASES) do
+  local insns, text, line, column = table.unpack(case)
+  local err = h.expect_error("ParseError", text, lp.make_kernel, "{ [i]: 0<=i<n }", insns)
+  local culprit = type(insns) == "table" and insns[line] or select(line, insns:match("([^\n]*)\n?([^\n]*)"))
+  h.check(err.message:find(culprit, 1, true), "the message '%s' quotes the instruction '%s'", err.message, culprit)
+  h.check_equal(err.line, line, text .. ": line")
+  h.check_equal(err.column, column, text .. ": column")
+end
+
+print("parse_errors: ok")

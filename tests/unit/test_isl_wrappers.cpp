@@ -1,0 +1,184 @@
+// Loom's isl helpers (src/isl/): domain parsing with automatic parameters, expressions as affine functions,
+// projections, extents and index boxes, schedule maps, and isl's AST as Loom's tree. References are isl
+// objects parsed from text, compared semantically, or values at fixed parameters.
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isl/ast_expr.h"
+#include "isl/isl.h"
+#include "parse/instructions.h"
+#include "support/error.h"
+
+using namespace loom;
+using namespace loom::isl_util;
+
+namespace {
+
+using Names = std::vector<std::string>;
+
+isl::set set_of(const std::string& text) { return isl::set(ctx(), text); }
+
+std::optional<std::string> error_kind(const std::string& domain) {
+    try {
+        parse_domain(domain);
+    } catch (const Error& e) {
+        return e.kind();
+    }
+    return std::nullopt;
+}
+
+// The value of a function of the parameters where the parameters satisfy `fixed` ("n = 5").
+long value_where(const isl::pw_aff& f, const std::string& fixed) {
+    const isl::set params = align_params(parse_assumptions(fixed), f.space());
+    const isl::val v = f.intersect_params(params).max_val();
+    REQUIRE(v.is_int());
+    return v.get_num_si();
+}
+
+// Same domain, same value everywhere on it.
+bool same_function(const isl::pw_aff& a, const std::string& reference) {
+    const isl::pw_aff r(ctx(), reference);
+    return a.domain().is_equal(r.domain()) && a.eq_set(r).is_equal(a.domain());
+}
+
+}  // namespace
+
+TEST_CASE("parse_domain declares the parameters a domain uses", "[isl]") {
+    const isl::set s = parse_domain("{ [i,j]: 0<=i<n and 0<=j<m+i }");
+    CHECK(set_dim_names(s) == Names{"i", "j"});
+    CHECK(param_names(s.space()) == Names{"n", "m"});
+    CHECK(s.is_equal(set_of("[n, m] -> { [i,j]: 0<=i<n and 0<=j<m+i }")));
+}
+
+TEST_CASE("parse_domain leaves names bound by exists alone", "[isl]") {
+    const isl::set s = parse_domain("{ [i]: exists (q: i = 2q) and 0<=i<n }");
+    CHECK(param_names(s.space()) == Names{"n"});
+    CHECK(s.is_equal(set_of("[n] -> { [i]: i mod 2 = 0 and 0<=i<n }")));
+}
+
+TEST_CASE("parse_domain extends a declared parameter list", "[isl]") {
+    CHECK(param_names(parse_domain("[n] -> { [i]: 0<=i<n+m }").space()) == Names{"n", "m"});
+    CHECK(param_names(parse_domain("[] -> { [i]: 0<=i<k }").space()) == Names{"k"});
+    CHECK(param_names(parse_domain("[n] -> { [i]: 0<=i<n }").space()) == Names{"n"});
+}
+
+TEST_CASE("parse_domain takes neither tuple names nor keywords for parameters", "[isl]") {
+    const isl::set s = parse_domain("{ S[i]: 0<=i<n and (i mod 2 = 0 or i >= floor(n/2)) }");
+    CHECK(param_names(s.space()) == Names{"n"});
+    CHECK(s.tuple_dim() == 1);
+}
+
+TEST_CASE("parse_domain reports malformed domains as ParseError", "[isl]") {
+    CHECK(error_kind("{ [i]: 0<=i< }") == "ParseError");
+    CHECK(error_kind("{ [i] 0<=i<n") == "ParseError");
+    CHECK(error_kind("{ [i]: 0<=i<n }") == std::nullopt);
+}
+
+TEST_CASE("parse_assumptions gives a parameter set", "[isl]") {
+    const isl::set a = parse_assumptions("n >= 1 and n mod 16 = 0");
+    CHECK(a.tuple_dim() == 0);
+    CHECK(a.is_equal(set_of("[n] -> { : n >= 1 and n mod 16 = 0 }")));
+    CHECK(parse_assumptions("{ : m > 2 }").is_equal(set_of("[m] -> { : m > 2 }")));
+    CHECK_THROWS_AS(parse_assumptions("{ [i]: 0 <= i < n }"), Error);
+}
+
+TEST_CASE("to_pw_aff converts affine expressions", "[isl]") {
+    const isl::set dom = parse_domain("{ [i,j]: 0<=i<n and 0<=j<n }");
+    const auto f = to_pw_aff(parse_expression("2*i + n - 1 - j"), dom);
+    REQUIRE(f);
+    CHECK(same_function(*f, "[n] -> { [i,j] -> [(2i + n - 1 - j)] : 0<=i<n and 0<=j<n }"));
+
+    const auto q = to_pw_aff(parse_expression("(i + 3) // 4 + i % 2"), dom);
+    REQUIRE(q);
+    CHECK(same_function(*q, "[n] -> { [i,j] -> [(floor((i + 3)/4) + (i mod 2))] : 0<=i<n and 0<=j<n }"));
+
+    // A name that is neither a dimension nor a parameter of the domain becomes a parameter.
+    const auto m = to_pw_aff(parse_expression("i + m"), dom);
+    REQUIRE(m);
+    CHECK(same_function(*m, "[n, m] -> { [i,j] -> [(i + m)] : 0<=i<n and 0<=j<n }"));
+}
+
+TEST_CASE("to_pw_aff refuses what is not quasi-affine", "[isl]") {
+    const isl::set dom = parse_domain("{ [i,j]: 0<=i<n and 0<=j<n }");
+    for (const char* text : {"i*j", "n*i", "a[i]", "i // n", "i % j", "i / 2", "sin(i)", "i // 0"}) {
+        INFO(text);
+        CHECK_FALSE(to_pw_aff(parse_expression(text), dom));
+    }
+    CHECK(to_pw_aff(parse_expression("3*i*2"), dom));
+}
+
+TEST_CASE("project_onto keeps the named dimensions in the order given", "[isl]") {
+    const isl::set s = parse_domain("{ [i,j,k]: 0<=i<n and 0<=j<i and 0<=k<5 }");
+    const isl::set p = project_onto(s, {"k", "i"});
+    CHECK(set_dim_names(p) == Names{"k", "i"});
+    // j exists only where i >= 1.
+    CHECK(p.is_equal(set_of("[n] -> { [k,i]: 0<=k<5 and 1<=i<n }")));
+    CHECK(set_dim_names(project_onto(s, {"j"})) == Names{"j"});
+    CHECK(project_onto(s, {}).tuple_dim() == 0);
+}
+
+TEST_CASE("extent is the smallest bound from zero, and zero where the set is empty", "[isl]") {
+    const isl::set universe = set_of("{ : }");
+    const isl::set tri = parse_domain("{ [i,j]: 0<=i<n and 0<=j<=i }");
+    CHECK(value_where(extent(tri, 0, universe), "n = 7") == 7);
+    CHECK(value_where(extent(tri, 1, universe), "n = 7") == 7);
+    CHECK(value_where(extent(tri, 1, universe), "n = -3") == 0);
+
+    const isl::set shifted = parse_domain("{ [i]: 2<=i<n+2 }");
+    CHECK(value_where(extent(shifted, 0, universe), "n = 4") == 6);
+
+    const isl::pw_aff under_context = extent(parse_domain("{ [i]: 0<=i<n }"), 0, parse_assumptions("n >= 0"));
+    CHECK(same_function(under_context, "[n] -> { [(n)] : n >= 0 }"));
+}
+
+TEST_CASE("index_box turns a hardware index into a parameter with a box", "[isl]") {
+    // The result has no set dimensions (a zero-dimensional set, so params() to compare with a parameter set).
+    const isl::set box = index_box(parse_domain("{ [h]: 0<=h<n }"));
+    CHECK(box.tuple_dim() == 0);
+    CHECK(box.params().is_equal(set_of("[n, h] -> { : 0 <= h < n }")));
+
+    // Holes are filled: every index up to the largest one is launched.
+    const isl::set strided = index_box(parse_domain("{ [h]: exists (q: h = 2q) and 0<=h<n }")).params();
+    CHECK(strided.is_equal(set_of("[n, h] -> { : 0 <= h <= n - 1 and (n mod 2 = 1 or h <= n - 2) }")));
+    CHECK_FALSE(strided.intersect(set_of("[n, h] -> { : n = 5 and h = 3 }")).is_empty());
+}
+
+TEST_CASE("dim_max and dim_min are functions of the parameters", "[isl]") {
+    const isl::set tri = parse_domain("{ [i,j]: 0<=i<n and 0<=j<=i }");
+    CHECK(value_where(dim_max(tri, 1), "n = 5") == 4);
+    CHECK(same_function(dim_max(tri, 0), "[n] -> { [(n - 1)] : n >= 1 }"));
+    CHECK(value_where(dim_min(parse_domain("{ [i]: 2<=i<n }"), 0), "n = 9") == 2);
+}
+
+TEST_CASE("schedule_map maps statement instances to times", "[isl]") {
+    const isl::set dom = parse_domain("{ [i,j]: 0<=i,j<n }");
+    const isl::map sched = schedule_map(dom, "S", {-1, 1, 0}, {3, 0, 0});
+    CHECK(sched.is_equal(isl::map(ctx(), "[n] -> { S[i,j] -> [3, j, i] : 0<=i,j<n }")));
+}
+
+TEST_CASE("generate_ast gives loops, guards and statements", "[isl]") {
+    const isl::set dom = parse_domain("{ [i,j]: 0<=i<n and 0<=j<=i }");
+    const isl::map sched = schedule_map(dom, "S", {0, 1}, {0, 0});
+    const AstNode root = generate_ast(isl::union_map(sched), set_of("[n] -> { : n >= 1 }"), isl::union_map(ctx(), "{}"));
+    REQUIRE(root.kind == AstNode::Kind::Block);
+    REQUIRE(root.children.size() == 1);
+    const AstNode& outer = root.children[0];
+    REQUIRE(outer.kind == AstNode::Kind::For);
+    CHECK(to_string(outer.init) == "0");
+    REQUIRE(outer.children.size() == 1);
+    REQUIRE(outer.children[0].children.size() == 1);
+    const AstNode& inner = outer.children[0].children[0];
+    REQUIRE(inner.kind == AstNode::Kind::For);
+    REQUIRE(inner.children[0].children.size() == 1);
+    const AstNode& stmt = inner.children[0].children[0];
+    CHECK(stmt.kind == AstNode::Kind::User);
+    CHECK(stmt.statement == "S");
+    REQUIRE(stmt.args.size() == 2);
+    CHECK(to_string(stmt.args[0]) == outer.iterator);
+    CHECK(to_string(stmt.args[1]) == inner.iterator);
+    // The inner loop's bound is the outer iterator: the triangle.
+    CHECK(to_string(inner.cond).find(outer.iterator) != std::string::npos);
+}
