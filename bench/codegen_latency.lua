@@ -4,8 +4,9 @@
 --
 -- usage: loom bench/codegen_latency.lua [runs [loopy_runs]]   (defaults 200 and 20)
 --
--- Times are CPU seconds from os.clock (microsecond resolution; codegen is single-threaded, so they equal wall
--- time), one sample per make-transform-generate run; p50/p90 are nearest-rank percentiles.
+-- Times are process CPU time (os.clock here, time.process_time in the loopy helper; microsecond resolution;
+-- codegen is single-threaded, so they equal wall time on an idle machine and are not inflated by load), one
+-- sample per make-transform-generate run; p50/p90 are nearest-rank percentiles.
 local lp = require("loom")
 
 local runs = math.tointeger(tonumber(arg[1])) or 200
@@ -100,10 +101,14 @@ local function script_dir()
     return arg[0]:match("^(.*)/[^/]*$") or "."
 end
 
+local function shell_quote(s)
+    return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
 -- loopy's p50 per kernel name, or nil and a note saying why there are none.
 local function loopy_latencies(skip)
-    local cmd = string.format("python3 %q %d %s 2>&1", script_dir() .. "/loopy_codegen_latency.py", loopy_runs,
-        table.concat(skip, " "))
+    local cmd = string.format("python3 %s %d %s 2>&1", shell_quote(script_dir() .. "/loopy_codegen_latency.py"),
+        loopy_runs, table.concat(skip, " "))
     local pipe = assert(io.popen(cmd))
     local p50, last = {}, nil
     for line in pipe:lines() do
@@ -141,10 +146,10 @@ for _, r in ipairs(results) do
     local ratio = theirs and r.p50 and theirs / r.p50
     if ratio then log_sum, count = log_sum + math.log(ratio), count + 1 end
     print(string.format("%-14s %10s %10s %12s %14s", r.name, fmt(r.p50, "%.3f ms"), fmt(r.p90, "%.3f ms"),
-        fmt(theirs, "%.2f ms"), fmt(ratio, "%.0fx")))
+        fmt(theirs, "%.2f ms"), fmt(ratio, "%.1fx")))
 end
 for _, r in ipairs(results) do
     if r.why then print(string.format("  %s: n/a (%s)", r.name, r.why)) end
 end
-if count > 0 then print(string.format("geometric mean loopy/loom: %.0fx (goal: 100x)", math.exp(log_sum / count))) end
+if count > 0 then print(string.format("geometric mean loopy/loom: %.1fx (goal: 100x)", math.exp(log_sum / count))) end
 if not loopy then print("note: loopy numbers unavailable (python3 with loopy is needed): " .. note) end

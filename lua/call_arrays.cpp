@@ -34,6 +34,8 @@ void each_element(const std::vector<std::int64_t>& shape, const std::vector<std:
     }
 }
 
+ArrayMemory unstaged(const HostArray& buffer, const HostArray& logical) { return {buffer, logical, false, {}, 0}; }
+
 ArrayMemory stage(const Variable& v, const HostArray& logical, bool copy_in, std::vector<std::int64_t> strides,
                   std::int64_t offset) {
     ArrayMemory m{HostArray::zeros({offset + storage_span(logical.shape(), strides)}, v.dtype), logical, true,
@@ -76,17 +78,17 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
     const bool f_layout = offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'F'));
     if (!passed) {
         const HostArray out = HostArray::zeros(shape, v.dtype, !c_layout && f_layout ? Order::F : Order::C);
-        if (c_layout || f_layout) return {out, out};
+        if (c_layout || f_layout) return unstaged(out, out);
         return stage(v, out, false, std::move(strides), offset);
     }
     const HostArray& a = *passed;
     check_passed(v, a, shape);
-    if (offset == 0 && same_strides(shape, a.strides(), strides)) return {a, a};
+    if (offset == 0 && same_strides(shape, a.strides(), strides)) return unstaged(a, a);
     const bool written = v.is_output.value_or(false);
     if (c_layout) {
         if (written)
             throw Error("ArgumentError", cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
-        return {a.copy(), a};
+        return unstaged(a.copy(), a);
     }
     if (f_layout)
         throw Error("ArgumentError", cat("strides mismatch on argument '", v.name, "' (got ", shape_string(a.strides()),

@@ -1,4 +1,5 @@
 // Executors (lp.cl.queue, lp.c.executor) and running kernels: knl(exec, {a=x, ...}).
+#include <algorithm>
 #include <iostream>
 #include <new>
 
@@ -151,13 +152,32 @@ bool is_offset_of_an_array(const KernelData& k, const std::string& name) {
 
 // Value arguments not passed are read off the shapes of the arrays that were (n from a of shape (n)), and
 // offsets default to 0.
+// The value of `name` that makes the affine extent `shape` equal `size` (n from `n + 2` = 7), if the other
+// variables of `shape` are known and the solution is an integer.
+std::optional<std::int64_t> solve_extent(const ExprPtr& shape, const std::string& name, std::int64_t size,
+                                         const std::map<std::string, std::int64_t>& known) {
+    std::map<std::string, std::int64_t> at = known;
+    at[name] = 0;
+    const auto c0 = eval_int(shape, at);
+    at[name] = 1;
+    const auto c1 = eval_int(shape, at);
+    at[name] = 2;
+    const auto c2 = eval_int(shape, at);
+    if (!c0 || !c1 || !c2 || *c1 - *c0 != *c2 - *c1 || *c1 == *c0) return std::nullopt;  // not affine in it
+    const std::int64_t slope = *c1 - *c0;
+    if ((size - *c0) % slope != 0) return std::nullopt;
+    const std::int64_t value = (size - *c0) / slope;
+    at[name] = value;
+    return eval_int(shape, at) == size ? std::optional(value) : std::nullopt;
+}
+
 void find_values_from_shapes(const KernelData& k, CallArgs& c) {
     for (const Variable& v : k.args) {
         if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name)) continue;
         for (const auto& [name, arr] : c.arrays) {
             const Variable* av = find_variable(k, name);
-            for (std::size_t j = 0; av && j < av->shape.size() && j < arr.ndim(); ++j)
-                if (av->shape[j]->kind == ExprKind::Var && av->shape[j]->name == v.name) c.ints[v.name] = arr.shape()[j];
+            for (std::size_t j = 0; av && j < av->shape.size() && j < arr.ndim() && !c.ints.count(v.name); ++j)
+                if (const auto value = solve_extent(av->shape[j], v.name, arr.shape()[j], c.ints)) c.ints[v.name] = *value;
             if (c.ints.count(v.name)) break;
         }
         if (!c.ints.count(v.name) && is_offset_of_an_array(k, v.name)) c.ints[v.name] = 0;
@@ -236,7 +256,9 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c) {
         const ArrayMemory a = array_memory(v, passed != c.arrays.end() ? &passed->second : nullptr, c.ints);
         if (v.is_output.value_or(false)) m.outputs.emplace_back(v.name, a.logical);
         if (v.is_output.value_or(false) && a.staged) m.staged_outputs.push_back(a);
-        add(v.name, a.buffer, v.is_input.value_or(true), v.is_output.value_or(false));
+        // Every array goes to the device, outputs too: elements the kernel does not write keep their values,
+        // as on the C target which works in place.
+        add(v.name, a.buffer, true, v.is_output.value_or(false));
     }
     for (const Variable& t : k.temporaries)
         if (t.address_space == AddressSpace::Global) add(t.name, HostArray::zeros(eval_shape(t, c.ints), t.dtype), true, false);

@@ -605,7 +605,7 @@ int get_dot_dependency_graph(lua_State* L) {
             if (e.kind() != "LoopyError") throw;
         }
     }
-    const std::string dot = dot_dependency_graph(cluster ? shown : k, use_id);
+    const std::string dot = dot_dependency_graph(shown, use_id);
     lua_pushlstring(L, dot.data(), dot.size());
     return 1;
 }

@@ -1,6 +1,7 @@
 // The transformations: lp.f(knl, ...) and knl:f(...), each returning a new kernel.
 #include <algorithm>
 
+#include "analysis/types.h"
 #include "codegen/lower.h"
 #include "lua/args.h"
 #include "lua/binding.h"
@@ -62,6 +63,12 @@ int set_options(lua_State* L) {
 int add_dtypes(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "add_dtypes").kernel;
     push_kernel(L, loom::add_dtypes(k, dtype_map(L, 2, "add_dtypes")));
+    return 1;
+}
+
+int add_and_infer_dtypes(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "add_and_infer_dtypes").kernel;
+    push_kernel(L, loom::add_and_infer_dtypes(k, dtype_map(L, 2, "add_and_infer_dtypes")));
     return 1;
 }
 
@@ -165,9 +172,14 @@ void for_each_named(lua_State* L, int idx, int arg, const char* fname, F&& f) {
     }
 }
 
-SplitOptions split_options(lua_State* L, int arg, const char* fname) {
+// An optional options table: absent, nil, or a table with only `allowed` keys.
+void check_options(lua_State* L, int arg, const char* fname, std::initializer_list<const char*> allowed) {
     if (!lua_isnoneornil(L, arg)) check_table(L, arg, fname);
-    check_option_keys(L, arg, fname, {"outer_iname", "inner_iname", "outer_tag", "inner_tag", "slabs", "within"});
+    check_option_keys(L, arg, fname, allowed);
+}
+
+SplitOptions split_options(lua_State* L, int arg, const char* fname) {
+    check_options(L, arg, fname, {"outer_iname", "inner_iname", "outer_tag", "inner_tag", "slabs", "within"});
     const int top = lua_gettop(L);
     SplitOptions o;
     o.outer_iname = opt_string(L, arg, "outer_iname", fname).value_or("");
@@ -214,7 +226,7 @@ int join_inames(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, f).kernel;
     const std::vector<std::string> inames = name_list(L, 2, f);
     const std::string new_iname = lua_isnoneornil(L, 3) ? "" : check_string(L, 3, f);
-    check_option_keys(L, 4, f, {"tag", "within"});
+    check_options(L, 4, f, {"tag", "within"});
     push_kernel(L, loom::join_inames(k, inames, new_iname, opt_tag(L, 4, "tag", f), opt_within(L, 4, f)));
     return 1;
 }
@@ -251,7 +263,7 @@ int duplicate_inames(lua_State* L) {
     const char* f = "duplicate_inames";
     const Kernel& k = check_kernel(L, 1, f).kernel;
     const std::vector<std::string> inames = name_list(L, 2, f);
-    check_option_keys(L, 3, f, {"within", "new_inames", "suffix", "tags"});
+    check_options(L, 3, f, {"within", "new_inames", "suffix", "tags"});
     DuplicateOptions o;
     o.within = opt_within(L, 3, f);
     o.new_inames = opt_string_list(L, 3, "new_inames", f).value_or(std::vector<std::string>{});
@@ -270,7 +282,7 @@ int rename_iname(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, f).kernel;
     const std::string old_iname = check_string(L, 2, f);
     const std::string new_iname = check_string(L, 3, f);
-    check_option_keys(L, 4, f, {"existing_ok", "within"});
+    check_options(L, 4, f, {"existing_ok", "within"});
     const bool existing_ok = opt_bool(L, 4, "existing_ok", f).value_or(false);
     push_kernel(L, loom::rename_iname(k, old_iname, new_iname, existing_ok, opt_within(L, 4, f)));
     return 1;
@@ -298,9 +310,45 @@ int fix_parameters(lua_State* L) {
     return 1;
 }
 
+// --- substitution rules
+
+int expand_subst(lua_State* L) {
+    const char* f = "expand_subst";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    check_option_keys(L, 2, f, {"within"});
+    push_kernel(L, loom::expand_subst(k, opt_within(L, 2, f)));
+    return 1;
+}
+
+// lp.extract_subst(knl, name, template, parameters, {within=}); parameters may also go in the options.
+int extract_subst(lua_State* L) {
+    const char* f = "extract_subst";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::string name = check_string(L, 2, f), templ = check_string(L, 3, f);
+    const int opts = lua_istable(L, 4) && luaL_len(L, 4) == 0 ? 4 : 5;
+    check_option_keys(L, opts, f, {"parameters", "within"});
+    std::vector<std::string> params;
+    if (opts == 5 && !lua_isnoneornil(L, 4)) params = name_list(L, 4, f);
+    if (auto p = opt_string_list(L, opts, "parameters", f)) params = *p;
+    push_kernel(L, loom::extract_subst(k, name, templ, params, opt_within(L, opts, f)));
+    return 1;
+}
+
+int assignment_to_subst(lua_State* L) {
+    const char* f = "assignment_to_subst";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::string name = check_string(L, 2, f);
+    check_option_keys(L, 3, f, {"extra_arguments", "within", "force_retain_argument"});
+    const auto extra = opt_string_list(L, 3, "extra_arguments", f).value_or(std::vector<std::string>{});
+    const bool retain = opt_bool(L, 3, "force_retain_argument", f).value_or(false);
+    push_kernel(L, loom::assignment_to_subst(k, name, extra, opt_within(L, 3, f), retain));
+    return 1;
+}
+
 const luaL_Reg kFunctions[] = {
     {"set_options", trampoline<set_options>},
     {"add_dtypes", trampoline<add_dtypes>},
+    {"add_and_infer_dtypes", trampoline<add_and_infer_dtypes>},
     {"prioritize_loops", trampoline<prioritize_loops>},
     {"assume", trampoline<assume>},
     {"split_iname", trampoline<split_iname>},
@@ -315,6 +363,9 @@ const luaL_Reg kFunctions[] = {
     {"set_temporary_address_space", trampoline<set_temporary_address_space>},
     {"preprocess_kernel", trampoline<preprocess_kernel>},
     {"get_one_linearized_kernel", trampoline<get_one_linearized_kernel>},
+    {"expand_subst", trampoline<expand_subst>},
+    {"extract_subst", trampoline<extract_subst>},
+    {"assignment_to_subst", trampoline<assignment_to_subst>},
     {nullptr, nullptr},
 };
 

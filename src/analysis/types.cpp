@@ -8,6 +8,7 @@
 #include "ir/access.h"
 #include "ir/subst_rule.h"
 #include "support/error.h"
+#include "transform/transforms.h"
 
 namespace loom {
 
@@ -284,11 +285,13 @@ void type_from_writes(KernelData& k) {
     }
 }
 
-void require_known_names(const KernelData& k, const Instruction& insn, const ExprPtr& e) {
+void require_known_names(const KernelData& k, const std::vector<std::string>& params, const Instruction& insn,
+                         const ExprPtr& e) {
     visit(e, [&](const ExprPtr& n) {
         if (n->kind != ExprKind::Var && n->kind != ExprKind::Subscript) return;
-        user_assert(find_variable(k, n->name) || is_iname(k, n->name) || find_rule(k.substitutions, n->name),
-                    "TypeInferenceError", "name not known in type inference: '", n->name, "' (in instruction '",
+        const bool known = find_variable(k, n->name) || is_iname(k, n->name) || find_rule(k.substitutions, n->name) ||
+                           std::find(params.begin(), params.end(), n->name) != params.end();
+        user_assert(known, "TypeInferenceError", "name not known in type inference: '", n->name, "' (in instruction '",
                     insn.id, "')");
     });
 }
@@ -303,12 +306,13 @@ void check_assignment(const KernelData& k, const Instruction& insn) {
 }
 
 void check_instructions(const KernelData& k) {
+    const std::vector<std::string> params = all_params(k);
     for (const Instruction& insn : k.instructions) {
         if (insn.kind != InsnKind::Assignment) continue;
-        for (const ExprPtr& a : insn.assignees) require_known_names(k, insn, a);
-        require_known_names(k, insn, insn.expression);
+        for (const ExprPtr& a : insn.assignees) require_known_names(k, params, insn, a);
+        require_known_names(k, params, insn, insn.expression);
         for (const ExprPtr& p : insn.predicates) {
-            require_known_names(k, insn, p);
+            require_known_names(k, params, insn, p);
             expr_type(k, p);
         }
         check_assignment(k, insn);
@@ -330,6 +334,10 @@ Kernel infer_types(const Kernel& kernel, const std::map<std::string, DType>& giv
         check_instructions(k);
     }
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes) {
+    return infer_types(add_dtypes(k, dtypes), {}, false);
 }
 
 }  // namespace loom

@@ -54,4 +54,7 @@ CallTypes call_types(const KernelData& k, const ExprPtr& call);
 /// name an instruction uses that is no variable, iname or substitution rule.
 Kernel infer_types(const Kernel& k, const std::map<std::string, DType>& given, bool require_all);
 
+/// loopy's add_and_infer_dtypes: add_dtypes, then every type that follows from them (others stay unknown).
+Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
+
 }  // namespace loom

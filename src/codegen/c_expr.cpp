@@ -296,7 +296,7 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
         case ExprKind::Call: return print_call(e, prec);
         case ExprKind::Binary: return print_binary(e, want, prec);
         case ExprKind::Unary: return print_unary(e, want, prec);
-        case ExprKind::If: return print_if(e, prec);
+        case ExprKind::If: return print_if(e, want, prec);
         case ExprKind::Cast: return print_cast(e, prec);
         case ExprKind::Reduction:
             user_error("LoopyError", "reduction '", to_string(e), "' must be realized before code generation");
@@ -368,6 +368,46 @@ std::string CExprPrinter::print_integer_sum(const ExprPtr& e, DType t, int& prec
     std::string out = parts[0];
     for (std::size_t i = 1; i < parts.size(); ++i) out += " + " + parts[i];
     return out;
+}
+
+std::string CExprPrinter::guard(const ExprPtr& cond) {
+    if (cond->kind == ExprKind::Binary && cond->op == BinOp::And) return guard(cond->args[0]) + " && " + guard(cond->args[1]);
+    const bool comparison = cond->kind == ExprKind::Binary && cond->op >= BinOp::Eq && cond->op <= BinOp::Ge &&
+                            cond->op != BinOp::Ne;
+    if (!comparison || !is_integer(expr_type(k_, cond->args[0]).dtype) || !is_integer(expr_type(k_, cond->args[1]).dtype))
+        return print(cond);
+    const ExprPtr& a = cond->args[0];
+    const ExprPtr& b = cond->args[1];
+    ExprPtr diff;
+    switch (cond->op) {
+        case BinOp::Ge: case BinOp::Eq: diff = binary(BinOp::Sub, a, b); break;
+        case BinOp::Le: diff = binary(BinOp::Sub, b, a); break;
+        case BinOp::Gt: diff = binary(BinOp::Sub, binary(BinOp::Sub, a, b), int_lit(1)); break;
+        default: diff = binary(BinOp::Sub, binary(BinOp::Sub, b, a), int_lit(1)); break;
+    }
+    return print(canonical_sum(diff)) + (cond->op == BinOp::Eq ? " == 0" : " >= 0");
+}
+
+ExprPtr CExprPrinter::canonical_sum(const ExprPtr& e) const {
+    std::vector<Term> terms;
+    flatten_sum(e, 1, terms);
+    const std::vector<std::string> inames = all_inames(k_);
+    auto rank = [&](const Term& t) -> std::size_t {
+        if (!t.e) return 0;
+        std::size_t best = inames.size() + 1;
+        for (const std::string& n : referenced_names(t.e)) {
+            const auto it = std::find(inames.begin(), inames.end(), n);
+            if (it != inames.end()) best = std::min(best, 1 + static_cast<std::size_t>(it - inames.begin()));
+        }
+        return best;
+    };
+    std::stable_sort(terms.begin(), terms.end(), [&](const Term& x, const Term& y) { return rank(x) < rank(y); });
+    ExprPtr sum;
+    for (const Term& t : terms) {
+        const ExprPtr term = !t.e ? int_lit(t.coef) : t.coef == 1 ? t.e : binary(BinOp::Mul, int_lit(t.coef), t.e);
+        sum = sum ? binary(BinOp::Add, sum, term) : term;
+    }
+    return sum ? sum : int_lit(0);
 }
 
 std::string CExprPrinter::print_binary(const ExprPtr& e, DType want, int& prec) {
@@ -505,12 +545,14 @@ std::string CExprPrinter::print_complex_arithmetic(const ExprPtr& e, DType t, in
     return complex_fn(name, t) + "(" + (ca ? converted(a, t, 0) : print(a, r)) + ", " + (cb ? converted(b, t, 0) : print(b, r)) + ")";
 }
 
-std::string CExprPrinter::print_if(const ExprPtr& e, int& prec) {
+std::string CExprPrinter::print_if(const ExprPtr& e, DType want, int& prec) {
     prec = kCond;
-    const DType t = expr_type(k_, e).dtype;
+    const ExprType t = expr_type(k_, e);
+    // Literal branches are printed in the type the enclosing operation wants, as loopy passes it down.
+    const DType w = t.weak && is_float(want) ? want : t.dtype;
     const std::string cond = print_prec(e->args[0], DType::Unknown, kOr) + " ? ";
-    const bool cast = is_complex(t) || needs_casts(e->args[1], e->args[2], t);
-    return cond + operand(e->args[1], t, kOr, false, cast) + " : " + operand(e->args[2], t, kCond, false, cast);
+    const bool cast = is_complex(w) || needs_casts(e->args[1], e->args[2], w);
+    return cond + operand(e->args[1], w, kOr, false, cast) + " : " + operand(e->args[2], w, kCond, false, cast);
 }
 
 std::string CExprPrinter::print_cast(const ExprPtr& e, int& prec) {
@@ -542,7 +584,11 @@ std::string CExprPrinter::print_real_call(const ExprPtr& e, DType t, int& prec) 
     if (f == "real" || f == "conj") return print_node(e->args[0], t, prec);
     if (f == "imag") return literal(int_lit(0), t);
     std::vector<std::string> args;
-    for (const ExprPtr& a : e->args) args.push_back(converted(a, t, 0));
+    for (const ExprPtr& a : e->args) {
+        // OpenCL's integer builtins are overloaded: a literal needs the argument type spelled out.
+        const bool typed_literal = !c_like && is_integer(t) && t != DType::Int32 && expr_type(k_, a).weak;
+        args.push_back(typed_literal ? "(" + c_type(t, target_) + ") " + print_prec(a, t, kUnary) : converted(a, t, 0));
+    }
     const std::string list = "(" + join_args(args) + ")";
     if (f == "abs" && is_integer(t) && is_signed(t)) {
         if (c_like) return (t == DType::Int64 ? "llabs" : "abs") + list;
@@ -581,7 +627,9 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
     ExprPtr flat = v->offset;
     for (std::size_t j = 0; j < e->args.size(); ++j) {
         const ExprPtr& s = v->strides[j];
-        const ExprPtr term = (s->kind == ExprKind::IntLit && s->ival == 1) ? e->args[j] : binary(BinOp::Mul, s, e->args[j]);
+        // Each index prints as loopy prints affine expressions: constant first, then inames in domain order.
+        const ExprPtr idx = is_integer(expr_type(k_, e->args[j]).dtype) ? canonical_sum(e->args[j]) : e->args[j];
+        const ExprPtr term = (s->kind == ExprKind::IntLit && s->ival == 1) ? idx : binary(BinOp::Mul, s, idx);
         flat = flat ? binary(BinOp::Add, flat, term) : term;
     }
     int prec = kPrimary;
@@ -665,6 +713,13 @@ std::string CExprPrinter::complex_fn(const std::string& op, DType t) {
         return replace_all(s, "@R", c_type(real_part_type(t), target_));
     };
     return define(name, fill(f.ret), fill(f.params), fill(f.body));
+}
+
+void CExprPrinter::adopt_helpers(const CExprPrinter& other) {
+    for (const auto& h : other.helpers_)
+        if (std::none_of(helpers_.begin(), helpers_.end(), [&](const auto& mine) { return mine.first == h.first; }))
+            helpers_.push_back(h);
+    complex_types_.insert(other.complex_types_.begin(), other.complex_types_.end());
 }
 
 std::string CExprPrinter::helper_definitions() const {

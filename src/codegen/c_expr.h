@@ -32,6 +32,12 @@ public:
     std::string print(const ExprPtr& e, DType want = DType::Unknown);
     /// An assignment statement (without the trailing newline), converting when the types differ.
     std::string assignment(const ExprPtr& lhs, const ExprPtr& rhs);
+    /// A guard condition as loopy prints isl's constraints: `-1 + -128 * gid(0) + -1 * lid(0) + n >= 0`
+    /// (every integer comparison moved to one side, constant first, then inames, then parameters).
+    std::string guard(const ExprPtr& cond);
+    /// An integer sum reordered as loopy prints affine expressions: constant, then terms by the domain order
+    /// of their inames, then the rest (parameters) in their order.
+    ExprPtr canonical_sum(const ExprPtr& e) const;
     /// Prints iname `iname` as `text` (the work-item id that implements it).
     void set_hardware_text(const std::string& iname, const std::string& text) { hardware_text_[iname] = text; }
     /// The inames of the statement printed next: `//` and `%` are proven non-negative over their domain.
@@ -39,6 +45,8 @@ public:
     /// Type definitions and helper functions (floor division, complex arithmetic, ...) that the printed code
     /// uses, as C definitions in dependency order.
     std::string helper_definitions() const;
+    /// Takes over the helpers another printer's code uses (one program holds several device kernels).
+    void adopt_helpers(const CExprPrinter& other);
 
 private:
     std::string print_prec(const ExprPtr& e, DType want, int parent_prec, bool right_operand = false);
@@ -52,7 +60,7 @@ private:
     std::string print_complex_arithmetic(const ExprPtr& e, DType t, int& prec);
     std::string print_negation(const ExprPtr& x, DType t, int& prec, bool cast);
     std::string print_unary(const ExprPtr& e, DType want, int& prec);
-    std::string print_if(const ExprPtr& e, int& prec);
+    std::string print_if(const ExprPtr& e, DType want, int& prec);
     std::string print_cast(const ExprPtr& e, int& prec);
     std::string print_integer_sum(const ExprPtr& e, DType t, int& prec);
     std::string print_term(const ExprPtr& term, DType sum_type, int parent_prec, bool right_operand);

@@ -170,7 +170,9 @@ isl::set grid_context(const KernelData& k, bool hardware_as_params) {
     isl::set ctx = assumption_context(k);
     if (!hardware_as_params) return ctx;
     for (const std::string& h : hardware_inames(k)) {
-        isl::set box = isl_util::index_box(domain_of(k, {h}));
+        // Work-items exist for every local id below the static work-group size, whatever the parameters.
+        const bool local = k.iname_tags.at(h)[0] == 'l';
+        isl::set box = local ? isl_util::param_range(h, 0, static_extent(k, h) - 1) : isl_util::index_box(domain_of(k, {h}));
         ctx = isl_util::align_params(ctx, box.space());
         box = isl_util::align_params(box, ctx.space());
         ctx = ctx.intersect(box);

@@ -7,6 +7,7 @@
 
 #include "analysis/types.h"
 #include "codegen/c_expr.h"
+#include "codegen/declarations.h"
 #include "codegen/loop_nest.h"
 #include "analysis/address_space.h"
 #include "schedule/barriers.h"
@@ -57,7 +58,7 @@ std::vector<KernelParam> kernel_params(const KernelData& part, const Uses& u) {
         if (v.kind == VarKind::ValueArg || u.any(v.name))
             out.push_back({v.name, v.dtype, v.kind != VarKind::ValueArg, u.written.count(v.name) != 0});
     for (const Variable& t : part.temporaries)
-        if (t.address_space == AddressSpace::Global && u.any(t.name))
+        if (t.address_space == AddressSpace::Global && t.initializer.empty() && u.any(t.name))  // tables: constants
             out.push_back({t.name, t.dtype, true, u.written.count(t.name) != 0});
     return out;
 }
@@ -126,15 +127,9 @@ private:
     void declare_temporaries() {
         bool any = false;
         for (const Variable& t : k_.temporaries) {
-            if (t.address_space == AddressSpace::Global || !uses_.any(t.name)) continue;
+            if (t.address_space == AddressSpace::Global || at_program_scope(t, target_) || !uses_.any(t.name)) continue;
             any = true;
-            os_ << indent(1) << address_space_qualifier(t) << c_type(t.dtype, target_) << " " << t.name;
-            if (t.is_array) {
-                ExprPtr size = int_lit(1);
-                for (const ExprPtr& s : t.shape) size = binary(BinOp::Mul, size, s);
-                os_ << "[" << printer_.print(size) << "]";
-            }
-            os_ << ";\n";
+            os_ << indent(1) << address_space_qualifier(t) << temporary_declaration(t, target_) << ";\n";
         }
         if (any) os_ << "\n";
     }
@@ -181,7 +176,7 @@ private:
                 break;
             }
             case Kind::If:
-                os_ << indent(depth) << "if (" << printer_.print(n.cond) << ")\n";
+                os_ << indent(depth) << "if (" << printer_.guard(n.cond) << ")\n";
                 body(n.children[0], depth);
                 if (n.children.size() > 1) {
                     os_ << indent(depth) << "else\n";
@@ -246,7 +241,8 @@ private:
     // Private temporaries are per work-item: each thread needs its own copy.
     std::string parallel_pragma() const {
         std::vector<std::string> priv;
-        for (const Variable& t : k_.temporaries) priv.push_back(t.name);
+        for (const Variable& t : k_.temporaries)
+            if (!at_program_scope(t, target_)) priv.push_back(t.name);
         return "#pragma omp parallel for" + (priv.empty() ? std::string() : " private(" + join(priv, ", ") + ")") + "\n";
     }
 
@@ -290,24 +286,27 @@ void record_axis(AxisExtents& axes, std::size_t n, const isl::pw_aff& extent) {
 }
 
 void set_grid(const KernelData& k, DeviceKernel& dk) {
-    AxisExtents groups, local;
+    AxisExtents groups;
+    std::vector<long> local;
     const isl::set ctx = assumption_context(k);
     for (const std::string& h : hardware_inames(k)) {
         const std::string& tag = k.iname_tags.at(h);
         const std::size_t n = std::stoul(tag.substr(2));
         user_assert(n < 3, "LoopyError", "iname '", h, "' is tagged ", tag, ": only axes 0, 1 and 2 exist");
-        record_axis(tag[0] == 'g' ? groups : local, n, isl_util::extent(domain_of(k, {h}), 0, ctx));
+        if (tag[0] == 'g') {
+            record_axis(groups, n, isl_util::extent(domain_of(k, {h}), 0, ctx));
+        } else {
+            if (local.size() <= n) local.resize(n + 1, 1);
+            local[n] = std::max(local[n], static_extent(k, h));
+        }
     }
     for (const std::optional<isl::pw_aff>& g : groups) {
         dk.groups.push_back(g ? isl_util::pw_aff_to_expr(*g, ctx) : int_lit(1));
         dk.groups_isl.push_back(g ? isl_util::to_str(*g) : "{ [(1)] }");
     }
-    for (std::size_t n = 0; n < local.size(); ++n) {
-        const ExprPtr e = local[n] ? isl_util::pw_aff_to_expr(*local[n], ctx) : int_lit(1);
-        user_assert(e->kind == ExprKind::IntLit, "StaticValueFindingError", "a static maximum was not found for PwAff '",
-                    isl_util::to_str(*local[n]), "' (the size of local axis ", n, " must be a constant)");
-        dk.local.push_back(e);
-        dk.local_isl.push_back(local[n] ? isl_util::to_str(*local[n]) : "{ [(1)] }");
+    for (long l : local) {
+        dk.local.push_back(int_lit(l));
+        dk.local_isl.push_back(cat("{ [(", l, ")] }"));
     }
     if (dk.groups.empty()) {
         dk.groups = {int_lit(1)};
@@ -338,10 +337,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
 }
 
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
-    CExprPrinter printer(*k, target);
-    if (target != TargetKind::C)
-        for (const std::string& h : hardware_inames(*k))
-            printer.set_hardware_text(h, hardware_text(k->iname_tags.at(h), target));
+    CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;
     std::string kernels_text;
     for (const DeviceSegment& seg : device_segments(*k)) {
@@ -356,15 +352,19 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         dk.name = seg.name;
         dk.params = kernel_params(part, uses);
         set_grid(part, dk);
-        CExprPrinter& p = printer;
-        BodyEmitter emitter(part, nest, uses, p, target);
+        CExprPrinter printer(part, target);
+        if (target != TargetKind::C)
+            for (const std::string& h : hardware_inames(part))
+                printer.set_hardware_text(h, hardware_text(part.iname_tags.at(h), target));
+        BodyEmitter emitter(part, nest, uses, printer, target);
         const std::string body = emitter.emit();
+        helpers.adopt_helpers(printer);
         const std::string sig = signature(part, dk, target);
         kernels_text += (kernels_text.empty() ? "" : "\n") + sig + "\n{\n" + body + "}\n";
         out.header += (out.header.empty() ? "" : "\n") + sig + ";";
         out.kernels.push_back(std::move(dk));
     }
-    out.device_code = preamble(*k, target) + printer.helper_definitions() + kernels_text;
+    out.device_code = preamble(*k, target) + program_scope_declarations(*k, target) + helpers.helper_definitions() + kernels_text;
     return out;
 }
 

@@ -9,6 +9,7 @@
 #include "ir/access.h"
 #include "isl/isl.h"
 #include "support/error.h"
+#include "support/error.h"
 #include "support/strings.h"
 
 namespace loom {
@@ -50,6 +51,13 @@ bool depends_on_inames(const KernelData& k, const isl::set& d, const std::set<st
             return true;
     }
     return false;
+}
+
+// Every temporary bounding a loop has exactly one writer (whose loops decide the nesting).
+void check_loop_bounds(const KernelData& k) {
+    for (const isl::set& d : k.domains)
+        for (const std::string& p : isl_util::param_names(d.space()))
+            if (is_temporary(k, p)) writer_loops(k, p);
 }
 
 int home_domain(const KernelData& k, const std::string& iname) {
@@ -100,6 +108,7 @@ isl::set combine(const KernelData& k, const std::vector<int>& domains) {
 std::vector<int> domain_parents(const KernelData& k) {
     // Loopy's walk: `stack` holds, for each level of the chain ending at the previous domain, the inames of
     // that level and all levels above it. A domain goes under the deepest level whose own inames it uses.
+    check_loop_bounds(k);
     std::vector<std::set<std::string>> stack;
     std::vector<int> parents;
     for (const isl::set& d : k.domains) {
@@ -134,6 +143,13 @@ isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) 
     // Only the domains of `inames` and their ancestors constrain them: an instruction outside the loops of
     // another domain runs whether or not that domain is empty.
     return isl_util::project_onto(combine(k, needed_domains(k, inames)), inames);
+}
+
+long static_extent(const KernelData& k, const std::string& iname) {
+    const auto n = isl_util::static_extent(domain_of(k, {iname}));
+    user_assert(n.has_value(), "StaticValueFindingError", "a static maximum was not found for the extent of iname '",
+                iname, "' (work-group sizes must be constants)");
+    return *n;
 }
 
 isl::set assumption_context(const KernelData& k) {

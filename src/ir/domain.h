@@ -29,6 +29,10 @@ isl::set combined_domain(const KernelData& k);
 /// when the inames need a branch of the domain forest.
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);
 
+/// The static number of values of `iname` (max + 1 over all parameter values): what a work-group axis over
+/// it needs. StaticValueFindingError when unbounded.
+long static_extent(const KernelData& k, const std::string& iname);
+
 /// The assumptions as a parameter set aligned with the kernel's parameters (inames excluded).
 isl::set assumption_context(const KernelData& k);
 

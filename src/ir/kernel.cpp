@@ -120,6 +120,15 @@ std::string variable_line(const Variable& v) {
     return os.str();
 }
 
+const char* sync_scope_name(SyncScope s) {
+    switch (s) {
+        case SyncScope::Local: return "local";
+        case SyncScope::Global: return "global";
+        case SyncScope::Any: break;
+    }
+    return "any";
+}
+
 std::string attributes_text(const Instruction& insn, bool with_dependencies) {
     std::vector<std::string> attrs{"id=" + insn.id};
     if (with_dependencies && !insn.depends_on.empty())
@@ -128,6 +137,13 @@ std::string attributes_text(const Instruction& insn, bool with_dependencies) {
     if (insn.atomic) attrs.push_back("atomic");
     if (!insn.tags.empty()) attrs.push_back("tags=" + join({insn.tags.begin(), insn.tags.end()}, ":"));
     if (!insn.groups.empty()) attrs.push_back("groups=" + join({insn.groups.begin(), insn.groups.end()}, ":"));
+    if (!insn.conflicts_with_groups.empty())
+        attrs.push_back("conflicts=" + join({insn.conflicts_with_groups.begin(), insn.conflicts_with_groups.end()}, ":"));
+    if (!insn.no_sync_with.empty()) {
+        std::vector<std::string> entries;
+        for (const NoSync& n : insn.no_sync_with) entries.push_back(n.id_pattern + "@" + sync_scope_name(n.scope));
+        attrs.push_back("no_sync_with=" + join(entries, ":"));
+    }
     return "{" + join(attrs, ", ") + "}";
 }
 

@@ -318,7 +318,26 @@ isl::set index_box(const isl::set& one_dim) {
     isl_set* below = isl_map_domain(isl_map_intersect_range(le, one_dim.copy()));
     below = isl_set_lower_bound_si(below, isl_dim_set, 0, 0);
     const std::string name = isl_set_get_dim_name(one_dim.get(), isl_dim_set, 0);
-    return dims_to_params(isl::manage(isl_set_coalesce(below)), {name});
+    const isl::set moved = dims_to_params(isl::manage(isl_set_coalesce(below)), {name});
+    return isl::manage(isl_set_params(moved.copy()));
+}
+
+std::optional<long> static_extent(const isl::set& one_dim) {
+    isl_set* s = isl_set_project_out(one_dim.copy(), isl_dim_param, 0, static_cast<unsigned>(isl_set_dim(one_dim.get(), isl_dim_param)));
+    isl_val* max = isl_set_dim_max_val(s, 0);
+    std::optional<long> out;
+    if (max && isl_val_is_int(max)) out = isl_val_get_num_si(max) + 1;
+    isl_val_free(max);
+    return out;
+}
+
+isl::set param_range(const std::string& name, long lo, long hi) {
+    isl_space* sp = isl_space_params_alloc(ctx().get(), 1);
+    sp = isl_space_set_dim_name(sp, isl_dim_param, 0, name.c_str());
+    isl_set* s = isl_set_universe(sp);
+    s = isl_set_lower_bound_si(s, isl_dim_param, 0, lo);
+    s = isl_set_upper_bound_si(s, isl_dim_param, 0, hi);
+    return isl::manage(s);
 }
 
 isl::pw_aff dim_max(const isl::set& s, int pos) { return isl::manage(isl_set_dim_max(s.copy(), pos)); }

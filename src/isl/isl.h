@@ -53,6 +53,13 @@ isl::pw_aff extent(const isl::set& s, int pos, const isl::set& context);
 /// parameter). This is what a launch grid guarantees about a hardware index.
 isl::set index_box(const isl::set& one_dim);
 
+/// max + 1 of the single dimension of `one_dim` over all parameter values (parameters eliminated);
+/// nullopt when unbounded. This is the static size a work-group axis needs.
+std::optional<long> static_extent(const isl::set& one_dim);
+
+/// The parameter set { : lo <= name <= hi }.
+isl::set param_range(const std::string& name, long lo, long hi);
+
 /// Maximum of set dimension `pos` over `s`, as a function of the parameters.
 isl::pw_aff dim_max(const isl::set& s, int pos);
 isl::pw_aff dim_min(const isl::set& s, int pos);

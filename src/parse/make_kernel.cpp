@@ -151,6 +151,13 @@ void guess_args(KernelData& k, bool guess) {
     for (Variable& v : guessed) k.args.push_back(std::move(v));
 }
 
+void check_no_iname_writes(const KernelData& k) {
+    for (const Instruction& insn : k.instructions)
+        for (const std::string& w : written_names(insn))
+            user_assert(!is_iname(k, w), "LoopyError", "instruction '", insn.id, "' writes iname '", w,
+                        "' (variable '", w, "' not declared or not allowed for writing)");
+}
+
 void infer_io(KernelData& k) {
     const std::map<std::string, NameUse> uses = collect_uses(k);
     std::set<std::string> read;
@@ -423,6 +430,7 @@ Kernel make_kernel(const MakeKernelInput& in) {
     }
     add_offset_args(k);
     const std::size_t declared_args = k.args.size(), declared_temporaries = k.temporaries.size();
+    check_no_iname_writes(k);
     declare_temporaries(k);
     guess_args(k, in.guess_remaining_args);
     for (std::size_t i = declared_args; i < k.args.size(); ++i) k.args[i].order = in.default_order;

@@ -57,6 +57,13 @@ public:
                     break;
                 }
                 case LinearItem::Kind::EnterLoop: {
+                    // A hazard between what ran before the loop and what runs in it is resolved once,
+                    // before the loop, not in every iteration.
+                    if (auto reason = needed_before_loop(n, loops, pending)) {
+                        block.insert(block.begin() + static_cast<long>(i), barrier(*reason));
+                        ++i;
+                        pending.clear();
+                    }
                     std::vector<std::string> inner = loops;
                     inner.push_back(n.item.name);
                     std::vector<Pending> body_pending = pending;
@@ -96,6 +103,19 @@ private:
             if (!depends(t, *p.insn)) continue;
             if (auto v = crossing(*p.insn, t, common_prefix(loops, p.loops), "")) return item(*v, t, *p.insn, "depends on");
         }
+        return std::nullopt;
+    }
+
+    std::optional<LinearItem> needed_before_loop(const LinearNode& loop, const std::vector<std::string>& loops,
+                                                 const std::vector<Pending>& pending) const {
+        std::vector<std::pair<const Instruction*, std::size_t>> insns;
+        collect(loop.body, insns, 0, true);
+        for (const auto& [t, pos] : insns)
+            for (const Pending& p : pending) {
+                if (!depends(*t, *p.insn)) continue;
+                if (auto v = crossing(*p.insn, *t, common_prefix(loops, p.loops), ""))
+                    return item(*v, *t, *p.insn, "depends on");
+            }
         return std::nullopt;
     }
 

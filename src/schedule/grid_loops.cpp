@@ -133,15 +133,6 @@ private:
     std::map<std::string, std::set<int>> nests_of_temporary_;
 };
 
-// The constant number of work-items along the axis of local iname `iname`.
-ExprPtr local_extent(const KernelData& k, const std::string& iname) {
-    const isl::set ctx = assumption_context(k);
-    const ExprPtr e = isl_util::pw_aff_to_expr(isl_util::extent(domain_of(k, {iname}), 0, ctx), ctx);
-    user_assert(e->kind == ExprKind::IntLit, "StaticValueFindingError", "the size of local axis '", iname,
-                "' is not a constant");
-    return e;
-}
-
 // Gives temporary `name` one copy per work-item: an extra leading axis per local axis, indexed by the
 // accessing instruction's local iname on that axis.
 void privatize(KernelData& k, const std::string& name) {
@@ -188,7 +179,7 @@ void privatize(KernelData& k, const std::string& name) {
     }
     Variable* v = find_variable(k, name);
     std::vector<ExprPtr> shape;
-    for (const std::string& a : axes) shape.push_back(local_extent(k, iname_of_axis.at(a)));
+    for (const std::string& a : axes) shape.push_back(int_lit(static_extent(k, iname_of_axis.at(a))));
     shape.insert(shape.end(), v->shape.begin(), v->shape.end());
     v->shape = shape;
     v->is_array = true;

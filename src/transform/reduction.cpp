@@ -50,7 +50,10 @@ ExprPtr extreme(DType t, bool lowest, const ExprPtr& red) {
 ExprPtr neutral_element(const ExprPtr& red, DType t) {
     const std::string& op = red->name;
     // Floating sums and products start from a floating literal, as in loopy.
-    if (op == "sum" || op == "product") return is_float(t) ? float_lit(op == "sum" ? 0 : 1) : int_lit(op == "sum" ? 0 : 1);
+    if (op == "sum" || op == "product") {
+        const int v = op == "sum" ? 0 : 1;
+        return is_float(t) ? float_lit(v) : int_lit(v);
+    }
     if (op == "any" || op == "all") return int_lit(op == "all");
     return extreme(t, op == "max" || op == "argmax", red);
 }
@@ -116,9 +119,17 @@ Instruction assignment_like(const Instruction& like, std::string id, ExprPtr lhs
     return insn;
 }
 
+// Where one reduction is realized: its names and the loops of its init (`outer`) and update (`inner`).
+struct Site {
+    std::string acc_base;  // "acc_k"
+    std::string id_base;   // "insn_k"
+    std::set<std::string> outer, inner;
+};
+
 class Realizer {
 public:
-    Realizer(const Kernel& kernel, KernelData& out) : kernel_(kernel), out_(out), typed_(*infer_types(kernel, {}, false)), names_(out) {}
+    Realizer(const Kernel& kernel, KernelData& out)
+        : kernel_(kernel), out_(out), typed_(*infer_types(kernel, {}, false)), names_(out) {}
 
     void run() {
         std::deque<Instruction> queue(out_.instructions.begin(), out_.instructions.end());
@@ -169,25 +180,36 @@ private:
         return expr_type(typed_, red->args[arg]).dtype;
     }
 
+    Site site_of(const Instruction& insn, const ExprPtr& red) const {
+        const std::string tag = "_" + join(red->inames, "_");
+        Site s{"acc" + tag, origin_of(insn.id) + tag, insn.within_inames, insn.within_inames};
+        for (const std::string& i : red->inames) {
+            s.outer.erase(i);
+            s.inner.insert(i);
+        }
+        return s;
+    }
+
+    // An instruction inside the reduction loops: a reduction nested in it is named after `insn`'s origin.
+    Instruction update_like(const Instruction& insn, const std::string& id, const ExprPtr& acc, ExprPtr rhs,
+                            const Site& site, std::set<std::string> deps) {
+        origin_[id] = origin_of(insn.id);
+        return assignment_like(insn, id, acc, std::move(rhs), site.inner, std::move(deps));
+    }
+
     std::vector<Instruction> realize(const Instruction& insn, const ExprPtr& red) {
         check_sequential(insn, red);
-        const std::string tag = "_" + join(red->inames, "_");
-        std::set<std::string> outer = insn.within_inames, inner = insn.within_inames;
-        for (const std::string& i : red->inames) {
-            outer.erase(i);
-            inner.insert(i);
-        }
+        const Site site = site_of(insn, red);
         const DType t = body_type(red, 0);
-        const ExprPtr acc = accumulator("acc" + tag, t);
-        const std::string base = origin_of(insn.id) + tag;
-        if (is_arg_extremum(red->name)) return realize_arg_extremum(insn, red, acc, t, base, outer, inner);
+        const ExprPtr acc = accumulator(site.acc_base, t);
+        if (is_arg_extremum(red->name)) return realize_arg_extremum(insn, red, acc, t, site);
 
-        Instruction init = assignment_like(insn, names_(base + "_init"), acc, neutral_element(red, t), outer, {});
+        Instruction init =
+            assignment_like(insn, names_(site.id_base + "_init"), acc, neutral_element(red, t), site.outer, {});
         std::set<std::string> update_deps = insn.depends_on;
         update_deps.insert(init.id);
-        Instruction update = assignment_like(insn, names_(base + "_update"), acc, fold(red->name, acc, red->args[0]),
-                                             inner, update_deps);
-        origin_[update.id] = origin_of(insn.id);
+        Instruction update = update_like(insn, names_(site.id_base + "_update"), acc,
+                                         fold(red->name, acc, red->args[0]), site, update_deps);
         Instruction rewritten = insn;
         rewritten.expression = replace_node(insn.expression, red, acc);
         rewritten.depends_on.insert(update.id);
@@ -197,25 +219,25 @@ private:
     // argmax/argmin keep a value and an index accumulator. The index moves only on a strict improvement, so
     // the first extreme element wins (and NaNs never do), and is updated before the value it compares with.
     std::vector<Instruction> realize_arg_extremum(const Instruction& insn, const ExprPtr& red, const ExprPtr& acc,
-                                                  DType t, const std::string& base, const std::set<std::string>& outer,
-                                                  const std::set<std::string>& inner) {
+                                                  DType t, const Site& site) {
         user_assert(insn.expression == red && insn.assignees.size() == 2, "LoopyError", "instruction '", insn.id,
                     "': ", red->name, " must be the whole right-hand side of an assignment to two variables, as in "
                     "'v, i = ", red->name, "(i, a[i], i)'");
-        const ExprPtr index_acc = accumulator(acc->name, body_type(red, 1));
+        const ExprPtr index_acc = accumulator(site.acc_base, body_type(red, 1));
         const ExprPtr& value = red->args[0];
         const ExprPtr& index = red->args[1];
 
-        Instruction init = assignment_like(insn, names_(base + "_init"), acc, neutral_element(red, t), outer, {});
+        const std::string& base = site.id_base;
+        Instruction init = assignment_like(insn, names_(base + "_init"), acc, neutral_element(red, t), site.outer, {});
         Instruction index_init =
-            assignment_like(insn, names_(base + "_index_init"), index_acc, int_lit(-1), outer, {});
+            assignment_like(insn, names_(base + "_index_init"), index_acc, int_lit(-1), site.outer, {});
         std::set<std::string> deps = insn.depends_on;
         deps.insert({init.id, index_init.id});
         const ExprPtr better = binary(red->name == "argmax" ? BinOp::Gt : BinOp::Lt, value, acc);
-        Instruction index_update = assignment_like(insn, names_(base + "_index_update"), index_acc,
-                                                   if_then_else(better, index, index_acc), inner, deps);
+        Instruction index_update = update_like(insn, names_(base + "_index_update"), index_acc,
+                                               if_then_else(better, index, index_acc), site, deps);
         deps.insert(index_update.id);
-        Instruction update = assignment_like(insn, names_(base + "_update"), acc, fold(red->name, acc, value), inner, deps);
+        Instruction update = update_like(insn, names_(base + "_update"), acc, fold(red->name, acc, value), site, deps);
 
         Instruction index_out = assignment_like(insn, names_(insn.id + "_index"), insn.assignees[1], index_acc,
                                                 insn.within_inames, insn.depends_on);
@@ -235,7 +257,7 @@ private:
     KernelData& out_;
     KernelData typed_;  // the kernel with every type known so far, for the accumulators' types
     NameGenerator names_;
-    std::map<std::string, std::string> origin_;  // update instruction id -> id of the instruction it came from
+    std::map<std::string, std::string> origin_;  // update instruction id -> the instruction it was made for
 };
 
 bool has_reduction(const KernelData& k) {

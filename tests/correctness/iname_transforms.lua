@@ -1,6 +1,6 @@
 -- Iname transformations: every transformed kernel runs on both executors, for sizes its split factors do and
 -- do not divide (0 and 1 included), and must give what the untransformed kernel gives and what a plain-Lua
--- loop computes. Parallel tags are checked in the listings only.
+-- loop computes, parallel (g.N, l.N) tags included.
 local lp = require("loom")
 
 local EXECUTORS = { { name = "opencl", exec = lp.cl.queue{} }, { name = "c", exec = lp.c.executor{} } }
@@ -78,6 +78,9 @@ local vec_variants = {
   duplicate = lp.duplicate_inames(vec, "i"),
   tag_for = lp.tag_inames(vec, "i:for"),
   tag_ord = lp.tag_inames(vec, { i = "ord" }),
+  split_parallel = lp.split_iname(vec, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" }),
+  chunk_parallel = lp.chunk_iname(vec, "i", 4, { outer_tag = "g.0" }),
+  split_unused_axes = lp.split_iname(vec, "i", 8, { outer_tag = "unused.g", inner_tag = "unused.l" }),
 }
 for name, variant in pairs(vec_variants) do
   for _, n in ipairs(SIZES) do
@@ -139,11 +142,14 @@ local tiled = lp.prioritize_loops(lp.split_iname(lp.split_iname(transpose, "i", 
   "i_outer,j_outer,i_inner,j_inner")
 local tiled_odd = lp.prioritize_loops(lp.split_iname(lp.split_iname(transpose, "i", 3), "j", 4),
   "j_outer,i_outer,j_inner,i_inner")
+local tiled_parallel = lp.split_iname(lp.split_iname(transpose, "j", 16, { inner_tag = "l.1", outer_tag = "g.0" }),
+  "i", 16, { inner_tag = "l.0", outer_tag = "g.1" })
 for _, n in ipairs({ 0, 1, 5, 16, 17, 33 }) do
   local a = lp.rand({ n, n }, "float32", n + 4)
   local ref = { function(i, j) return a:get(j, i) end }
   compare(string.format("tiled n=%d", n), transpose, tiled, function() return { a = a } end, ref)
   compare(string.format("tiled odd n=%d", n), transpose, tiled_odd, function() return { a = a } end, ref)
+  compare(string.format("tiled parallel n=%d", n), transpose, tiled_parallel, function() return { a = a } end, ref)
 end
 local tiled_assumed = lp.assume(tiled, "n mod 16 = 0 and n >= 1")
 for _, n in ipairs({ 16, 32 }) do
@@ -159,6 +165,7 @@ local join_variants = {
   join_default_name = lp.join_inames(rows, "i,j"),
   join_split = lp.split_iname(joined, "ij", 3),
   join_within = lp.join_inames(lp.duplicate_inames(rows, "i,j", { new_inames = { "i2", "j2" } }), { "i2", "j2" }),
+  join_parallel = lp.split_iname(joined, "ij", 8, { outer_tag = "g.0", inner_tag = "l.0" }),
 }
 check_listing(joined, { "ij: None", "out[ij // 4, ij % 4 + 1] = a[ij // 4, ij % 4 + 1] + 10*(ij % 4 + 1)" }, "join")
 check_listing(join_variants.join_default_name, { "j_and_i: None" }, "join default name")
@@ -168,6 +175,26 @@ for name, variant in pairs(join_variants) do
     local a = lp.rand({ n, 5 }, "float32", n + 6)
     compare(string.format("rows %s n=%d", name, n), rows, variant, function() return { a = a } end,
       { function(i, j) if j >= 1 then return a:get(i, j) + 10 * j end end })
+  end
+end
+
+local pair = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<3 }", [[
+  out1[i,j] = a[i,j] + j  {id=first}
+  out2[i,j] = 2*a[i,j]  {id=second}
+  ]])
+local pair_variants = {
+  join_within = lp.join_inames(pair, "i,j", "ij", { within = "id:second" }),
+  merge = lp.rename_iname(lp.duplicate_inames(pair, "j", { within = "id:first", new_inames = "jj" }), "jj", "j",
+    { existing_ok = true }),
+}
+check_listing(pair_variants.join_within, { "out1[i, j] = a[i, j] + j", "out2[ij // 3, ij % 3] = 2*a[ij // 3, ij % 3]" },
+  "join within")
+check(#pair_variants.merge.inames == 2, "rename with existing_ok left %d inames", #pair_variants.merge.inames)
+for name, variant in pairs(pair_variants) do
+  for _, n in ipairs({ 0, 1, 6 }) do
+    local a = lp.rand({ n, 3 }, "float32", n + 11)
+    compare(string.format("pair %s n=%d", name, n), pair, variant, function() return { a = a } end,
+      { function(i, j) return a:get(i, j) + j end, function(i, j) return 2 * a:get(i, j) end })
   end
 end
 
@@ -220,7 +247,7 @@ local scaled = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<m }", "out[i,j] = m*a[i,
   { lp.ValueArg("alpha", "float32"), "..." })
 local fixed_m = lp.fix_parameters(scaled, { m = 3 })
 local fixed_all = lp.fix_parameters(scaled, { m = 3, n = 4, alpha = 0.5 })
-check_listing(fixed_all, { "[] -> { [i, j] : 0 <= i <= 3 and 0 <= j <= 2 }", "out[i, j] = 3*a[i, j] + 0.5" }, "fixed")
+check_listing(fixed_all, { "{ [i, j] : 0 <= i <= 3 and 0 <= j <= 2 }", "out[i, j] = 3*a[i, j] + 0.5" }, "fixed")
 for _, arg in ipairs(fixed_all.args) do
   check(arg.name ~= "m" and arg.name ~= "n" and arg.name ~= "alpha", "fix_parameters kept argument %s", arg.name)
 end

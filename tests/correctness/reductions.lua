@@ -197,7 +197,8 @@ local function test_compound(exec, where)
     end
 
     -- Two reductions over the same iname in one instruction: the spread of each row.
-    local spread = lp.make_kernel({ "{ [i]: 0<=i<n }", "{ [j]: 0<=j<m }" }, "out[i] = max(j, a[i, j]) - min(j, a[i, j])")
+    local spread = lp.make_kernel({ "{ [i]: 0<=i<n }", "{ [j]: 0<=j<m }" },
+                                  "out[i] = max(j, a[i, j]) - min(j, a[i, j])")
     out = run(spread, exec, { a = a }).out
     for i = 0, n - 1 do
       local hi, lo = -math.huge, math.huge

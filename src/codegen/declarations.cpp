@@ -1,0 +1,106 @@
+#include "codegen/declarations.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "codegen/c_expr.h"
+#include "ir/eval.h"
+#include "ir/layout.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace loom {
+
+namespace {
+
+// A temporary's layout with every extent, stride and offset a number, as a declaration needs them.
+struct Storage {
+    std::vector<std::int64_t> shape, strides;
+    std::int64_t offset = 0;
+    std::int64_t size = 0;  // elements to declare
+    bool plain = false;     // compact and without offset: the size is the product of the extents
+};
+
+std::vector<std::int64_t> constants(const Variable& t, const std::vector<ExprPtr>& exprs, const char* what) {
+    std::vector<std::int64_t> out;
+    for (const ExprPtr& e : exprs) {
+        const auto n = eval_int(e, {});
+        if (!n) {
+            std::vector<std::string> texts;
+            for (const ExprPtr& x : exprs) texts.push_back(to_string(x));
+            user_error("StaticValueFindingError", "temporary '", t.name, "' needs a constant size, but its ", what,
+                       " (", join(texts, ", "), ") depends on parameters: fix them (lp.fix_parameters), bound them ",
+                       "in the assumptions, or declare a constant shape");
+        }
+        out.push_back(*n);
+    }
+    return out;
+}
+
+Storage storage_of(const Variable& t) {
+    Storage s;
+    s.shape = constants(t, t.shape, "shape");
+    s.strides = constants(t, t.strides, "strides");
+    if (t.offset) s.offset = constants(t, {t.offset}, "offset")[0];
+    s.size = s.offset + storage_span(s.shape, s.strides);
+    s.plain = s.offset == 0 && is_compact(s.shape, s.strides);
+    return s;
+}
+
+std::string element_literal(double v, DType t) {
+    if (is_float(t)) return float_literal(v, t);
+    return std::to_string(static_cast<std::int64_t>(v));
+}
+
+// The values in storage order (the initializer is row-major over the shape), zero in the layout's gaps.
+std::string initializer_text(const Variable& t, const Storage& s) {
+    std::vector<double> flat(static_cast<std::size_t>(s.size), 0.0);
+    std::vector<std::int64_t> index(s.shape.size(), 0);
+    for (const double value : t.initializer) {
+        std::int64_t at = s.offset;
+        for (std::size_t j = 0; j < index.size(); ++j) at += index[j] * s.strides[j];
+        flat[static_cast<std::size_t>(at)] = value;
+        for (std::size_t j = index.size(); j-- > 0;) {
+            if (++index[j] < s.shape[j]) break;
+            index[j] = 0;
+        }
+    }
+    std::vector<std::string> items;
+    for (const double v : flat) items.push_back(element_literal(v, t.dtype));
+    return "{ " + join(items, ", ") + " }";
+}
+
+// Loopy writes the size of a plain array as the product of its extents (`50 * 10 * 99`).
+std::string size_text(const Storage& s) {
+    if (!s.plain || s.shape.empty()) return std::to_string(s.size);
+    std::vector<std::string> extents;
+    for (const std::int64_t n : s.shape) extents.push_back(std::to_string(n));
+    return join(extents, " * ");
+}
+
+}  // namespace
+
+bool at_program_scope(const Variable& t, TargetKind target) {
+    return t.kind == VarKind::Temporary && t.read_only && !t.initializer.empty() &&
+           (t.address_space == AddressSpace::Global || target == TargetKind::C);
+}
+
+std::string temporary_declaration(const Variable& t, TargetKind target) {
+    std::string out = c_type(t.dtype, target) + (t.read_only ? " const " : " ") + t.name;
+    if (!t.is_array) return t.initializer.empty() ? out : out + " = " + element_literal(t.initializer[0], t.dtype);
+    const Storage s = storage_of(t);
+    out += "[" + size_text(s) + "]";
+    if (t.alignment > 0) out += cat(" __attribute__ ((aligned (", t.alignment, ")))");
+    if (!t.initializer.empty()) out += " = " + initializer_text(t, s);
+    return out;
+}
+
+std::string program_scope_declarations(const KernelData& k, TargetKind target) {
+    const char* qualifier = target == TargetKind::OpenCL ? "__constant " : target == TargetKind::CUDA ? "__constant__ " : "static ";
+    std::string out;
+    for (const Variable& t : k.temporaries)
+        if (at_program_scope(t, target)) out += qualifier + temporary_declaration(t, target) + ";\n";
+    return out.empty() ? out : out + "\n";
+}
+
+}  // namespace loom

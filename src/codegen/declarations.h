@@ -1,0 +1,25 @@
+// Declarations of temporaries in C-family code: arrays in the kernel body with constant sizes, and read-only
+// tables with their values, at program scope where the target keeps constants there.
+#pragma once
+
+#include <string>
+
+#include "codegen/target.h"
+#include "ir/kernel.h"
+
+namespace loom {
+
+/// Whether temporary `t` is declared at program scope instead of in the kernel body: a read-only table in
+/// global memory (OpenCL `__constant`), and every read-only table on the C target (`static`, so the
+/// threads of the group loop share it instead of each copying it).
+bool at_program_scope(const Variable& t, TargetKind target);
+
+/// `t`'s declaration without address-space qualifier and `;`: `float t[16]`, `int a[50 * 10 * 99]`,
+/// `float const tab[4] = { 1.0f, 2.0f, 3.0f, 4.0f }`, with `__attribute__ ((aligned (N)))` when aligned.
+/// StaticValueFindingError when an array's size is not a constant.
+std::string temporary_declaration(const Variable& t, TargetKind target);
+
+/// The program-scope declarations of `k` (see at_program_scope), one per line, then a blank line; "" if none.
+std::string program_scope_declarations(const KernelData& k, TargetKind target);
+
+}  // namespace loom
