@@ -203,9 +203,9 @@ std::string float_literal(double v, DType t) {
 }
 
 void CExprPrinter::set_statement_inames(std::vector<std::string> inames) {
-    statement_inames_.clear();
-    for (std::string& i : inames)
-        if (is_iname(k_, i)) statement_inames_.push_back(std::move(i));
+    std::erase_if(inames, [&](const std::string& i) { return !is_iname(k_, i); });
+    if (inames == statement_inames_) return;  // unrolled copies share their domain
+    statement_inames_ = std::move(inames);
     statement_domain_.reset();
 }
 
@@ -252,15 +252,18 @@ std::string CExprPrinter::imag_literal(const ExprPtr& e, DType want, int& prec) 
     complex_types_.insert(t);
     if (target_ == TargetKind::OpenCL)
         return complex_fn("new", t) + "(" + float_literal(0, r) + ", " + float_literal(e->fval, r) + ")";
-    c_type(t, target_);  // complex support of the target
+    require_complex_support(target_);
     prec = kMul;
     return float_literal(e->fval, r) + " * " + imaginary_unit();
 }
 
 std::string CExprPrinter::converted(const ExprPtr& e, DType to, int parent_prec, bool right_operand) {
     const ExprType from = expr_type(k_, e);
-    // Untyped literals are printed in the wanted type directly.
-    if (from.dtype == to || to == DType::Unknown || from.weak) return print_prec(e, to, parent_prec, right_operand);
+    // Untyped literals are printed in the wanted type directly; OpenCL's complex types are vectors, which a
+    // real would fill in both components.
+    const bool real_to_vector = target_ == TargetKind::OpenCL && is_complex(to) && !is_complex(from.dtype);
+    if (from.dtype == to || to == DType::Unknown || (from.weak && !real_to_vector))
+        return print_prec(e, to, parent_prec, right_operand);
     if (is_complex(to)) complex_types_.insert(to);
     if (is_complex(to) && target_ == TargetKind::OpenCL)
         return complex_fn(is_complex(from.dtype) ? "cast" : "fromreal", to) + "(" + print(e, to) + ")";
@@ -289,7 +292,7 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
         case ExprKind::Var: {
             if (const auto hw = hardware_text_.find(e->name); hw != hardware_text_.end()) return hw->second;
             const Variable* v = find_variable(k_, e->name);
-            if (v && v->is_array && v->shape.empty() && v->kind != VarKind::Temporary) return e->name + "[0]";
+            if (v && v->is_array && v->shape.empty() && v->kind != VarKind::Temporary) return print_subscript(subscript(e->name, {}));
             return e->name;
         }
         case ExprKind::Subscript: return print_subscript(e);
@@ -478,7 +481,8 @@ std::string CExprPrinter::print_true_division(const ExprPtr& e, DType want, int&
 }
 
 std::string CExprPrinter::print_floor_div(const ExprPtr& e, int& prec) {
-    const DType t = expr_type(k_, e).dtype;
+    // Untyped only in isl's loop bounds, on indices.
+    const DType et = expr_type(k_, e).dtype, t = et == DType::Unknown ? k_.options.index_dtype : et;
     const ExprPtr &a = e->args[0], &b = e->args[1];
     const bool floor_div = e->op == BinOp::FloorDiv;
     if (is_float(t)) {
@@ -571,9 +575,9 @@ std::string CExprPrinter::math_name(const std::string& f, DType t) const {
 }
 
 std::string CExprPrinter::print_call(const ExprPtr& e, int& prec) {
-    const CallTypes ct = call_types(k_, e);
-    user_assert(ct.args != DType::Unknown, "TypeInferenceError", "the argument types of '", to_string(e),
-                "' are unknown");
+    CallTypes ct = call_types(k_, e);
+    // Instructions are fully typed by now: what is not are isl's min/max of loop bounds, on indices.
+    if (ct.args == DType::Unknown) ct = {k_.options.index_dtype, k_.options.index_dtype};
     if (is_complex(ct.args)) return print_complex_call(e, ct.args);
     return print_real_call(e, ct.args, prec);
 }
@@ -613,7 +617,7 @@ std::string CExprPrinter::print_complex_call(const ExprPtr& e, DType t) {
     for (const ExprPtr& a : e->args) args.push_back(converted(a, t, 0));
     const std::string list = "(" + join_args(args) + ")";
     if (target_ == TargetKind::OpenCL) return complex_fn(e->name, t) + list;
-    c_type(t, target_);  // complex support of the target
+    require_complex_support(target_);
     const std::string suffix = t == DType::Complex64 ? "f" : "";
     if (e->name == "conj") return "conj" + suffix + list;
     return "c" + e->name + suffix + list;

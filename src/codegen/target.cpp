@@ -20,6 +20,10 @@ std::string target_name(TargetKind t) {
     return "opencl";
 }
 
+void require_complex_support(TargetKind t) {
+    user_assert(t != TargetKind::CUDA, "LoopyError", "complex types are not supported on the cuda target");
+}
+
 std::string c_type(DType d, TargetKind t) {
     const bool cl = t == TargetKind::OpenCL;
     switch (d) {
@@ -36,7 +40,7 @@ std::string c_type(DType d, TargetKind t) {
         case DType::Float64: return "double";
         case DType::Complex64:
         case DType::Complex128:
-            user_assert(t != TargetKind::CUDA, "LoopyError", "complex types are not supported on the cuda target");
+            require_complex_support(t);
             if (cl) return d == DType::Complex64 ? "cfloat_t" : "cdouble_t";
             return d == DType::Complex64 ? "float _Complex" : "double _Complex";
         case DType::Unknown: break;

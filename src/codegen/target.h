@@ -13,6 +13,9 @@ enum class TargetKind { OpenCL, C, CUDA };
 TargetKind target_from_name(const std::string& name);
 std::string target_name(TargetKind t);
 
+/// LoopyError unless target `t` has complex numbers (CUDA has none here).
+void require_complex_support(TargetKind t);
+
 /// The C type spelling of a scalar type on target `t` ("float", "long", "int64_t", ...).
 std::string c_type(DType d, TargetKind t);
 

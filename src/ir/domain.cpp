@@ -9,7 +9,6 @@
 #include "ir/access.h"
 #include "isl/isl.h"
 #include "support/error.h"
-#include "support/error.h"
 #include "support/strings.h"
 
 namespace loom {
@@ -51,13 +50,6 @@ bool depends_on_inames(const KernelData& k, const isl::set& d, const std::set<st
             return true;
     }
     return false;
-}
-
-// Every temporary bounding a loop has exactly one writer (whose loops decide the nesting).
-void check_loop_bounds(const KernelData& k) {
-    for (const isl::set& d : k.domains)
-        for (const std::string& p : isl_util::param_names(d.space()))
-            if (is_temporary(k, p)) writer_loops(k, p);
 }
 
 int home_domain(const KernelData& k, const std::string& iname) {
@@ -104,6 +96,18 @@ isl::set combine(const KernelData& k, const std::vector<int>& domains) {
 }
 
 }  // namespace
+
+// The writer's loops decide the nesting, so there must be exactly one; a bound is an integer.
+void check_loop_bounds(const KernelData& k) {
+    for (const isl::set& d : k.domains)
+        for (const std::string& p : isl_util::param_names(d.space())) {
+            if (!is_temporary(k, p)) continue;
+            writer_loops(k, p);
+            const Variable& t = *find_variable(k, p);
+            user_assert(!t.is_array && (t.dtype == DType::Unknown || is_integer(t.dtype)), "LoopyError", "loop bound '",
+                        p, "' must be an integer scalar, but is ", t.is_array ? "an array" : dtype_name(t.dtype));
+        }
+}
 
 std::vector<int> domain_parents(const KernelData& k) {
     // Loopy's walk: `stack` holds, for each level of the chain ending at the previous domain, the inames of

@@ -18,9 +18,11 @@
 
 namespace loom {
 
-/// The parent of each domain of `k` (an index into k.domains), -1 for a root. LoopyError when a temporary
-/// used as a loop bound is written by no instruction or by more than one.
+/// The parent of each domain of `k` (an index into k.domains), -1 for a root. Checks the loop bounds first.
 std::vector<int> domain_parents(const KernelData& k);
+
+/// Checks that every temporary used as a loop bound is written by exactly one instruction (LoopyError).
+void check_loop_bounds(const KernelData& k);
 
 /// All domains of the kernel combined into one set over every iname, with the assumptions applied.
 isl::set combined_domain(const KernelData& k);

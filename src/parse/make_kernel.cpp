@@ -191,8 +191,28 @@ bool is_temporary(const KernelData& k, const std::string& name) {
     return std::any_of(k.temporaries.begin(), k.temporaries.end(), [&](const Variable& t) { return t.name == name; });
 }
 
+// The loops that bound the loops of `insn`: inames that are parameters of their domains, and the loops of
+// the writers of temporaries that are (loopy's domain-based propagation: an instruction in a nested loop
+// runs inside the loops its bounds come from).
+std::set<std::string> bounding_inames(const KernelData& k, const Instruction& insn) {
+    std::set<std::string> out;
+    for (const isl::set& d : k.domains) {
+        const std::vector<std::string> dims = isl_util::set_dim_names(d);
+        if (std::none_of(dims.begin(), dims.end(), [&](const std::string& i) { return insn.within_inames.count(i); }))
+            continue;
+        for (const std::string& p : isl_util::param_names(d.space())) {
+            if (is_iname(k, p)) out.insert(p);
+            if (!is_temporary(k, p)) continue;
+            for (const Instruction& w : k.instructions)
+                if (written_names(w).count(p)) out.insert(w.within_inames.begin(), w.within_inames.end());
+        }
+    }
+    return out;
+}
+
 // The loops each instruction runs in: the inames it uses (plus enclosing `for` blocks and `inames=`),
-// plus the inames shared by all writers of the temporaries it reads (loopy's heuristic).
+// plus the inames shared by all writers of the temporaries it reads (loopy's heuristic), plus the loops
+// bounding its loops.
 void find_within_inames(KernelData& k) {
     const std::vector<std::string> inames = all_inames(k);
     for (Instruction& insn : k.instructions) {
@@ -225,6 +245,9 @@ void find_within_inames(KernelData& k) {
                 for (const std::string& i : *common)
                     if (!bound.count(i) && insn.within_inames.insert(i).second) changed = true;
             }
+            const std::set<std::string> reduced = reduction_inames(insn.expression);
+            for (const std::string& i : bounding_inames(k, insn))
+                if (!reduced.count(i) && insn.within_inames.insert(i).second) changed = true;
         }
     }
 }
@@ -371,6 +394,13 @@ void find_auto_shape(const KernelData& k, Variable& v) {
     v.shape_auto = false;
 }
 
+// Rules live in the namespace of variables and inames, as in loopy.
+void check_rule_names(const KernelData& k) {
+    for (const SubstitutionRule& r : k.substitutions)
+        user_assert(!find_variable(k, r.name) && !is_iname(k, r.name), "LoopyError", "substitution rule '", r.name,
+                    "' has the name of ", is_iname(k, r.name) ? "an iname" : "a variable");
+}
+
 // Puts back the expressions as written (with their rule uses) after the analyses of the expanded ones.
 void restore_rule_uses(KernelData& k, const std::vector<Instruction>& as_written) {
     for (std::size_t n = 0; n < k.instructions.size(); ++n) {
@@ -438,7 +468,8 @@ Kernel make_kernel(const MakeKernelInput& in) {
     infer_io(k);
     find_within_inames(k);
     resolve_dependencies(k, in.seq_dependencies);
-    domain_parents(k);  // checks the loop bounds that are temporaries
+    check_rule_names(k);
+    check_loop_bounds(k);
     finish_array_layouts(k);
     check_temporaries(k);
     restore_rule_uses(k, as_written);

@@ -108,49 +108,70 @@ private:
 
     std::optional<LinearItem> needed_before_loop(const LinearNode& loop, const std::vector<std::string>& loops,
                                                  const std::vector<Pending>& pending) const {
-        std::vector<std::pair<const Instruction*, std::size_t>> insns;
-        collect(loop.body, insns, 0, true);
-        for (const auto& [t, pos] : insns)
+        std::vector<Placed> insns;
+        collect(loop.body, false, insns);
+        for (const Placed& t : insns)
             for (const Pending& p : pending) {
-                if (!depends(*t, *p.insn)) continue;
-                if (auto v = crossing(*p.insn, *t, common_prefix(loops, p.loops), ""))
-                    return item(*v, *t, *p.insn, "depends on");
+                if (!depends(*t.insn, *p.insn)) continue;
+                if (auto v = crossing(*p.insn, *t.insn, common_prefix(loops, p.loops), ""))
+                    return item(*v, *t.insn, *p.insn, "depends on");
             }
         return std::nullopt;
+    }
+
+    // An instruction of a loop body and whether a barrier surely runs before it (after it) within one
+    // iteration of that body: one earlier (later) on its own path, not in a sibling loop that might not run.
+    struct Placed {
+        const Instruction* insn;
+        bool barrier_before = false;
+        bool barrier_after = false;
+    };
+
+    void collect(const std::vector<LinearNode>& nodes, bool before, std::vector<Placed>& out) const {
+        bool seen = before;
+        for (const LinearNode& n : nodes) {
+            if (is_barrier(k_, n)) seen = true;
+            if (n.item.kind == LinearItem::Kind::RunInstruction) {
+                const Instruction* insn = find_instruction(k_, n.item.name);
+                if (insn->kind == InsnKind::Assignment) out.push_back({insn, seen, false});
+            }
+            if (n.item.kind == LinearItem::Kind::EnterLoop) collect(n.body, seen, out);
+        }
+        // A barrier later in this body follows everything collected before it here.
+        bool later = false;
+        std::size_t idx = out.size();
+        for (std::size_t i = nodes.size(); i-- > 0;) {
+            std::size_t count = 0;
+            count_instructions(nodes[i], count);
+            for (std::size_t c = 0; c < count; ++c) {
+                --idx;
+                if (later) out[idx].barrier_after = true;
+            }
+            if (is_barrier(k_, nodes[i])) later = true;
+        }
+    }
+
+    void count_instructions(const LinearNode& n, std::size_t& count) const {
+        if (n.item.kind == LinearItem::Kind::RunInstruction &&
+            find_instruction(k_, n.item.name)->kind == InsnKind::Assignment)
+            ++count;
+        for (const LinearNode& c : n.body) count_instructions(c, count);
     }
 
     // A hazard between iterations of `loop`: an instruction of iteration a and a related one of a later
-    // iteration b, with no barrier between them in the loop body.
+    // iteration b, with no barrier surely between them.
     std::optional<LinearItem> carried_hazard(const LinearNode& loop, const std::vector<std::string>& outer) const {
-        std::vector<std::pair<const Instruction*, std::size_t>> insns;  // with their top-level position
-        collect(loop.body, insns, 0, true);
-        std::vector<std::size_t> barriers;
-        for (std::size_t i = 0; i < loop.body.size(); ++i)
-            if (is_barrier(k_, loop.body[i])) barriers.push_back(i);
-        for (const auto& [x, px] : insns)
-            for (const auto& [y, py] : insns) {
-                const bool related = depends(*y, *x) || depends(*x, *y);
-                if (!related) continue;
-                // Separated when a barrier follows x or precedes y in the body.
-                const bool separated = std::any_of(barriers.begin(), barriers.end(),
-                                                   [&, px = px, py = py](std::size_t b) { return b > px || b < py; });
-                if (separated) continue;
-                if (auto v = crossing(*x, *y, outer, loop.item.name))
-                    return depends(*y, *x) ? item(*v, *y, *x, "depends on") : item(*v, *y, *x, "rev-depends on");
+        std::vector<Placed> insns;
+        collect(loop.body, false, insns);
+        for (const Placed& x : insns)
+            for (const Placed& y : insns) {
+                if (!(depends(*y.insn, *x.insn) || depends(*x.insn, *y.insn))) continue;
+                if (x.barrier_after || y.barrier_before) continue;
+                if (auto v = crossing(*x.insn, *y.insn, outer, loop.item.name))
+                    return depends(*y.insn, *x.insn) ? item(*v, *y.insn, *x.insn, "depends on")
+                                                     : item(*v, *y.insn, *x.insn, "rev-depends on");
             }
         return std::nullopt;
-    }
-
-    void collect(const std::vector<LinearNode>& nodes, std::vector<std::pair<const Instruction*, std::size_t>>& out,
-                 std::size_t top, bool at_top) const {
-        for (std::size_t i = 0; i < nodes.size(); ++i) {
-            const std::size_t pos = at_top ? i : top;
-            if (nodes[i].item.kind == LinearItem::Kind::RunInstruction) {
-                const Instruction* insn = find_instruction(k_, nodes[i].item.name);
-                if (insn->kind == InsnKind::Assignment) out.push_back({insn, pos});
-            }
-            collect(nodes[i].body, out, pos, false);
-        }
     }
 
     LinearItem item(const std::string& var, const Instruction& sink, const Instruction& source, const char* rel) const {

@@ -32,6 +32,8 @@ h.expect_error("LoopyError", "substitution rule 'f' uses itself (through f -> g)
 h.expect_error("LoopyError", "would be captured by the reduction over 'k'",
   lp.make_kernel, "{ [i, k]: 0<=i,k<n }", { "rowsum(x) := sum(k, a[x, k])", "out[i] = sum(k, rowsum(k))" })
 h.expect_error("ParseError", "substitution rule 'f' is defined twice", lp.make_kernel, dom, { "f(x) := x", "f(y) := y", "out[i] = f(1)" })
+h.expect_error("LoopyError", "substitution rule 'a' has the name of a variable", lp.make_kernel, dom, { "a(x) := 2*x", "out[i] = a[i]" })
+h.expect_error("LoopyError", "substitution rule 'i' has the name of an iname", lp.make_kernel, dom, { "i := 2", "out[i] = 1" })
 local rules = lp.make_kernel(dom, { "f(x) := 2*x", "out[i] = f(a[i])" })
 h.expect_error("LoopyError", "extract_subst: the name 'f' is already in use", lp.extract_subst, rules, "f", "a[j]", "j")
 h.expect_error("LoopyError", "assignment_to_subst: no instruction writes 'a'", lp.assignment_to_subst, rules, "a")
@@ -62,6 +64,15 @@ h.expect_error("LoopyError", "loop bound 'hi' is a temporary that no instruction
     out[i] = sum(jj, v[jj])
   end
 ]==], { lp.GlobalArg("v", "float32", { shape = "m" }), lp.TemporaryVariable("hi", "int32"), "..." })
+h.expect_error("LoopyError", "loop bound 'lo' must be an integer scalar, but is float32", function()
+  lp.generate_code(lp.make_kernel(csr, [==[
+    for i
+      <> lo = ptr[i]
+      <> hi = ptr[i + 1]
+      out[i] = sum(jj, v[jj])
+    end
+  ]==], { lp.GlobalArg("v, ptr", "float32", { shape = "m" }), lp.ValueArg("m", "int32"), "..." }))
+end)
 h.expect_error("StaticValueFindingError", "the shape of 'v' would depend on 'hi'", lp.make_kernel, csr, [==[
   for i
     <> lo = ptr[i]
