@@ -261,7 +261,7 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c) {
         add(v.name, a.buffer, true, v.is_output.value_or(false));
     }
     for (const Variable& t : k.temporaries)
-        if (t.address_space == AddressSpace::Global) add(t.name, HostArray::zeros(eval_shape(t, c.ints), t.dtype), true, false);
+        if (t.address_space == AddressSpace::Global) add(t.name, array_memory(t, nullptr, c.ints).buffer, true, false);
     return m;
 }
 

@@ -42,16 +42,6 @@ bool is_small_int_literal(const ExprPtr& e) {
     return e->kind == ExprKind::IntLit && e->ival > -1024 && e->ival < 1024;
 }
 
-bool is_untyped_literal(const ExprPtr& e) {
-    switch (e->kind) {
-        case ExprKind::IntLit: return true;
-        case ExprKind::FloatLit:
-        case ExprKind::ImagLit: return e->dtype == DType::Unknown;
-        case ExprKind::Unary: return e->unop == "-" && is_untyped_literal(e->args[0]);
-        default: return false;
-    }
-}
-
 // --- Built-in functions
 
 enum class Family {

@@ -292,7 +292,7 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
         case ExprKind::Var: {
             if (const auto hw = hardware_text_.find(e->name); hw != hardware_text_.end()) return hw->second;
             const Variable* v = find_variable(k_, e->name);
-            if (v && v->is_array && v->shape.empty() && v->kind != VarKind::Temporary) return print_subscript(subscript(e->name, {}));
+            if (v && v->is_array && v->shape.empty() && v->kind != VarKind::Temporary) return e->name + "[" + (v->offset ? print(v->offset) : "0") + "]";
             return e->name;
         }
         case ExprKind::Subscript: return print_subscript(e);
@@ -508,13 +508,15 @@ std::string CExprPrinter::print_pow(const ExprPtr& e, int& prec) {
     const DType t = expr_type(k_, e).dtype;
     const ExprPtr &base = e->args[0], &exponent = e->args[1];
     const DType te = expr_type(k_, exponent).dtype;
-    if (is_complex(t)) return print_complex_call(call("pow", {base, exponent}), t);
-    // Small constant exponents need no call, as loopy prints them.
-    if (exponent->kind == ExprKind::IntLit && exponent->ival >= 0 && exponent->ival <= 2) {
-        if (exponent->ival == 0) return literal(int_lit(1), t);
-        if (exponent->ival == 1) return print_node(base, t, prec);
-        return print_node(binary(BinOp::Mul, base, base), t, prec);
+    // Small constant exponents need no call, as loopy prints them (a complex power is converted to its
+    // type, which may be wider than the base's).
+    const bool small = exponent->kind == ExprKind::IntLit && exponent->ival >= 0 && exponent->ival <= 2;
+    if (small && exponent->ival > 0) {
+        const ExprPtr value = exponent->ival == 1 ? base : binary(BinOp::Mul, base, base);
+        return is_complex(t) ? converted(value, t, kPrimary) : print_node(value, t, prec);
     }
+    if (small && !is_complex(t)) return literal(int_lit(1), t);
+    if (is_complex(t)) return print_complex_call(call("pow", {base, exponent}), t);
     if (is_integer(te) || te == DType::Bool)
         return pow_helper(t, te) + "(" + converted(base, t, 0) + ", " + print(exponent) + ")";
     return math_name("pow", t) + "(" + converted(base, t, 0) + ", " + converted(exponent, t, 0) + ")";
@@ -526,25 +528,17 @@ std::string CExprPrinter::print_complex_arithmetic(const ExprPtr& e, DType t, in
     const ExprPtr &a = e->args[0], &b = e->args[1];
     const bool ca = is_complex(expr_type(k_, a).dtype), cb = is_complex(expr_type(k_, b).dtype);
     const DType r = real_part_type(t);
+    // Type inference lets only these operators reach complex operands.
+    internal_assert(e->op == BinOp::Add || e->op == BinOp::Sub || e->op == BinOp::Mul || e->op == BinOp::Div,
+                    "complex operands of '", binop_text(e->op), "'");
     complex_types_.insert(t);
     if (target_ != TargetKind::OpenCL) {
         const CBinOp c = c_binop(e->op);
-        user_assert(c.prec == kAdd || c.prec == kMul, "TypeInferenceError", "operator '", binop_text(e->op),
-                    "' does not accept complex operands, in '", to_string(e), "'");
         prec = c.prec;
         return (ca ? converted(a, t, c.prec) : print_prec(a, r, c.prec)) + " " + c.text + " " +
                (cb ? converted(b, t, c.prec, true) : print_prec(b, r, c.prec, true));
     }
-    std::string op;
-    switch (e->op) {
-        case BinOp::Add: op = "add"; break;
-        case BinOp::Sub: op = "sub"; break;
-        case BinOp::Mul: op = "mul"; break;
-        case BinOp::Div: op = "divide"; break;
-        default:
-            user_error("TypeInferenceError", "operator '", binop_text(e->op), "' does not accept complex operands, in '",
-                       to_string(e), "'");
-    }
+    const std::string op = e->op == BinOp::Add ? "add" : e->op == BinOp::Sub ? "sub" : e->op == BinOp::Mul ? "mul" : "divide";
     const std::string name = !ca ? "r" + op : !cb ? (op == "divide" ? "divider" : op + "r") : op;
     return complex_fn(name, t) + "(" + (ca ? converted(a, t, 0) : print(a, r)) + ", " + (cb ? converted(b, t, 0) : print(b, r)) + ")";
 }

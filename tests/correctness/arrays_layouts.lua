@@ -166,6 +166,23 @@ do
   end)
 end
 
+-- A 0-d argument with an offset, and an argument declared aligned (host arrays are 64-byte aligned).
+do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = x[i] + s0", {
+    lp.GlobalArg("x", "float64", { shape = "n", alignment = 64 }),
+    lp.GlobalArg("s0", "float64", { shape = {}, offset = 2 }),
+    "...",
+  })
+  local code = lp.generate_code(knl)
+  h.check(code:find("out[i] = x[i] + s0[2];", 1, true), "0-d argument with an offset:\n%s", code)
+  local s0 = lp.zeros({}, "float64")
+  s0:set(2.5)
+  local x = lp.arange(5, "float64")
+  h.on_each_executor(function(exec, name)
+    h.check_array(knl(exec, { x = x, s0 = s0 }), function(i) return i + 2.5 end, name .. " 0-d with offset")
+  end)
+end
+
 -- Private array temporaries: a shape found from the footprint, bounded by the assumptions, declared, and
 -- with their own layout.
 do

@@ -296,6 +296,7 @@ do
     "ex[i] = exp(z[i])", "lg[i] = log(w[i])", "sq[i] = sqrt(z[i])", "cj[i] = conj(z[i])",
     "fromreal[i] = x[i] + 0j", "sel[i] = if(x[i] > 0, z[i], w[i])",
     "ab[i] = abs(z[i])", "re[i] = real(z[i])", "im[i] = imag(w[i])", "eq[i] = z[i] == w[i]",
+    "sq2[i] = z[i] ** 2", "zp0[i] = z[i] ** 0", "zpw[i] = w[i] ** z[i]", "zpr[i] = w[i] ** 0.5",
   })
   local zs = { { 1, 2 }, { -0.5, 0.25 }, { 3, -4 }, { 0, 1 }, { -2, -2 }, { 0.75, 0 } }
   local ws = { { 2, -1 }, { 0.5, 0.5 }, { 3, -4 }, { -1, 0.25 }, { 0, -3 }, { 1.5, 2 } }
@@ -327,6 +328,11 @@ do
         sel = function(i) return X(i) > 0 and Z(i) or W(i) end,
       }
       for out, ref in pairs(cases) do check_complex(r[out], ref, what .. out, ctype, rtol) end
+      -- z ** 2 is typed as z with an int32 (complex128); the powers compare to exp(b log a).
+      check_complex(r.sq2, function(i) return C.mul(Z(i), Z(i)) end, what .. "**2", "complex128", rtol)
+      check_complex(r.zp0, function() return { 1, 0 } end, what .. "**0", "complex128", 0)
+      check_complex(r.zpw, function(i) return C.exp(C.mul(Z(i), C.log(W(i)))) end, what .. "**", ctype, 10 * rtol)
+      check_complex(r.zpr, function(i) return C.sqrt(W(i)) end, what .. "**0.5", ctype, 10 * rtol)
       h.check_array(r.ab, function(i) return C.abs(Z(i)) end, what .. "abs", { dtype = rtype, rtol = rtol })
       h.check_array(r.re, function(i) return Z(i)[1] end, what .. "real", { dtype = rtype })
       h.check_array(r.im, function(i) return W(i)[2] end, what .. "imag", { dtype = rtype })
