@@ -73,7 +73,7 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
     const std::int64_t offset = v.offset ? eval_for(v, v.offset, values, "offset") : 0;
     for (const std::int64_t s : strides)
         if (s < 0 || offset < 0)
-            throw Error("ArgumentError", cat("array '", v.name, "' has a negative stride or offset for these arguments"));
+            throw Error("ArgumentError", cat("array '", v.name, "' has a negative stride or offset for these values"));
     const bool c_layout = offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'C'));
     const bool f_layout = offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'F'));
     if (!passed) {
@@ -87,7 +87,8 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
     const bool written = v.is_output.value_or(false);
     if (c_layout) {
         if (written)
-            throw Error("ArgumentError", cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
+            throw Error("ArgumentError",
+                        cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
         return unstaged(a.copy(), a);
     }
     if (f_layout)

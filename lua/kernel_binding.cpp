@@ -155,18 +155,17 @@ void read_shape(lua_State* L, Variable& v, const char* fname) {
 
 // `dim_tags` at the top of the stack: "N1,N0" or a list of tags.
 std::vector<std::string> dim_tag_entries(lua_State* L, const Variable& v, const char* fname) {
-    std::vector<std::string> out;
     if (lua_type(L, -1) == LUA_TSTRING) return {lua_tostring(L, -1)};
-    if (lua_istable(L, -1)) {
-        const lua_Integer n = luaL_len(L, -1);
-        for (lua_Integer i = 1; i <= n; ++i) {
-            if (lua_geti(L, -1, i) != LUA_TSTRING) arg_error(L, 3, fname, cat("dim_tags of '", v.name, "': entry ", i, " is not a string"));
-            out.emplace_back(lua_tostring(L, -1));
-            lua_pop(L, 1);
-        }
-        return out;
+    if (!lua_istable(L, -1)) arg_error(L, 3, fname, cat("dim_tags of '", v.name, "' must be a string or a list of strings"));
+    std::vector<std::string> out;
+    const lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        if (lua_geti(L, -1, i) != LUA_TSTRING)
+            arg_error(L, 3, fname, cat("dim_tags of '", v.name, "': entry ", i, " is not a string"));
+        out.emplace_back(lua_tostring(L, -1));
+        lua_pop(L, 1);
     }
-    arg_error(L, 3, fname, cat("dim_tags of '", v.name, "' must be a string or a list of strings"));
+    return out;
 }
 
 bool has_field(lua_State* L, const char* key) {
@@ -208,11 +207,15 @@ void read_layout(lua_State* L, Variable& v, char default_order, const char* fnam
 // `offset`: an integer, an expression string (an argument name, say), or lp.auto (an offset argument).
 void read_offset(lua_State* L, Variable& v, const char* fname) {
     const int t = lua_getfield(L, -1, "offset");
-    if (is_auto(L, -1)) v.offset_auto = true;
-    else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) != 0) v.offset = int_lit(lua_tointeger(L, -1));
-    else if (t == LUA_TSTRING) v.offset = parse_expression(lua_tostring(L, -1));
-    else if (t != LUA_TNIL && !lua_isinteger(L, -1))
+    if (is_auto(L, -1)) {
+        v.offset_auto = true;
+    } else if (lua_isinteger(L, -1)) {
+        if (lua_tointeger(L, -1) != 0) v.offset = int_lit(lua_tointeger(L, -1));
+    } else if (t == LUA_TSTRING) {
+        v.offset = parse_expression(lua_tostring(L, -1));
+    } else if (t != LUA_TNIL) {
         arg_error(L, 3, fname, cat("offset of '", v.name, "' must be an integer, an expression string or lp.auto"));
+    }
     lua_pop(L, 1);
 }
 
@@ -236,7 +239,8 @@ void flatten_nested(lua_State* L, int idx, std::size_t depth, std::vector<std::i
     if (shape[depth] != n) arg_error(L, 3, fname, "the initializer's lists are ragged");
     for (lua_Integer i = 1; i <= n; ++i) {
         const int t = lua_geti(L, idx, i);
-        if (t == LUA_TTABLE && (depth + 1 < shape.size() || out.empty())) flatten_nested(L, lua_gettop(L), depth + 1, shape, out, fname);
+        if (t == LUA_TTABLE && (depth + 1 < shape.size() || out.empty()))
+            flatten_nested(L, lua_gettop(L), depth + 1, shape, out, fname);
         else if (t == LUA_TNUMBER && depth + 1 == shape.size()) out.push_back(lua_tonumber(L, -1));
         else if (t == LUA_TBOOLEAN && depth + 1 == shape.size()) out.push_back(lua_toboolean(L, -1) ? 1 : 0);
         else arg_error(L, 3, fname, "the initializer must be a loom.Array or nested lists of numbers of one shape");
@@ -399,7 +403,7 @@ void read_make_options(lua_State* L, int idx, MakeKernelInput& in) {
     if (auto v = opt_string(L, idx, "target", f)) in.target = *v;
     if (auto v = opt_string_list(L, idx, "silenced_warnings", f)) in.silenced_warnings = *v;
     if (auto v = opt_bool(L, idx, "seq_dependencies", f)) in.seq_dependencies = *v;
-    if (auto v = opt_string(L, idx, "default_order", f)) in.default_order = parse_order(*v, "make_kernel's default_order");
+    if (auto v = opt_string(L, idx, "default_order", f)) in.default_order = parse_order(*v, "'default_order'");
     if (auto v = opt_string(L, idx, "index_dtype", f)) {
         const auto t = dtype_from_name(*v);
         if (!t || !is_integer(*t)) arg_error(L, idx, f, cat("index_dtype must be an integer dtype, got '", *v, "'"));

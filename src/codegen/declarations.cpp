@@ -96,7 +96,9 @@ std::string temporary_declaration(const Variable& t, TargetKind target) {
 }
 
 std::string program_scope_declarations(const KernelData& k, TargetKind target) {
-    const char* qualifier = target == TargetKind::OpenCL ? "__constant " : target == TargetKind::CUDA ? "__constant__ " : "static ";
+    const char* qualifier = target == TargetKind::OpenCL ? "__constant "
+                            : target == TargetKind::CUDA ? "__constant__ "
+                                                         : "static ";
     std::string out;
     for (const Variable& t : k.temporaries)
         if (at_program_scope(t, target)) out += qualifier + temporary_declaration(t, target) + ";\n";

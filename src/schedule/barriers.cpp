@@ -64,11 +64,12 @@ public:
                         ++i;
                         pending.clear();
                     }
+                    LinearNode& loop = block[i];  // the insertion above may have moved the node
                     std::vector<std::string> inner = loops;
-                    inner.push_back(n.item.name);
+                    inner.push_back(loop.item.name);
                     std::vector<Pending> body_pending = pending;
-                    process(n.body, inner, body_pending);
-                    if (auto reason = carried_hazard(n, loops)) n.body.insert(n.body.begin(), barrier(*reason));
+                    process(loop.body, inner, body_pending);
+                    if (auto reason = carried_hazard(loop, loops)) loop.body.insert(loop.body.begin(), barrier(*reason));
                     for (Pending& p : body_pending) pending.push_back(std::move(p));
                     break;
                 }

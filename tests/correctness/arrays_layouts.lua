@@ -44,8 +44,10 @@ local LAYOUTS = {
   { what = "default (C)", opts = {}, host = "C", index = function(i, j, k) return 4 * M * i + 4 * j + k end },
   { what = "order C", opts = { order = "C" }, host = "C", index = function(i, j, k) return 4 * M * i + 4 * j + k end },
   { what = "order F", opts = { order = "F" }, host = "F", index = function(i, j, k) return i + N * j + N * M * k end },
-  { what = "c,c,c", opts = { dim_tags = "c,c,c" }, host = "C", index = function(i, j, k) return 4 * M * i + 4 * j + k end },
-  { what = "f,f,f", opts = { dim_tags = "f,f,f" }, host = "F", index = function(i, j, k) return i + N * j + N * M * k end },
+  { what = "c,c,c", opts = { dim_tags = "c,c,c" }, host = "C",
+    index = function(i, j, k) return 4 * M * i + 4 * j + k end },
+  { what = "f,f,f", opts = { dim_tags = "f,f,f" }, host = "F",
+    index = function(i, j, k) return i + N * j + N * M * k end },
   { what = "N1,N0,N2", opts = { dim_tags = "N1,N0,N2" }, index = function(i, j, k) return M * i + j + M * N * k end },
   { what = "N0,N2,N1", opts = { dim_tags = "N0,N2,N1" }, index = function(i, j, k) return i + 4 * N * j + N * k end },
   -- Left to right: c nests its axis inside those before it, f outside them.
@@ -56,7 +58,8 @@ local LAYOUTS = {
     index = function(i, j, k) return i + N * j + N * M * k end },
   { what = "stride: tags (padded)", opts = { dim_tags = "stride:8*m, stride:8, stride:1" },
     index = function(i, j, k) return 8 * M * i + 8 * j + k end },
-  { what = "strides list", opts = { strides = { "8*m", 8, 1 } }, index = function(i, j, k) return 8 * M * i + 8 * j + k end },
+  { what = "strides list", opts = { strides = { "8*m", 8, 1 } },
+    index = function(i, j, k) return 8 * M * i + 8 * j + k end },
   { what = "strides string (gaps)", opts = { strides = "1, n, 2*n*m" },
     index = function(i, j, k) return i + N * j + 2 * N * M * k end },
   { what = "stride: and c", opts = { dim_tags = "stride:16*m, c, c" },
@@ -83,7 +86,8 @@ for _, layout in ipairs(LAYOUTS) do
 
   -- The kernel's flat index is the hand-written one.
   local offset = layout.offset_arg or 0
-  local index, expr = generated_index(lp.add_dtypes(reader, { out = "float32" }), "a", { "i", "j", "k", "n", "m", "a_offset" })
+  local typed = lp.add_dtypes(reader, { out = "float32" })
+  local index, expr = generated_index(typed, "a", { "i", "j", "k", "n", "m", "a_offset" })
   h.each_index(SHAPE, function(i, j, k)
     h.check_equal(index(i, j, k, N, M, offset), layout.index(i, j, k, offset), layout.what .. " index " .. expr)
   end)
@@ -118,7 +122,8 @@ do
   for _, line in ipairs({
     "a: type: np:dtype('float32'), shape: (n, m), dim_tags: (N0:stride:1, N1:stride:n) in aspace: global",
     "c: type: np:dtype('float32'), shape: (n, m), dim_tags: (stride:2*m, stride:1), offset: 3 in aspace: global",
-    "d: type: np:dtype('float32'), shape: (n, m), dim_tags: (N1:stride:m, N0:stride:1), offset: d_offset in aspace: global",
+    "d: type: np:dtype('float32'), shape: (n, m), dim_tags: (N1:stride:m, N0:stride:1), offset: d_offset in aspace: "
+      .. "global",
     "d_offset: ValueArg, type: np:dtype('int32')",
     "out: type: <auto/runtime>, shape: (n, m), dim_tags: (N1:stride:m, N0:stride:1) out aspace: global",
   }) do
@@ -262,7 +267,8 @@ do
       decl = "double const g[2 * 3] = { 1.5, 8.0, -2.0, 0.25, 4.0, -16.0 };" },
     { what = "padded table", opts = { initializer = lp.array(grid, "float64"), read_only = true, strides = "4, 1" },
       decl = "double const g[7] = { 1.5, -2.0, 4.0, 0.0, 8.0, 0.25, -16.0 };" },
-    { what = "global table", opts = { initializer = lp.array(grid, "float64"), read_only = true, address_space = "global" },
+    { what = "global table",
+      opts = { initializer = lp.array(grid, "float64"), read_only = true, address_space = "global" },
       decl = "__constant double const g[2 * 3] = { 1.5, -2.0, 4.0, 8.0, 0.25, -16.0 };" },
   }
   local a = h.array_from({ 40 }, "int32", function(i) return 3 * i + 1 end)

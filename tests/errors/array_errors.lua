@@ -19,7 +19,8 @@ do
   h.on_each_executor(function(exec)
     h.expect_error("ArgumentError", { "'a'", "expected a float32 array, got float64" }, fortran, exec,
       { a = lp.zeros({ 3, 4 }, "float64", "F") })
-    h.expect_error("ArgumentError", { "'a'", "expected shape (3, 5), got (3, 4)" }, fortran, exec, { a = f_array, m = 5 })
+    h.expect_error("ArgumentError", { "'a'", "expected shape (3, 5), got (3, 4)" }, fortran, exec,
+      { a = f_array, m = 5 })
     h.expect_error("ArgumentError", { "strides mismatch on argument 'a'", "got (4, 1), expected (1, 3)" }, fortran,
       exec, { a = lp.zeros({ 3, 4 }, "float32") })
     h.expect_error("ArgumentError", { "strides mismatch on argument 'b'", "got (4, 1), expected (1, 3)" }, writes_f,
@@ -35,11 +36,13 @@ local function expect_layout_error(texts, decl)
   h.expect_error("LoopyError", texts, kernel_with, decl)
 end
 
-expect_layout_error({ "invalid dim tag 'x'", "'a'" }, lp.GlobalArg("a", "float32", { shape = "n, m", dim_tags = "c,x" }))
+expect_layout_error({ "invalid dim tag 'x'", "'a'" },
+  lp.GlobalArg("a", "float32", { shape = "n, m", dim_tags = "c,x" }))
 expect_layout_error("invalid dim tag 'N0:c'", lp.GlobalArg("a", "float32", { shape = "n, m", dim_tags = "N0:c,N1" }))
 expect_layout_error({ "'a'", "2 axes but 3 dim tags" },
   lp.GlobalArg("a", "float32", { shape = "n, m", dim_tags = "c,c,c" }))
-expect_layout_error({ "'a'", "2 axes but 1 dim tags" }, lp.GlobalArg("a", "float32", { shape = "n, m", dim_tags = "c" }))
+expect_layout_error({ "'a'", "2 axes but 1 dim tags" },
+  lp.GlobalArg("a", "float32", { shape = "n, m", dim_tags = "c" }))
 expect_layout_error({ "'a'", "mixes c/f" }, lp.GlobalArg("a", "float32", { shape = "n, m", dim_tags = "N0,c" }))
 expect_layout_error({ "'a'", "mixes c/f" }, lp.GlobalArg("a", "float32", { shape = "n, m", dim_tags = "N0,stride:4" }))
 expect_layout_error({ "'a'", "N1 is given to more than one axis" },
@@ -70,8 +73,8 @@ do
   h.expect_error("StaticValueFindingError", { "temporary 't'", "constant size" }, lp.generate_code,
     lp.add_dtypes(unbounded, { a = "float32" }))
   -- Once the parameter is fixed, the size is known.
-  h.check(lp.generate_code(lp.fix_parameters(lp.add_dtypes(unbounded, { a = "float32" }), { n = 6 })):find("float t[6];", 1, true),
-    "fixed parameter gives a constant size")
+  local fixed = lp.fix_parameters(lp.add_dtypes(unbounded, { a = "float32" }), { n = 6 })
+  h.check(lp.generate_code(fixed):find("float t[6];", 1, true), "fixed parameter gives a constant size")
 end
 
 -- Initializers and read_only.
