@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "codegen/c_expr.h"
+#include "ir/access.h"
 #include "ir/eval.h"
 #include "ir/layout.h"
 #include "support/error.h"
@@ -70,6 +71,12 @@ std::string initializer_text(const Variable& t, const Storage& s) {
     return "{ " + join(items, ", ") + " }";
 }
 
+bool is_read(const KernelData& k, const std::string& name) {
+    for (const Instruction& insn : k.instructions)
+        if (read_names(insn).count(name)) return true;
+    return false;
+}
+
 // Loopy writes the size of a plain array as the product of its extents (`50 * 10 * 99`).
 std::string size_text(const Storage& s) {
     if (!s.plain || s.shape.empty()) return std::to_string(s.size);
@@ -101,7 +108,7 @@ std::string program_scope_declarations(const KernelData& k, TargetKind target) {
                                                          : "static ";
     std::string out;
     for (const Variable& t : k.temporaries)
-        if (at_program_scope(t, target)) out += qualifier + temporary_declaration(t, target) + ";\n";
+        if (at_program_scope(t, target) && is_read(k, t.name)) out += qualifier + temporary_declaration(t, target) + ";\n";
     return out.empty() ? out : out + "\n";
 }
 

@@ -19,7 +19,8 @@ bool at_program_scope(const Variable& t, TargetKind target);
 /// StaticValueFindingError when an array's size is not a constant.
 std::string temporary_declaration(const Variable& t, TargetKind target);
 
-/// The program-scope declarations of `k` (see at_program_scope), one per line, then a blank line; "" if none.
+/// The program-scope declarations of the tables `k` reads (see at_program_scope), one per line, then a blank
+/// line; "" if none.
 std::string program_scope_declarations(const KernelData& k, TargetKind target);
 
 }  // namespace loom

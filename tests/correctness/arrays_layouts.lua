@@ -246,7 +246,8 @@ do
 end
 
 -- Read-only tables with initializers: a lookup table from a Lua list, a 2-D table from a loom.Array stored
--- in Fortran order and with padded rows, and a table in global memory (program-scope constants).
+-- in Fortran order and with padded rows, and a table in global memory (program-scope constants). Tables no
+-- instruction reads are not declared (generated C compiles with -Werror).
 do
   local popcount = {}
   for v = 0, 15 do
@@ -259,6 +260,7 @@ do
     return lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = bits[a[i] % 16] + g[i % 2, i % 3]", {
       lp.TemporaryVariable("bits", "int32", { initializer = popcount, read_only = true }),
       lp.TemporaryVariable("g", nil, table_opts),
+      lp.TemporaryVariable("unused", "float32", { initializer = { 1, 2 }, read_only = true, address_space = "global" }),
       "...",
     })
   end
@@ -272,14 +274,19 @@ do
       decl = "__constant double const g[2 * 3] = { 1.5, -2.0, 4.0, 8.0, 0.25, -16.0 };" },
   }
   local a = h.array_from({ 40 }, "int32", function(i) return 3 * i + 1 end)
+  local strict_c = lp.c.executor { cflags = { "-Wall", "-Wextra", "-Werror" } }
   for _, t in ipairs(tables) do
     local k = knl(t.opts)
     local code = lp.generate_code(lp.add_dtypes(k, { a = "int32" }))
     h.check(code:find(t.decl, 1, true), "%s: expected '%s' in:\n%s", t.what, t.decl, code)
+    h.check(not code:find("unused", 1, true), "%s: a table no instruction reads is declared:\n%s", t.what, code)
     h.check(code:find("int const bits[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };", 1, true),
       "lookup table:\n%s", code)
     local c_code = lp.generate_code(lp.set_options(lp.add_dtypes(k, { a = "int32" }), { target = "c" }))
     h.check(c_code:find("\nstatic int const bits[16] = {", 1, true), "C program-scope table:\n%s", c_code)
+    h.check_array(k(strict_c, { a = a }), function(i)
+      return popcount[(3 * i + 1) % 16 + 1] + grid[i % 2 + 1][i % 3 + 1]
+    end, "C with -Wall -Wextra -Werror " .. t.what)
     h.on_each_executor(function(exec, name)
       h.check_array(k(exec, { a = a }), function(i)
         return popcount[(3 * i + 1) % 16 + 1] + grid[i % 2 + 1][i % 3 + 1]
