@@ -183,6 +183,9 @@ void privatize(KernelData& k, const std::string& name) {
     shape.insert(shape.end(), v->shape.begin(), v->shape.end());
     v->shape = shape;
     v->is_array = true;
+    // The per-work-item copies make a new layout: declared tags described the old axes.
+    v->dim_tags.clear();
+    v->stride_levels.clear();
     v->strides.clear();
     set_default_strides(*v);
 }
