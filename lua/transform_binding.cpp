@@ -203,23 +203,19 @@ SplitOptions split_options(lua_State* L, int arg, const char* fname) {
     return o;
 }
 
-int split_iname(lua_State* L) {
-    const char* f = "split_iname";
+// split_iname and chunk_iname share their arguments: (knl, iname, count, {options}).
+using SplitTransform = Kernel (*)(const Kernel&, const std::string&, std::int64_t, const SplitOptions&);
+
+int split_like(lua_State* L, SplitTransform transform, const char* f) {
     const Kernel& k = check_kernel(L, 1, f).kernel;
     const std::string iname = check_string(L, 2, f);
-    const std::int64_t factor = check_integer(L, 3, f);
-    push_kernel(L, loom::split_iname(k, iname, factor, split_options(L, 4, f)));
+    const std::int64_t count = check_integer(L, 3, f);
+    push_kernel(L, transform(k, iname, count, split_options(L, 4, f)));
     return 1;
 }
 
-int chunk_iname(lua_State* L) {
-    const char* f = "chunk_iname";
-    const Kernel& k = check_kernel(L, 1, f).kernel;
-    const std::string iname = check_string(L, 2, f);
-    const std::int64_t chunks = check_integer(L, 3, f);
-    push_kernel(L, loom::chunk_iname(k, iname, chunks, split_options(L, 4, f)));
-    return 1;
-}
+int split_iname(lua_State* L) { return split_like(L, loom::split_iname, "split_iname"); }
+int chunk_iname(lua_State* L) { return split_like(L, loom::chunk_iname, "chunk_iname"); }
 
 int join_inames(lua_State* L) {
     const char* f = "join_inames";
