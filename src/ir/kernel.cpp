@@ -246,7 +246,9 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
     os << kRule << "DOMAINS:\n";
     domains_section(os, k);
     os << kRule << "INAME TAGS:\n";
-    for (const std::string& i : kernel.all_inames()) {
+    std::vector<std::string> inames = kernel.all_inames();
+    std::sort(inames.begin(), inames.end());  // loopy lists them by name
+    for (const std::string& i : inames) {
         const std::string tag = kernel.iname_tag(i);
         os << i << ": " << (tag.empty() ? "None" : tag) << "\n";
     }

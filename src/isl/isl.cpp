@@ -298,17 +298,47 @@ isl::set dims_to_params(const isl::set& s, const std::vector<std::string>& names
     return isl::manage(cur);
 }
 
+namespace {
+
+// One piece's formula when it gives the value of `pw` everywhere on pw's domain (isl's coalescing keeps
+// e.g. the n = 0 piece of floor((127 + n)/128) apart); otherwise `pw` itself.
+isl_pw_aff* single_piece_if_equal(isl_pw_aff* pw) {
+    struct Search {
+        isl_pw_aff* whole;
+        isl_pw_aff* found = nullptr;
+    } search{pw};
+    isl_pw_aff_foreach_piece(
+        pw,
+        [](isl_set* piece, isl_aff* aff, void* user) {
+            auto* s = static_cast<Search*>(user);
+            isl_set_free(piece);
+            isl_pw_aff* candidate = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(aff), isl_set_coalesce(isl_pw_aff_domain(isl_pw_aff_copy(s->whole))));
+            if (!s->found && isl_pw_aff_is_equal(candidate, s->whole) == isl_bool_true) {
+                s->found = candidate;
+                return isl_stat_error;  // stops the walk
+            }
+            isl_pw_aff_free(candidate);
+            return isl_stat_ok;
+        },
+        &search);
+    if (!search.found) return pw;
+    isl_pw_aff_free(pw);
+    return search.found;
+}
+
+}  // namespace
+
 isl::pw_aff extent(const isl::set& s, int pos, const isl::set& context) {
     isl_pw_aff* max = isl_set_dim_max(s.copy(), pos);
     isl_pw_aff* one = isl_pw_aff_val_on_domain(isl_pw_aff_domain(isl_pw_aff_copy(max)), isl_val_one(isl_set_get_ctx(s.get())));
     isl_pw_aff* size = isl_pw_aff_add(max, one);
-    // Where the set is empty the extent is 0; isl merges that piece into the formula when it fits.
+    // Where the set is empty the extent is 0; that piece folds into the formula when the formula gives 0 there.
     isl_set* params = isl_set_align_params(context.copy(), isl_pw_aff_get_space(size));
     isl_pw_aff* zero = isl_pw_aff_zero_on_domain(isl_local_space_from_space(isl_set_get_space(params)));
     zero = isl_pw_aff_intersect_domain(zero, isl_set_copy(params));
     size = isl_pw_aff_union_max(size, zero);
-    size = isl_pw_aff_coalesce(isl_pw_aff_gist_params(size, params));
-    return isl::manage(size);
+    size = isl_pw_aff_coalesce(isl_pw_aff_gist_params(size, isl_set_copy(params)));
+    return isl::manage(isl_pw_aff_gist_params(single_piece_if_equal(size), params));
 }
 
 isl::set index_box(const isl::set& one_dim) {

@@ -131,7 +131,8 @@ TEST_CASE("extent is the smallest bound from zero, and zero where the set is emp
     CHECK(value_where(extent(shifted, 0, universe), "n = 4") == 6);
 
     const isl::pw_aff under_context = extent(parse_domain("{ [i]: 0<=i<n }"), 0, parse_assumptions("n >= 0"));
-    CHECK(same_function(under_context, "[n] -> { [(n)] : n >= 0 }"));
+    // Simplified under the context, as loopy prints grid sizes: no condition left.
+    CHECK(same_function(under_context, "[n] -> { [(n)] }"));
 }
 
 TEST_CASE("index_box turns a hardware index into a parameter with a box", "[isl]") {
