@@ -143,6 +143,13 @@ isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as
     return isl_util::align_params(d, piece.space()).intersect(piece);
 }
 
+// isl unrolls only loops with a bounded number of iterations.
+void check_unrollable(const KernelData& k, const std::string& iname) {
+    const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumption_context(k));
+    user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
+                "' is not a constant, cannot unroll");
+}
+
 struct Schedule {
     isl::union_map map;
     isl::union_map options;
@@ -167,9 +174,12 @@ Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool h
         const isl::set dom = statement_domain(k, p, hardware_as_params);
         const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
         for (std::size_t d = 0; d < p.stmt.loops.size(); ++d) {
+            // Other loops stay whole ("atomic"): isl would otherwise peel iterations of a loop around an
+            // unrolled one where the unrolled copies' guards change.
             const auto tag = k.iname_tags.find(p.stmt.loops[d]);
-            if (tag != k.iname_tags.end() && is_unrolled_tag(tag->second))
-                options = options.unite(isl_util::loop_option(m, "unroll", static_cast<int>(2 * d + 1)));
+            const bool unrolled = tag != k.iname_tags.end() && is_unrolled_tag(tag->second);
+            if (unrolled) check_unrollable(k, p.stmt.loops[d]);
+            options = options.unite(isl_util::loop_option(m, unrolled ? "unroll" : "atomic", static_cast<int>(2 * d + 1)));
         }
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
     }

@@ -330,6 +330,15 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     }
 }
 
+// ILP iterations are independent: each gets its own entry of the temporaries written in it (after
+// reduction realization, so that accumulators are privatized too).
+Kernel realize_ilp(const Kernel& k) {
+    std::set<std::string> ilp;
+    for (const auto& [iname, tag] : k->iname_tags)
+        if (is_ilp_tag(tag)) ilp.insert(iname);
+    return ilp.empty() ? k : privatize_temporaries_with_inames(k, ilp);
+}
+
 }  // namespace
 
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
@@ -340,7 +349,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
-    typed = resolve_address_spaces(typed);
+    typed = realize_ilp(resolve_address_spaces(typed));
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));

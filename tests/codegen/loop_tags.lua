@@ -9,7 +9,8 @@ local function code(knl, target)
   return (lp.generate_code(lp.set_options(knl, { target = target or "opencl" })))
 end
 
--- The lines of `text`, and the body of the first loop over `iname`: the lines indented deeper after it.
+-- The lines of `text`, and the body of the first loop over `iname`: the lines indented deeper after it (inside
+-- its braces).
 local function lines_of(text)
   local out = {}
   for l in text:gmatch("[^\n]*") do out[#out + 1] = l end
@@ -21,7 +22,8 @@ local function loop_body(text, iname)
   for n, l in ipairs(lines) do
     if contains(l, "for (int " .. iname .. " ") then
       local indent = #l:match("^ *")
-      for m = n + 1, #lines do
+      local braced = lines[n + 1] == string.rep(" ", indent) .. "{"
+      for m = n + (braced and 2 or 1), #lines do
         local inner = lines[m]
         if inner:match("^%s*$") or #inner:match("^ *") <= indent then break end
         body[#body + 1] = inner
@@ -98,6 +100,28 @@ do
   -- gcc knows no factor-less unroll pragma: a bare hint on C leaves the choice to the compiler.
   local text = code(lp.split_iname(scale, "i", 16, { inner_tag = "unr_hint" }), "c")
   h.check(not contains(text, "#pragma"), "unr_hint on c: no pragma:\n%s", text)
+end
+
+-- ILP: unrolled copies of the body, each with its own entry of the privatized temporaries; the reduction
+-- loop encloses the copies (ILP nests innermost), as in loopy's output.
+do
+  local rowsum = lp.make_kernel("{ [i,k]: 0<=i,k<n }", "out[i] = sum(k, a[i,k])")
+  local text = code(lp.add_dtypes(lp.split_iname(rowsum, "i", 2, { inner_tag = "ilp" }), { a = "float32" }))
+  h.check(contains(text, "float acc_k[2];"), "ilp: the accumulator gets an axis over the ILP iname:\n%s", text)
+  h.check(count(text, "for (int k ") == 1 and not contains(text, "i_inner"), "ilp: one k loop, i_inner unrolled:\n%s", text)
+  local k_loop = loop_body(text, "k")
+  h.check(contains(k_loop, "acc_k[0] = acc_k[0] +") and contains(k_loop, "acc_k[1] = acc_k[1] +"),
+    "ilp: both copies inside the k loop:\n%s", text)
+  h.check(text:find("acc_k%[1%] = 0") < text:find("for %(int k "), "ilp: initializations before the k loop:\n%s", text)
+
+  local seq = code(lp.add_dtypes(lp.split_iname(rowsum, "i", 2, { inner_tag = "ilp.seq" }), { a = "float32" }))
+  h.check(contains(seq, "acc_k[i_inner] = acc_k[i_inner] +"), "ilp.seq: indexed by the ILP iname:\n%s", seq)
+  h.check(seq:find("for %(int k ") < seq:find("for %(int i_inner [^\n]*\n[^\n]*acc_k%[i_inner%] = acc_k"),
+    "ilp.seq: the ILP loop inside the k loop:\n%s", seq)
+
+  local unr = code(lp.add_dtypes(lp.split_iname(rowsum, "i", 2, { inner_tag = "unr" }), { a = "float32" }))
+  h.check(count(unr, "for (int k ") == 2 and contains(unr, "float acc_k;"),
+    "unr: one k loop per copy and a scalar accumulator:\n%s", unr)
 end
 
 print("loop_tags codegen: ok")

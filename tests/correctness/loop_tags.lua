@@ -69,4 +69,25 @@ for _, tag in ipairs { "unr_hint", "unr_hint.4" } do
     function(n) return { a = square_inputs(n).a } end, rowsum_ref)
 end
 
+-- ILP: unrolled ("ilp", "ilp.unr") or looped ("ilp.seq"), with the temporaries written inside privatized so
+-- that the iterations are independent: a private temporary, and a reduction's accumulator.
+local with_temp = lp.make_kernel("{ [i]: 0<=i<n }", { "<> t = 2*a[i]", "out[i] = t + 1" },
+  { lp.GlobalArg("a", "float32", { shape = "n" }), lp.GlobalArg("out", "float32", { shape = "n" }), "..." })
+local function temp_ref() return function(i) return 2 * (i % 7 - 3) + 1 end end
+for _, tag in ipairs { "ilp", "ilp.unr", "ilp.seq", "unr" } do
+  for _, outer in ipairs { "for", "g.0", "l.0" } do
+    local factor = outer == "l.0" and 4 or 3
+    local variant = outer == "l.0"
+        and lp.split_iname(lp.split_iname(with_temp, "i", 16, { outer_tag = "g.0" }), "i_inner", 4,
+          { outer_tag = "l.0", inner_tag = tag })
+        or lp.split_iname(with_temp, "i", factor, { outer_tag = outer, inner_tag = tag })
+    compare(string.format("temporary, split, inner %s, outer %s", tag, outer), with_temp, variant, vector_inputs, temp_ref)
+  end
+  compare("row sum, i split 3 inner " .. tag, rowsum, lp.split_iname(rowsum, "i", 3, { inner_tag = tag }),
+    function(n) return { a = square_inputs(n).a } end, rowsum_ref)
+  compare("row sum, i split 4 g.0/" .. tag, rowsum,
+    lp.split_iname(rowsum, "i", 4, { outer_tag = "g.0", inner_tag = tag }),
+    function(n) return { a = square_inputs(n).a } end, rowsum_ref)
+end
+
 print("loop_tags: ok")
