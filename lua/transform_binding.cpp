@@ -292,6 +292,15 @@ int remove_unused_inames(lua_State* L) {
     return 1;
 }
 
+int privatize_temporaries_with_inames(lua_State* L) {
+    const char* f = "privatize_temporaries_with_inames";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::vector<std::string> inames = name_list(L, 2, f);
+    const std::vector<std::string> only = lua_isnoneornil(L, 3) ? std::vector<std::string>{} : name_list(L, 3, f);
+    push_kernel(L, loom::privatize_temporaries_with_inames(k, {inames.begin(), inames.end()}, {only.begin(), only.end()}));
+    return 1;
+}
+
 int fix_parameters(lua_State* L) {
     const char* f = "fix_parameters";
     const Kernel& k = check_kernel(L, 1, f).kernel;
@@ -357,6 +366,7 @@ const luaL_Reg kFunctions[] = {
     {"fix_parameters", trampoline<fix_parameters>},
     {"realize_reduction", trampoline<realize_reduction>},
     {"set_temporary_address_space", trampoline<set_temporary_address_space>},
+    {"privatize_temporaries_with_inames", trampoline<privatize_temporaries_with_inames>},
     {"preprocess_kernel", trampoline<preprocess_kernel>},
     {"get_one_linearized_kernel", trampoline<get_one_linearized_kernel>},
     {"expand_subst", trampoline<expand_subst>},

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/domain.h"
+#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
@@ -17,6 +18,8 @@ struct Placed {
     std::string name;
     Statement stmt;
     std::vector<long> positions;  // sequence position at each depth, outermost first
+    std::vector<int> slab;        // per loop: 0 head (or no slabs), 1 bulk, 2 tail
+    std::optional<isl::set> piece;  // over the loops: the slabs this copy runs, unset for all
 };
 
 // Sequence positions and loops of every instruction, from the linearization.
@@ -48,7 +51,7 @@ std::vector<Placed> place_statements(const KernelData& k) {
                     if (st.insn->kind == InsnKind::Barrier)
                         st.barrier = LinearItem{LinearItem::Kind::Barrier, st.insn->mem_kind, "", st.insn->barrier_kind};
                 }
-                out.push_back({"S" + std::to_string(out.size()), st, pos});
+                out.push_back({"S" + std::to_string(out.size()), st, pos, std::vector<int>(loops.size(), 0), std::nullopt});
                 break;
             }
             default: break;
@@ -67,9 +70,62 @@ std::vector<std::string> hardware_of(const KernelData& k, const Instruction& ins
     return out;
 }
 
-// The domain of a statement: its loops as set dimensions and, with `hardware_as_params`, its hardware
+// split_iname's slabs of `iname` when it is emitted as a loop: hardware axes and unrolled inames have none.
+std::optional<std::pair<int, int>> slabs_of(const KernelData& k, const std::string& iname) {
+    const auto it = k.iname_slabs.find(iname);
+    if (it == k.iname_slabs.end()) return std::nullopt;
+    const auto tag = k.iname_tags.find(iname);
+    if (tag != k.iname_tags.end() && (is_hardware_tag(tag->second) || is_unrolled_tag(tag->second))) return std::nullopt;
+    return it->second;
+}
+
+// The three slabs (head, bulk, tail) of loop `d` of `loops`, as sets over all of `loops`: the first `head`
+// and the last `tail` values of the loop for each iteration of the loops around it, and the rest.
+std::vector<isl::set> slab_pieces(const KernelData& k, const std::vector<std::string>& loops, std::size_t d,
+                                  std::pair<int, int> slabs) {
+    const std::vector<std::string> prefix(loops.begin(), loops.begin() + static_cast<long>(d) + 1);
+    const std::vector<std::string> rest(loops.begin() + static_cast<long>(d) + 1, loops.end());
+    const isl::set range = domain_of(k, prefix);
+    const isl::set past_head = isl_util::beyond(range, static_cast<int>(d), slabs.first, true);
+    const isl::set before_tail = isl_util::beyond(range, static_cast<int>(d), slabs.second, false);
+    std::vector<isl::set> out;
+    for (const isl::set& piece : {range.subtract(past_head), past_head.intersect(before_tail), past_head.subtract(before_tail)})
+        out.push_back(isl_util::add_named_dims(piece, rest, false));
+    return out;
+}
+
+// Each statement in a loop with slabs becomes one copy per non-empty slab; the copies of one slab stay
+// together in the loop's sequence position, so the loop is emitted as head, bulk and tail loops.
+std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> placed) {
+    for (std::size_t d = 0;; ++d) {
+        bool deeper = false;
+        std::vector<Placed> next;
+        for (Placed& p : placed) {
+            deeper = deeper || p.stmt.loops.size() > d;
+            const auto slabs = p.stmt.loops.size() > d ? slabs_of(k, p.stmt.loops[d]) : std::nullopt;
+            if (!slabs) {
+                next.push_back(std::move(p));
+                continue;
+            }
+            const std::vector<isl::set> pieces = slab_pieces(k, p.stmt.loops, d, *slabs);
+            for (int s = 0; s < 3; ++s) {
+                const isl::set& piece = pieces[static_cast<std::size_t>(s)];
+                if (piece.is_empty()) continue;
+                Placed copy = p;
+                copy.name += cat("_", s);
+                copy.slab[d] = s;
+                copy.piece = p.piece ? p.piece->intersect(isl_util::align_params(piece, p.piece->space())) : piece;
+                next.push_back(std::move(copy));
+            }
+        }
+        placed = std::move(next);
+        if (!deeper) return placed;
+    }
+}
+
+// The domain of a statement's loops as set dimensions and, with `hardware_as_params`, its hardware
 // inames as parameters.
-isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
+isl::set loops_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
     // Every work-item must reach a barrier: it is not restricted by the work-item ids.
     if (!hardware_as_params || p.stmt.barrier) return domain_of(k, p.stmt.loops);
     std::vector<std::string> dims = hardware_of(k, *p.stmt.insn);
@@ -77,6 +133,21 @@ isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as
     dims.insert(dims.end(), p.stmt.loops.begin(), p.stmt.loops.end());
     const isl::set d = domain_of(k, dims);
     return isl_util::dims_to_params(d, std::vector<std::string>(dims.begin(), dims.begin() + static_cast<long>(n_hw)));
+}
+
+// The domain of a statement: that of its loops, restricted to its slabs.
+isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
+    const isl::set d = loops_domain(k, p, hardware_as_params);
+    if (!p.piece) return d;
+    const isl::set piece = isl_util::align_params(*p.piece, d.space());
+    return isl_util::align_params(d, piece.space()).intersect(piece);
+}
+
+// isl unrolls only loops with a bounded number of iterations.
+void check_unrollable(const KernelData& k, const std::string& iname) {
+    const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumption_context(k));
+    user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
+                "' is not a constant, cannot unroll");
 }
 
 struct Schedule {
@@ -94,17 +165,21 @@ Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool h
     for (const Placed& p : placed) {
         std::vector<int> dim_of(2 * depth + 1, -1);
         std::vector<long> constant(2 * depth + 1, 0);
+        // A loop's slabs are consecutive positions of the sequence around it: head, bulk, tail.
         for (std::size_t d = 0; d < p.stmt.loops.size(); ++d) {
-            constant[2 * d] = p.positions[d];
+            constant[2 * d] = 3 * p.positions[d] + p.slab[d];
             dim_of[2 * d + 1] = static_cast<int>(d);
         }
-        constant[2 * p.stmt.loops.size()] = p.positions.back();
+        constant[2 * p.stmt.loops.size()] = 3 * p.positions.back();
         const isl::set dom = statement_domain(k, p, hardware_as_params);
         const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
         for (std::size_t d = 0; d < p.stmt.loops.size(); ++d) {
+            // Other loops stay whole ("atomic"): isl would otherwise peel iterations of a loop around an
+            // unrolled one where the unrolled copies' guards change.
             const auto tag = k.iname_tags.find(p.stmt.loops[d]);
-            if (tag != k.iname_tags.end() && tag->second == "unr")
-                options = options.unite(isl_util::loop_option(m, "unroll", static_cast<int>(2 * d + 1)));
+            const bool unrolled = tag != k.iname_tags.end() && is_unrolled_tag(tag->second);
+            if (unrolled) check_unrollable(k, p.stmt.loops[d]);
+            options = options.unite(isl_util::loop_option(m, unrolled ? "unroll" : "atomic", static_cast<int>(2 * d + 1)));
         }
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
     }
@@ -185,7 +260,7 @@ isl::set grid_context(const KernelData& k, bool hardware_as_params) {
 LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params) {
     internal_assert(k.linearized, "build_loop_nest needs a linearized kernel");
     LoopNest out;
-    const std::vector<Placed> placed = place_statements(k);
+    const std::vector<Placed> placed = separate_slabs(k, place_statements(k));
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     const Schedule sched = schedule(k, placed, hardware_as_params);
     out.root = isl_util::generate_ast(sched.map, grid_context(k, hardware_as_params), sched.options);

@@ -26,7 +26,8 @@ struct LoopNest {
 
 /// Builds the loop nest of a linearized kernel. With `hardware_as_params` (OpenCL, CUDA) the inames of
 /// hardware axes are parameters of the nest (the work-item's ids) whose range the launch grid guarantees;
-/// otherwise they are loops like any other. Loops over inames tagged "unr" are unrolled.
+/// otherwise they are loops like any other. Loops over inames tagged "unr" (or "ilp", "ilp.unr") are unrolled,
+/// and a loop with split_iname slabs becomes separate head, bulk and tail loops.
 LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params);
 
 /// The inames of `k` tagged as hardware axes ("g.N", "l.N").

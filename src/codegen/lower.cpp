@@ -16,6 +16,7 @@
 #include "schedule/linearize.h"
 #include "ir/access.h"
 #include "ir/domain.h"
+#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -169,6 +170,7 @@ private:
             case Kind::For: {
                 const bool unit = n.inc->kind == ExprKind::IntLit && n.inc->ival == 1;
                 if (starts_parallel_region(n.iterator)) os_ << indent(depth) << parallel_pragma();
+                os_ << unroll_pragma(n.iterator, depth);
                 os_ << indent(depth) << "for (int " << n.iterator << " = " << printer_.print(n.init) << "; "
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
@@ -236,6 +238,16 @@ private:
         if (tag == k_.iname_tags.end() || tag->second.rfind("g.", 0) != 0) return false;
         in_parallel_region_ = true;
         return true;
+    }
+
+    // "unr_hint"/"unr_hint.N": the loop stays and the device compiler is asked to unroll it. C compilers
+    // (gcc) know only `#pragma GCC unroll N`, which needs a factor: a bare hint leaves them the choice.
+    std::string unroll_pragma(const std::string& iname, int depth) const {
+        const auto tag = k_.iname_tags.find(iname);
+        const std::optional<int> hint = tag == k_.iname_tags.end() ? std::nullopt : unroll_hint(tag->second);
+        if (!hint || (target_ == TargetKind::C && *hint == 0)) return "";
+        const std::string factor = *hint ? " " + std::to_string(*hint) : "";
+        return indent(depth) + (target_ == TargetKind::C ? "#pragma GCC unroll" : "#pragma unroll") + factor + "\n";
     }
 
     // Private temporaries are per work-item: each thread needs its own copy.
@@ -318,6 +330,15 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     }
 }
 
+// ILP iterations are independent: each gets its own entry of the temporaries written in it (after
+// reduction realization, so that accumulators are privatized too).
+Kernel realize_ilp(const Kernel& k) {
+    std::set<std::string> ilp;
+    for (const auto& [iname, tag] : k->iname_tags)
+        if (is_ilp_tag(tag)) ilp.insert(iname);
+    return ilp.empty() ? k : privatize_temporaries_with_inames(k, ilp);
+}
+
 }  // namespace
 
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
@@ -328,7 +349,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
-    typed = resolve_address_spaces(typed);
+    typed = realize_ilp(resolve_address_spaces(typed));
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));

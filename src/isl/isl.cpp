@@ -1,6 +1,7 @@
 #include "isl/isl.h"
 
 #include <isl/aff.h>
+#include <isl/constraint.h>
 #include <isl/ast.h>
 #include <isl/ast_build.h>
 #include <isl/options.h>
@@ -482,6 +483,20 @@ isl::union_map loop_option(const isl::map& schedule, const std::string& kind, in
     isl_map* m = isl_map_from_domain_and_range(times, isl_set_universe(target));
     m = isl_map_fix_si(m, isl_dim_out, 0, dim);
     return isl::manage(isl_union_map_from_map(m));
+}
+
+isl::set beyond(const isl::set& s, int pos, int distance, bool above) {
+    isl_map* m = isl_map_universe(isl_space_map_from_set(isl_set_get_space(s.get())));
+    const int n = static_cast<int>(isl_set_dim(s.get(), isl_dim_set));
+    for (int d = 0; d < n; ++d)
+        if (d != pos) m = isl_map_equate(m, isl_dim_in, d, isl_dim_out, d);
+    // above: out - in - distance >= 0; below: in - out - distance >= 0.
+    isl_constraint* c = isl_constraint_alloc_inequality(isl_local_space_from_space(isl_map_get_space(m)));
+    c = isl_constraint_set_coefficient_si(c, isl_dim_out, pos, above ? 1 : -1);
+    c = isl_constraint_set_coefficient_si(c, isl_dim_in, pos, above ? -1 : 1);
+    c = isl_constraint_set_constant_si(c, -distance);
+    m = isl_map_add_constraint(m, c);
+    return isl::manage(isl_set_intersect(isl_set_apply(s.copy(), m), s.copy()));
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "analysis/conflicts.h"
+#include "ir/iname_tags.h"
 #include "schedule/linear_tree.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
@@ -49,6 +50,7 @@ public:
                         break;
                     }
                     if (auto reason = needed_before(*t, loops, pending)) {
+                        check_outside_ilp(loops, *reason);
                         block.insert(block.begin() + static_cast<long>(i), barrier(*reason));
                         ++i;
                         pending.clear();
@@ -60,6 +62,7 @@ public:
                     // A hazard between what ran before the loop and what runs in it is resolved once,
                     // before the loop, not in every iteration.
                     if (auto reason = needed_before_loop(n, loops, pending)) {
+                        check_outside_ilp(loops, *reason);
                         block.insert(block.begin() + static_cast<long>(i), barrier(*reason));
                         ++i;
                         pending.clear();
@@ -69,7 +72,10 @@ public:
                     inner.push_back(loop.item.name);
                     std::vector<Pending> body_pending = pending;
                     process(loop.body, inner, body_pending);
-                    if (auto reason = carried_hazard(loop, loops)) loop.body.insert(loop.body.begin(), barrier(*reason));
+                    if (auto reason = carried_hazard(loop, loops)) {
+                        check_outside_ilp(inner, *reason);
+                        loop.body.insert(loop.body.begin(), barrier(*reason));
+                    }
                     for (Pending& p : body_pending) pending.push_back(std::move(p));
                     break;
                 }
@@ -80,6 +86,17 @@ public:
     }
 
 private:
+    // ILP iterations of a work-item run interleaved (unrolled) or in any order: no barrier can separate
+    // them, so one needed inside an ILP loop is an error, as in loopy.
+    void check_outside_ilp(const std::vector<std::string>& loops, const LinearItem& reason) const {
+        for (const std::string& l : loops) {
+            const auto tag = k_.iname_tags.find(l);
+            user_assert(tag == k_.iname_tags.end() || !is_ilp_tag(tag->second), "LoopyError", k_.name,
+                        ": a barrier is needed inside the loop over ILP iname '", l, "' (", reason.comment,
+                        "), but barriers cannot be placed inside ILP loops");
+        }
+    }
+
     bool shared_memory(const std::string& v) const {
         const Variable* var = find_variable(k_, v);
         if (!var) return false;

@@ -7,10 +7,10 @@
 #include "ir/access.h"
 #include "ir/domain.h"
 #include "isl/isl.h"
-#include "parse/make_kernel.h"
 #include "schedule/linear_tree.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
+#include "transform/privatize.h"
 
 namespace loom {
 
@@ -137,15 +137,8 @@ private:
 // accessing instruction's local iname on that axis.
 void privatize(KernelData& k, const std::string& name) {
     std::map<std::string, std::string> iname_of_axis;  // "l.0" -> an iname, for the extents
-    std::vector<Instruction*> users;
-    for (Instruction& insn : k.instructions) {
-        const std::set<std::string> names = [&] {
-            std::set<std::string> s = read_names(insn);
-            for (const std::string& w : written_names(insn)) s.insert(w);
-            return s;
-        }();
-        if (!names.count(name)) continue;
-        users.push_back(&insn);
+    for (const Instruction& insn : k.instructions) {
+        if (!read_names(insn).count(name) && !written_names(insn).count(name)) continue;
         for (const std::string& i : insn.within_inames) {
             const auto t = k.iname_tags.find(i);
             if (t != k.iname_tags.end() && t->second.rfind("l.", 0) == 0) iname_of_axis.emplace(t->second, i);
@@ -160,34 +153,13 @@ void privatize(KernelData& k, const std::string& name) {
         user_error("LoopyError", "private temporary '", name, "' lives across a barrier but instruction '", insn.id,
                    "' uses it outside the local axis ", axis_tag);
     };
-    for (Instruction* insn : users) {
+    std::vector<ExprPtr> extents;
+    for (const std::string& a : axes) extents.push_back(int_lit(static_extent(k, iname_of_axis.at(a))));
+    add_temporary_axes(k, name, extents, true, [&](const Instruction& insn) {
         std::vector<ExprPtr> lead;
-        for (const std::string& a : axes) lead.push_back(index_for(*insn, a));
-        auto extend = [&](const ExprPtr& e) {
-            return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
-                if (n->name != name) return n;
-                if (n->kind == ExprKind::Var) return subscript(name, lead);
-                if (n->kind != ExprKind::Subscript) return n;
-                std::vector<ExprPtr> idx = lead;
-                idx.insert(idx.end(), n->args.begin(), n->args.end());
-                return subscript(name, idx);
-            });
-        };
-        for (ExprPtr& a : insn->assignees) a = extend(a);
-        if (insn->expression) insn->expression = extend(insn->expression);
-        for (ExprPtr& p : insn->predicates) p = extend(p);
-    }
-    Variable* v = find_variable(k, name);
-    std::vector<ExprPtr> shape;
-    for (const std::string& a : axes) shape.push_back(int_lit(static_extent(k, iname_of_axis.at(a))));
-    shape.insert(shape.end(), v->shape.begin(), v->shape.end());
-    v->shape = shape;
-    v->is_array = true;
-    // The per-work-item copies make a new layout: declared tags described the old axes.
-    v->dim_tags.clear();
-    v->stride_levels.clear();
-    v->strides.clear();
-    set_default_strides(*v);
+        for (const std::string& a : axes) lead.push_back(index_for(insn, a));
+        return lead;
+    });
 }
 
 }  // namespace

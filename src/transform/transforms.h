@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +27,12 @@ Kernel add_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
 
 /// Places temporary `name` in `space` (private, local or global).
 Kernel set_temporary_address_space(const Kernel& k, const std::string& name, AddressSpace space);
+
+/// Gives each iteration of `inames` its own entry of the temporaries written inside them (only those in
+/// `only_var_names` when it is not empty): a new last axis per iname a writer runs in without indexing by
+/// it, indexed by the iname minus its lower bound (transform/privatize.cpp). What ILP needs.
+Kernel privatize_temporaries_with_inames(const Kernel& k, const std::set<std::string>& inames,
+                                         const std::set<std::string>& only_var_names = {});
 
 // --- inames (transform/iname.cpp)
 /// Declares that the inames of `order` nest in that order where the dependencies leave a choice.

@@ -1,0 +1,114 @@
+// loopy's privatize_temporaries_with_inames, and the axis insertion it shares with the C target's
+// per-work-item temporaries.
+#include "transform/privatize.h"
+
+#include <map>
+#include <set>
+
+#include "ir/access.h"
+#include "ir/domain.h"
+#include "isl/isl.h"
+#include "parse/make_kernel.h"
+#include "support/error.h"
+#include "support/strings.h"
+#include "transform/transforms.h"
+
+namespace loom {
+
+void add_temporary_axes(KernelData& k, const std::string& name, const std::vector<ExprPtr>& extents, bool leading,
+                        const std::function<std::vector<ExprPtr>(const Instruction&)>& index_of) {
+    for (Instruction& insn : k.instructions) {
+        if (!read_names(insn).count(name) && !written_names(insn).count(name)) continue;
+        const std::vector<ExprPtr> added = index_of(insn);
+        auto extend = [&](const ExprPtr& e) {
+            return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+                if (n->name != name || (n->kind != ExprKind::Var && n->kind != ExprKind::Subscript)) return n;
+                std::vector<ExprPtr> idx = n->kind == ExprKind::Subscript ? n->args : std::vector<ExprPtr>{};
+                idx.insert(leading ? idx.begin() : idx.end(), added.begin(), added.end());
+                return subscript(name, idx);
+            });
+        };
+        for (ExprPtr& a : insn.assignees) a = extend(a);
+        if (insn.expression) insn.expression = extend(insn.expression);
+        for (ExprPtr& p : insn.predicates) p = extend(p);
+    }
+    Variable* v = find_variable(k, name);
+    std::vector<ExprPtr> shape = v->shape;
+    shape.insert(leading ? shape.begin() : shape.end(), extents.begin(), extents.end());
+    v->shape = shape;
+    v->is_array = true;
+    v->dim_tags.clear();
+    v->stride_levels.clear();
+    v->strides.clear();
+    set_default_strides(*v);
+}
+
+namespace {
+
+// The privatizing inames each temporary needs: those its writers run in but do not index it by. Writers
+// that need different ones are an error, as in loopy.
+std::map<std::string, std::vector<std::string>> axes_needed(const KernelData& k, const std::set<std::string>& inames,
+                                                            const std::set<std::string>& only) {
+    std::map<std::string, std::vector<std::string>> out;
+    std::map<std::string, std::string> first_writer;
+    for (const Instruction& insn : k.instructions)
+        for (const ExprPtr& lhs : insn.assignees) {
+            const Variable* v = find_variable(k, lhs->name);
+            if (!v || v->kind != VarKind::Temporary || (!only.empty() && !only.count(v->name))) continue;
+            const std::vector<std::string> indexed = referenced_names(lhs);
+            std::vector<std::string> needed;
+            for (const std::string& i : insn.within_inames)
+                if (inames.count(i) && std::find(indexed.begin(), indexed.end(), i) == indexed.end()) needed.push_back(i);
+            if (needed.empty()) continue;
+            const auto [it, fresh] = out.emplace(v->name, needed);
+            if (fresh) first_writer[v->name] = insn.id;
+            user_assert(it->second == needed, "LoopyError", "instruction '", insn.id,
+                        "' requires adding indices for privatizing var '", v->name, "' on iname(s) '",
+                        join(needed, ", "), "', but previous instructions required different inames '",
+                        join(it->second, ", "), "'");
+        }
+    return out;
+}
+
+}  // namespace
+
+Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<std::string>& inames,
+                                         const std::set<std::string>& only_var_names) {
+    const KernelData& src = *kernel;
+    for (const std::string& v : only_var_names)
+        user_assert(find_variable(src, v) != nullptr, "LoopyError", "privatize_temporaries_with_inames: variable '", v,
+                    "' is not used in kernel '", src.name, "'");
+    const auto needed = axes_needed(src, inames, only_var_names);
+    if (needed.empty()) return kernel;
+    KernelData k = kernel.copy();
+    const isl::set ctx = assumption_context(src);
+    for (const auto& [name, axes] : needed) {
+        std::vector<ExprPtr> extents;
+        std::map<std::string, ExprPtr> offset;
+        for (const std::string& i : axes) {
+            const isl::set dom = domain_of(src, {i});
+            const auto length = isl_util::static_max(isl_util::dim_size(dom, 0), ctx);
+            const auto lower = isl_util::single_piece_expr(isl_util::dim_min(dom, 0), ctx);
+            user_assert(length.has_value() && lower.has_value(), "LoopyError", "privatizing '", name,
+                        "' over iname '", i, "' needs a bounded length and a single lower bound of that iname");
+            extents.push_back(int_lit(*length));
+            offset[i] = *lower;
+        }
+        add_temporary_axes(k, name, extents, false, [&](const Instruction& insn) {
+            std::vector<ExprPtr> idx;
+            for (const std::string& i : axes) {
+                user_assert(insn.within_inames.count(i) != 0, "LoopyError", "Kernel '", src.name, "': Instruction '",
+                            insn.id, "': touched variable that (for privatization, e.g. as performed for ILP) ",
+                            "required iname(s) '", i, "', but that the instruction was not previously within the ",
+                            "iname(s). To remedy this, first promote the instruction into the iname.");
+                const ExprPtr& lo = offset.at(i);
+                const bool zero = lo->kind == ExprKind::IntLit && lo->ival == 0;
+                idx.push_back(zero ? var(i) : binary(BinOp::Sub, var(i), lo));
+            }
+            return idx;
+        });
+    }
+    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+}  // namespace loom
