@@ -172,12 +172,6 @@ void for_each_named(lua_State* L, int idx, int arg, const char* fname, F&& f) {
     }
 }
 
-// An optional options table: absent, nil, or a table with only `allowed` keys.
-void check_options(lua_State* L, int arg, const char* fname, std::initializer_list<const char*> allowed) {
-    if (!lua_isnoneornil(L, arg)) check_table(L, arg, fname);
-    check_option_keys(L, arg, fname, allowed);
-}
-
 SplitOptions split_options(lua_State* L, int arg, const char* fname) {
     check_options(L, arg, fname, {"outer_iname", "inner_iname", "outer_tag", "inner_tag", "slabs", "within"});
     const int top = lua_gettop(L);

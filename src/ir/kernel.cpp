@@ -1,6 +1,7 @@
 #include "ir/kernel.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include <isl/set.h>
@@ -164,13 +165,32 @@ std::string instruction_body(const Instruction& insn) {
     return out;
 }
 
-// Instructions in order, wrapped in `for`/`end` as their loop sets change (loopy's listing).
+// Appends `insn` to `order` after the instructions it depends on that are not there yet.
+void print_after_dependencies(const KernelData& k, const Instruction& insn, std::set<std::string>& printed,
+                              std::vector<const Instruction*>& order) {
+    if (!printed.insert(insn.id).second) return;
+    for (const std::string& dep : insn.depends_on)
+        if (const Instruction* d = find_instruction(k, dep)) print_after_dependencies(k, *d, printed, order);
+    order.push_back(&insn);
+}
+
+// The instructions in source order, except that each comes after its dependencies (loopy's printed order:
+// a barrier added at the end shows where it acts).
+std::vector<const Instruction*> printed_order(const KernelData& k) {
+    std::set<std::string> printed;
+    std::vector<const Instruction*> order;
+    for (const Instruction& insn : k.instructions) print_after_dependencies(k, insn, printed, order);
+    return order;
+}
+
+// Instructions in printed order, wrapped in `for`/`end` as their loop sets change (loopy's listing).
 void instructions_section(std::ostringstream& os, const KernelData& k, bool with_dependencies) {
     std::vector<std::string> open;
     auto sorted_inames = [&](const Instruction& insn) {
         return std::vector<std::string>(insn.within_inames.begin(), insn.within_inames.end());
     };
-    for (const Instruction& insn : k.instructions) {
+    for (const Instruction* insn_ptr : printed_order(k)) {
+        const Instruction& insn = *insn_ptr;
         const std::vector<std::string> want = sorted_inames(insn);
         std::size_t common = 0;
         while (common < open.size() && common < want.size() && open[common] == want[common]) ++common;

@@ -6,6 +6,7 @@
 
 #include "analysis/conflicts.h"
 #include "ir/iname_tags.h"
+#include "schedule/kernel_split.h"
 #include "schedule/linear_tree.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
@@ -218,13 +219,38 @@ std::map<std::string, std::vector<std::string>> loop_stacks(const KernelData& k)
     return out;
 }
 
+// Whether a `... gbarrier` runs between `source` and `sink`: then they end up in different device kernels
+// (a global barrier can only split the kernel outside every sequential loop).
+class GlobalBarrierPositions {
+public:
+    explicit GlobalBarrierPositions(const KernelData& k) {
+        for (std::size_t i = 0; i < k.linearization.size(); ++i) {
+            const LinearItem& it = k.linearization[i];
+            if (it.kind != LinearItem::Kind::RunInstruction) continue;
+            position_[it.name] = i;
+            const Instruction* insn = find_instruction(k, it.name);
+            if (insn && is_global_barrier(*insn)) barriers_.push_back(i);
+        }
+    }
+
+    bool between(const std::string& source, const std::string& sink) const {
+        const std::size_t from = position_.at(source), to = position_.at(sink);
+        return std::any_of(barriers_.begin(), barriers_.end(), [&](std::size_t b) { return from < b && b < to; });
+    }
+
+private:
+    std::map<std::string, std::size_t> position_;
+    std::vector<std::size_t> barriers_;
+};
+
 // Dependencies across work-groups cannot be ordered inside one device kernel.
 void check_global_dependencies(const KernelData& k) {
     const auto stacks = loop_stacks(k);
+    const GlobalBarrierPositions global_barriers(k);
     for (const Instruction& t : k.instructions)
         for (const std::string& dep : t.depends_on) {
             const Instruction* s = find_instruction(k, dep);
-            if (!s || nosync(t, *s, SyncScope::Global)) continue;
+            if (!s || nosync(t, *s, SyncScope::Global) || global_barriers.between(s->id, t.id)) continue;
             const std::vector<std::string> same = common_prefix(stacks.at(s->id), stacks.at(t.id));
             for (const std::string& v : conflicting_variables(*s, t)) {
                 const Variable* var = find_variable(k, v);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,38 @@ Kernel remove_unused_inames(const Kernel& k, const std::vector<std::string>& ina
 /// strides) and drops them from the arguments. Values are IntLit (any parameter) or FloatLit (only
 /// parameters the domains do not use) expressions.
 Kernel fix_parameters(const Kernel& k, const std::map<std::string, ExprPtr>& values);
+
+// --- instruction ordering and synchronization (transform/instruction.cpp)
+/// Sets the priority of the instructions `insn_match` selects; among ready instructions the linearizer runs
+/// the highest priority first.
+Kernel set_instruction_priority(const Kernel& k, const std::string& insn_match, int priority);
+/// Makes the instructions `insn_match` selects depend on `depends_on` (an instruction id, or a match
+/// expression). A LoopyError when either selects nothing.
+Kernel add_dependency(const Kernel& k, const std::string& insn_match, const std::string& depends_on);
+
+struct NoSyncOptions {
+    bool bidirectional = false;  // the source gets a nosync on the sink too
+    bool force = false;          // add it even where the sink does not (transitively) depend on the source
+    bool empty_ok = false;       // no error when nothing matches or nothing is added
+};
+/// Adds `nosync` entries of `scope` ("local", "global" or "any") on the sinks for the sources, where a sink
+/// depends on a source (or their groups conflict) unless `force`. `source` and `sink` are ids or match
+/// expressions. The barrier analysis then adds no barrier of that scope for those dependencies.
+Kernel add_nosync(const Kernel& k, const std::string& scope, const std::string& source, const std::string& sink,
+                  const NoSyncOptions& options = {});
+
+struct BarrierOptions {
+    std::string id_based_on;                // default "g_barrier" / "l_barrier"
+    std::set<std::string> within_inames;    // the loops the barrier runs in; default none
+    std::string synchronization_kind = "global";
+    std::string mem_kind;                   // default: the synchronization kind
+    std::set<std::string> tags;
+};
+/// Adds a barrier instruction that depends on the instructions `insn_before` selects and on which those
+/// `insn_after` selects depend (either may be nullopt: no dependencies that way). A global barrier splits
+/// the device kernel there.
+Kernel add_barrier(const Kernel& k, const std::optional<std::string>& insn_before,
+                   const std::optional<std::string>& insn_after, const BarrierOptions& options = {});
 
 // --- reductions (transform/reduction.cpp)
 /// Realizes every reduction sequentially, as loopy does: a private accumulator `acc_<inames>`, an
