@@ -344,6 +344,80 @@ int assignment_to_subst(lua_State* L) {
     return 1;
 }
 
+// --- precompute and prefetch
+
+AddressSpace opt_address_space(lua_State* L, int arg, const char* fname) {
+    const std::optional<std::string> space = opt_string(L, arg, "temporary_address_space", fname);
+    if (!space || *space == "auto") return AddressSpace::Auto;
+    if (*space == "private") return AddressSpace::Private;
+    if (*space == "local") return AddressSpace::Local;
+    if (*space == "global") return AddressSpace::Global;
+    arg_error(L, arg, fname, cat("option 'temporary_address_space': unknown address space '", *space, "'"));
+}
+
+// Sweep inames: a list, a comma-separated string, or nil for none.
+std::vector<std::string> sweep_list(lua_State* L, int idx, const char* fname) {
+    return lua_isnoneornil(L, idx) ? std::vector<std::string>{} : name_list(L, idx, fname);
+}
+
+std::optional<std::vector<std::string>> opt_names(lua_State* L, int arg, const char* key, const char* fname) {
+    if (!lua_istable(L, arg) || lua_getfield(L, arg, key) == LUA_TNIL) {
+        if (lua_istable(L, arg)) lua_pop(L, 1);
+        return std::nullopt;
+    }
+    std::vector<std::string> out = name_list(L, lua_gettop(L), fname);
+    lua_pop(L, 1);
+    return out;
+}
+
+// lp.precompute(knl, subst_use, sweep_inames, {options}); subst_use is a rule name, a use "f(i, j+1)", or a
+// list of uses.
+int precompute(lua_State* L) {
+    const char* f = "precompute";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    std::vector<std::string> uses;
+    if (lua_type(L, 2) == LUA_TSTRING) uses.emplace_back(lua_tostring(L, 2));
+    else uses = name_list(L, 2, f);
+    const std::vector<std::string> sweep = sweep_list(L, 3, f);
+    check_options(L, 4, f, {"storage_axes", "precompute_inames", "precompute_outer_inames", "temporary_name",
+                            "temporary_address_space", "default_tag", "within", "fetch_bounding_box",
+                            "compute_insn_id", "dtype"});
+    PrecomputeOptions o;
+    o.storage_axes = opt_names(L, 4, "storage_axes", f).value_or(std::vector<std::string>{});
+    o.precompute_inames = opt_names(L, 4, "precompute_inames", f).value_or(std::vector<std::string>{});
+    o.precompute_outer_inames = opt_names(L, 4, "precompute_outer_inames", f);
+    o.temporary_name = opt_string(L, 4, "temporary_name", f).value_or("");
+    o.temporary_address_space = opt_address_space(L, 4, f);
+    o.default_tag = opt_tag(L, 4, "default_tag", f);
+    o.within = opt_within(L, 4, f);
+    o.fetch_bounding_box = opt_bool(L, 4, "fetch_bounding_box", f).value_or(false);
+    o.compute_insn_id = opt_string(L, 4, "compute_insn_id", f).value_or("");
+    if (lua_istable(L, 4) && lua_getfield(L, 4, "dtype") != LUA_TNIL) o.dtype = check_dtype(L, lua_gettop(L), f);
+    lua_settop(L, 4);
+    push_kernel(L, loom::precompute(k, uses, sweep, o));
+    return 1;
+}
+
+int add_prefetch(lua_State* L) {
+    const char* f = "add_prefetch";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::string var_name = check_string(L, 2, f);
+    const std::vector<std::string> sweep = sweep_list(L, 3, f);
+    check_options(L, 4, f, {"dim_arg_names", "temporary_name", "default_tag", "fetch_outer_inames",
+                            "temporary_address_space", "fetch_bounding_box", "prefetch_insn_id", "within"});
+    PrefetchOptions o;
+    o.dim_arg_names = opt_names(L, 4, "dim_arg_names", f).value_or(std::vector<std::string>{});
+    o.temporary_name = opt_string(L, 4, "temporary_name", f).value_or("");
+    o.default_tag = opt_tag(L, 4, "default_tag", f);
+    o.fetch_outer_inames = opt_names(L, 4, "fetch_outer_inames", f);
+    o.temporary_address_space = opt_address_space(L, 4, f);
+    o.fetch_bounding_box = opt_bool(L, 4, "fetch_bounding_box", f).value_or(false);
+    o.prefetch_insn_id = opt_string(L, 4, "prefetch_insn_id", f).value_or("");
+    o.within = opt_within(L, 4, f);
+    push_kernel(L, loom::add_prefetch(k, var_name, sweep, o));
+    return 1;
+}
+
 const luaL_Reg kFunctions[] = {
     {"set_options", trampoline<set_options>},
     {"add_dtypes", trampoline<add_dtypes>},
@@ -366,6 +440,8 @@ const luaL_Reg kFunctions[] = {
     {"expand_subst", trampoline<expand_subst>},
     {"extract_subst", trampoline<extract_subst>},
     {"assignment_to_subst", trampoline<assignment_to_subst>},
+    {"precompute", trampoline<precompute>},
+    {"add_prefetch", trampoline<add_prefetch>},
     {nullptr, nullptr},
 };
 

@@ -1,5 +1,6 @@
 // Where temporaries live when the kernel does not say (loopy's rule): a temporary written with a subscript
-// that uses a local-axis iname is shared by the work-group (local memory); any other one is private.
+// that uses a local-axis iname is shared by the work-group (local memory), unless a write runs on a local
+// axis its subscript does not use (a write race); any other one is private.
 #pragma once
 
 #include "ir/kernel.h"

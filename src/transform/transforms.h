@@ -146,4 +146,48 @@ Kernel assignment_to_subst(const Kernel& k, const std::string& lhs_name,
                            const std::vector<std::string>& extra_arguments = {}, const std::string& within = "",
                            bool force_retain_argument = false);
 
+// --- precomputation and prefetching (transform/precompute.cpp)
+/// Options of precompute; empty strings and lists mean "not given".
+struct PrecomputeOptions {
+    std::vector<std::string> storage_axes;       // rule argument names or inames; default: see precompute
+    std::vector<std::string> precompute_inames;  // names of the new inames, one per storage axis
+    std::optional<std::vector<std::string>> precompute_outer_inames;  // the compute instruction's other loops
+    std::string temporary_name;                  // default: a fresh name based on the rule's
+    AddressSpace temporary_address_space = AddressSpace::Auto;
+    std::string default_tag;                     // tag of the new inames; "l.auto" picks free local axes
+    std::string within;                          // match expression selecting the uses to replace
+    bool fetch_bounding_box = false;             // compute the footprint's bounding box, not the footprint
+    std::string compute_insn_id;                 // default: a fresh id based on the rule's name
+    DType dtype = DType::Unknown;                // of the temporary; Unknown: inferred from the rule
+};
+/// Stores the values of substitution rule `subst_uses` in a temporary, computed by a new instruction before
+/// the uses, as loopy's precompute: for each iteration of the inames not in `sweep_inames`, the footprint of
+/// the uses (the argument tuples they need as the sweep inames run) is boxed by isl; each storage axis the
+/// box does not reduce to one element becomes an axis of the temporary and a new iname (named after the
+/// rule argument, `<rule>_<iname>` for a swept iname the value depends on, or `precompute_inames`), and
+/// the uses become reads of the temporary at the right offsets. Storage axes default to the swept inames
+/// the arguments do not use, then the arguments. `subst_uses` are the rule's name, or uses such as
+/// "f(i, j+1)" whose footprint is taken instead of the kernel's uses (uses outside it are kept).
+/// LoopyError for an unknown rule or sweep iname, a sweep iname not used, or (without fetch_bounding_box)
+/// a footprint that is not convex; StaticValueFindingError when the box has no constant size.
+Kernel precompute(const Kernel& k, const std::vector<std::string>& subst_uses, const std::vector<std::string>& sweep_inames,
+                  const PrecomputeOptions& options = {});
+
+struct PrefetchOptions {
+    std::vector<std::string> dim_arg_names;      // names of the fetch inames, one per array axis
+    std::string temporary_name;                  // default: <var>_fetch
+    std::string default_tag;
+    std::optional<std::vector<std::string>> fetch_outer_inames;
+    AddressSpace temporary_address_space = AddressSpace::Auto;
+    bool fetch_bounding_box = false;
+    std::string prefetch_insn_id;                // default: <var>_fetch_rule
+    std::string within;
+};
+/// Prefetches the reads of variable `var` into a temporary, as loopy's add_prefetch: the reads become uses
+/// of a rule `<var>_fetch_rule` (extract_subst), which is then precomputed over `sweep_inames`. `var` may
+/// be a footprint subscript such as "a[i, :]": its footprint (`:` sweeping the whole axis) is fetched and
+/// only the reads inside it are replaced.
+Kernel add_prefetch(const Kernel& k, const std::string& var, const std::vector<std::string>& sweep_inames,
+                    const PrefetchOptions& options = {});
+
 }  // namespace loom
