@@ -8,6 +8,7 @@
 #include <set>
 
 #include "analysis/types.h"
+#include "ir/names.h"
 #include "support/error.h"
 #include "support/strings.h"
 #include "transform/transforms.h"
@@ -67,29 +68,6 @@ ExprPtr fold(const std::string& op, const ExprPtr& acc, const ExprPtr& value) {
     if (op == "max" || op == "argmax") return call("max", {acc, value});
     return call("min", {acc, value});
 }
-
-// Names not yet taken by variables, inames, parameters or instructions: `base`, then `base_0`, `base_1`...
-// as loopy's UniqueNameGenerator.
-class NameGenerator {
-public:
-    explicit NameGenerator(const KernelData& k) {
-        for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
-            for (const Variable& v : *vars) taken_.insert(v.name);
-        for (const std::string& n : all_inames(k)) taken_.insert(n);
-        for (const std::string& n : all_params(k)) taken_.insert(n);
-        for (const Instruction& insn : k.instructions) taken_.insert(insn.id);
-    }
-
-    std::string operator()(const std::string& base) {
-        std::string name = base;
-        for (int n = 0; taken_.count(name); ++n) name = cat(base, "_", n);
-        taken_.insert(name);
-        return name;
-    }
-
-private:
-    std::set<std::string> taken_;
-};
 
 // The outermost, leftmost reduction of `e`, or null.
 ExprPtr first_reduction(const ExprPtr& e) {
