@@ -7,6 +7,7 @@
 #include "lua/binding.h"
 #include "lua/trampoline.h"
 #include "schedule/linearize.h"
+#include "schedule/save_reload.h"
 #include "support/strings.h"
 #include "transform/transforms.h"
 
@@ -112,6 +113,14 @@ int preprocess_kernel(lua_State* L) {
 int get_one_linearized_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "get_one_linearized_kernel").kernel;
     push_kernel(L, loom::preprocess_kernel(k, target_from_name(k->options.target)));
+    return 1;
+}
+
+// As loopy: a kernel not yet linearized is preprocessed and linearized first, to see its device kernels.
+int save_and_reload_temporaries(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "save_and_reload_temporaries").kernel;
+    const Kernel linear = k->linearized ? k : loom::preprocess_kernel(k, target_from_name(k->options.target));
+    push_kernel(L, loom::save_and_reload_temporaries(linear));
     return 1;
 }
 
@@ -437,6 +446,7 @@ const luaL_Reg kFunctions[] = {
     {"privatize_temporaries_with_inames", trampoline<privatize_temporaries_with_inames>},
     {"preprocess_kernel", trampoline<preprocess_kernel>},
     {"get_one_linearized_kernel", trampoline<get_one_linearized_kernel>},
+    {"save_and_reload_temporaries", trampoline<save_and_reload_temporaries>},
     {"expand_subst", trampoline<expand_subst>},
     {"extract_subst", trampoline<extract_subst>},
     {"assignment_to_subst", trampoline<assignment_to_subst>},

@@ -250,11 +250,13 @@ private:
         return indent(depth) + (target_ == TargetKind::C ? "#pragma GCC unroll" : "#pragma unroll") + factor + "\n";
     }
 
-    // Private temporaries are per work-item: each thread needs its own copy.
+    // Private temporaries are per work-item: each thread needs its own copy. Global ones are arrays the
+    // caller passes, shared by all.
     std::string parallel_pragma() const {
         std::vector<std::string> priv;
         for (const Variable& t : k_.temporaries)
-            if (!at_program_scope(t, target_)) priv.push_back(t.name);
+            if (!at_program_scope(t, target_) && t.address_space != AddressSpace::Global && uses_.any(t.name))
+                priv.push_back(t.name);
         return "#pragma omp parallel for" + (priv.empty() ? std::string() : " private(" + join(priv, ", ") + ")") + "\n";
     }
 
@@ -358,6 +360,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
 }
 
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
+    check_definitions(*k);
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;
     std::string kernels_text;
