@@ -1,7 +1,7 @@
 // lp.auto_test_vs_ref(ref_knl, test_knl, {parameters=, exec=, rtol=, atol=, dtypes=, seed=}), or in loopy's
-// order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on the same random inputs, through the ordinary kernel call
-// (`knl(exec, {...})`), on every executor asked for; every output must match the reference within the
-// tolerances, or an AutomaticTestFailure names the first element that does not.
+// order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on the same random inputs,
+// through the ordinary kernel call (`knl(exec, {...})`), on every executor asked for; every output must match
+// the reference within the tolerances, or an AutomaticTestFailure names the first element that does not.
 #include <algorithm>
 #include <random>
 #include <sstream>
@@ -91,6 +91,7 @@ std::vector<int> push_executors(lua_State* L) {
     if (!lua_istable(L, idx) || luaL_len(L, idx) == 0)
         arg_error(L, kOptions, kFname, "option 'exec': an executor or a list of executors expected");
     for (lua_Integer i = 1; i <= luaL_len(L, idx); ++i) {
+        if (!lua_checkstack(L, 1)) arg_error(L, kOptions, kFname, "option 'exec': too many executors");
         lua_geti(L, idx, i);
         if (!is_executor(L, -1)) arg_error(L, kOptions, kFname, "option 'exec': a list of executors expected");
         out.push_back(lua_gettop(L));
