@@ -1,7 +1,7 @@
-// lp.auto_test_vs_ref(ref_knl, test_knl, {parameters=, exec=, rtol=, atol=, dtypes=, seed=}): loopy's
-// automatic test. Both kernels run on the same random inputs, through the ordinary kernel call
-// (`knl(exec, {...})`), on every executor asked for; every output must match the reference within the
-// tolerances, or an AutomaticTestFailure names the first element that does not.
+// lp.auto_test_vs_ref(ref_knl, test_knl, {parameters=, exec=, rtol=, atol=, dtypes=, seed=}), or in loopy's
+// order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on the same random inputs,
+// through the ordinary kernel call (`knl(exec, {...})`), on every executor asked for; every output must match
+// the reference within the tolerances, or an AutomaticTestFailure names the first element that does not.
 #include <algorithm>
 #include <random>
 #include <sstream>
@@ -21,7 +21,8 @@ namespace loom::lua {
 namespace {
 
 constexpr const char* kFname = "auto_test_vs_ref";
-constexpr int kOptions = 3;  // stack index of the options table
+constexpr int kOptions = 3;         // stack index of the options table
+constexpr int kLoopyExecutor = 4;   // the executor of loopy's argument order, or nil
 
 /// One set of parameter values: integers (which also size the arrays) and floats.
 struct Parameters {
@@ -73,6 +74,11 @@ std::vector<Parameters> read_parameter_sets(lua_State* L) {
 // stack, so their indices remain valid during the test.
 std::vector<int> push_executors(lua_State* L) {
     std::vector<int> out;
+    if (!lua_isnil(L, kLoopyExecutor)) {
+        if (lua_istable(L, kOptions) && lua_getfield(L, kOptions, "exec") != LUA_TNIL)
+            arg_error(L, kOptions, kFname, "option 'exec' given with an executor argument");
+        return {kLoopyExecutor};
+    }
     if (!lua_istable(L, kOptions) || lua_getfield(L, kOptions, "exec") == LUA_TNIL) {
         for (const char* target : {"opencl", "c"}) {
             push_default_executor(L, target);
@@ -85,6 +91,7 @@ std::vector<int> push_executors(lua_State* L) {
     if (!lua_istable(L, idx) || luaL_len(L, idx) == 0)
         arg_error(L, kOptions, kFname, "option 'exec': an executor or a list of executors expected");
     for (lua_Integer i = 1; i <= luaL_len(L, idx); ++i) {
+        if (!lua_checkstack(L, 1)) arg_error(L, kOptions, kFname, "option 'exec': too many executors");
         lua_geti(L, idx, i);
         if (!is_executor(L, -1)) arg_error(L, kOptions, kFname, "option 'exec': a list of executors expected");
         out.push_back(lua_gettop(L));
@@ -137,6 +144,11 @@ const Variable* first_untyped_array(const KernelData& k, bool inputs_only) {
 // (an output's type may follow from the inputs), then for what remains. Value arguments are typed by the
 // call from the parameter values.
 Kernel with_array_types(Kernel k, const Settings& s) {
+    for (const auto& [name, dtype] : s.dtypes) {
+        const Variable* v = k.find_variable(name);
+        user_assert(v && v->is_arg(), "LoopyError", kFname, ": option 'dtypes' names '", name,
+                    "', which is not an argument of kernel '", k->name, "'");
+    }
     std::map<std::string, DType> given;
     for (const Variable& v : k->args)
         if (v.dtype == DType::Unknown && s.dtypes.count(v.name)) given[v.name] = s.dtypes.at(v.name);
@@ -288,7 +300,20 @@ void compare(const std::string& name, const HostArray& expected, const HostArray
                " elements differ (rtol=", s.rtol, ", atol=", s.atol, ")");
 }
 
+// Loopy's argument order, (ref_knl, queue, test_knl, {...}), tests on that executor only: it moves to
+// kLoopyExecutor, so the stack reads (ref_knl, test_knl, options, executor or nil) in both orders.
+void normalize_arguments(lua_State* L) {
+    lua_settop(L, kLoopyExecutor);
+    if (is_executor(L, 2)) {
+        lua_rotate(L, 2, -1);
+    } else {
+        lua_pushnil(L);
+        lua_replace(L, kLoopyExecutor);
+    }
+}
+
 int auto_test_vs_ref(lua_State* L) {
+    normalize_arguments(L);
     const Kernel ref_in = check_kernel(L, 1, kFname).kernel;
     const Kernel test_in = lua_isnoneornil(L, 2) ? ref_in : check_kernel(L, 2, kFname).kernel;
     const Settings s = read_settings(L);

@@ -36,6 +36,12 @@ bool nosync(const Instruction& sink, const Instruction& source, SyncScope scope)
 
 bool depends(const Instruction& later, const Instruction& earlier) { return later.depends_on.count(earlier.id) != 0; }
 
+// A dependency that local barriers must order: not waived by a nosync on the dependent instruction (loopy
+// looks there for loop-carried, reversed dependencies too).
+bool needs_local_sync(const Instruction& dependent, const Instruction& prerequisite) {
+    return depends(dependent, prerequisite) && !nosync(dependent, prerequisite, SyncScope::Local);
+}
+
 class BarrierInserter {
 public:
     explicit BarrierInserter(const KernelData& k) : k_(k) {}
@@ -107,7 +113,6 @@ private:
 
     std::optional<std::string> crossing(const Instruction& source, const Instruction& sink,
                                         const std::vector<std::string>& same, const std::string& carried) const {
-        if (nosync(sink, source, SyncScope::Local)) return std::nullopt;
         for (const std::string& v : conflicting_variables(source, sink)) {
             if (!shared_memory(v)) continue;
             ConflictQuery q{&source, &sink, v, same, carried, ConflictScope::WorkItemsOfGroup};
@@ -119,7 +124,7 @@ private:
     std::optional<LinearItem> needed_before(const Instruction& t, const std::vector<std::string>& loops,
                                             const std::vector<Pending>& pending) const {
         for (const Pending& p : pending) {
-            if (!depends(t, *p.insn)) continue;
+            if (!needs_local_sync(t, *p.insn)) continue;
             if (auto v = crossing(*p.insn, t, common_prefix(loops, p.loops), "")) return item(*v, t, *p.insn, "depends on");
         }
         return std::nullopt;
@@ -131,7 +136,7 @@ private:
         collect(loop.body, false, insns);
         for (const Placed& t : insns)
             for (const Pending& p : pending) {
-                if (!depends(*t.insn, *p.insn)) continue;
+                if (!needs_local_sync(*t.insn, *p.insn)) continue;
                 if (auto v = crossing(*p.insn, *t.insn, common_prefix(loops, p.loops), ""))
                     return item(*v, *t.insn, *p.insn, "depends on");
             }
@@ -184,7 +189,7 @@ private:
         collect(loop.body, false, insns);
         for (const Placed& x : insns)
             for (const Placed& y : insns) {
-                if (!(depends(*y.insn, *x.insn) || depends(*x.insn, *y.insn))) continue;
+                if (!(needs_local_sync(*y.insn, *x.insn) || needs_local_sync(*x.insn, *y.insn))) continue;
                 if (x.barrier_after || y.barrier_before) continue;
                 if (auto v = crossing(*x.insn, *y.insn, outer, loop.item.name))
                     return depends(*y.insn, *x.insn) ? item(*v, *y.insn, *x.insn, "depends on")

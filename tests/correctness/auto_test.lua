@@ -16,6 +16,12 @@ do
   for _, e in ipairs(h.executors()) do execs[#execs + 1] = e.exec end
   h.check_equal(ref:auto_test_vs_ref(lp.chunk_iname(ref, "i", 3), { parameters = { n = 11 }, exec = execs }), true,
     "chunk_iname as a method, executor list")
+  -- loopy's argument order, (ref_knl, queue, test_knl, {...}), runs on that executor.
+  for _, e in ipairs(h.executors()) do
+    h.check_equal(lp.auto_test_vs_ref(ref, e.exec, split, { parameters = { n = 7 } }), true, "loopy's order " .. e.name)
+    h.expect_error("AutomaticTestFailure", "on the " .. e.name .. " executor", lp.auto_test_vs_ref, ref, e.exec,
+      lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = a[i]"), { parameters = { n = 7 } })
+  end
   -- Without a test kernel the reference is compared with itself.
   h.check_equal(lp.auto_test_vs_ref(ref, nil, { parameters = { n = 5 } }), true, "reference alone")
 end

@@ -82,6 +82,21 @@ do
   h.check(lp.add_nosync(knl, "local", "r", "w", { empty_ok = true }) ~= nil, "empty_ok adds nothing, quietly")
 end
 
+-- In a sequential loop, the next iteration's write of t also waits for this iteration's read (a reversed,
+-- loop-carried dependency); a nosync on the reading instruction waives both barriers, as in loopy.
+do
+  local knl = lp.make_kernel("{ [k,i]: 0<=k<4 and 0<=i<16 }",
+    { "t[i] = 2*a[k,i]  {id=w}", "out[k,i] = t[15-i]  {id=r, dep=w}" },
+    { lp.TemporaryVariable("t", "float32", { shape = { 16 }, address_space = "local" }),
+      lp.GlobalArg("a", "float32", { shape = { 4, 16 } }), "..." })
+  knl = lp.tag_inames(knl, { i = "l.0" })
+  local code = lp.generate_code(knl)
+  h.check_equal(count(code, "barrier%("), 2, "barriers in the loop")
+  h.check(code:find("(w rev-depends on r)", 1, true), "the loop-carried barrier:\n%s", code)
+  h.check_equal(count(lp.generate_code(lp.add_nosync(knl, "local", "w", "r")), "barrier%("), 0,
+    "barriers in the loop after add_nosync")
+end
+
 -- The tutorial's rotation: a dependency across work-groups needs a global barrier. add_nosync with global
 -- scope silences the check; add_barrier splits the device kernel instead, and then the rotation is right.
 do

@@ -55,7 +55,11 @@ do
   h.expect_error("LoopyError", "value argument 'n' needs a value in 'parameters'", lp.auto_test_vs_ref, ref, ref, {})
   h.expect_error("ArgumentError", "unknown option 'param'", lp.auto_test_vs_ref, ref, ref, { param = { n = 4 } })
   h.expect_error("ArgumentError", "option 'exec'", lp.auto_test_vs_ref, ref, ref, { parameters = { n = 4 }, exec = 1 })
+  h.expect_error("ArgumentError", "option 'exec' given with an executor argument", lp.auto_test_vs_ref, ref,
+    lp.c.executor {}, ref, { parameters = { n = 4 }, exec = lp.c.executor {} })
   h.expect_error("ArgumentError", "option 'parameters'", lp.auto_test_vs_ref, ref, ref, { parameters = { n = "4" } })
+  h.expect_error("LoopyError", "option 'dtypes' names 'b', which is not an argument", lp.auto_test_vs_ref, ref, ref,
+    { parameters = { n = 4 }, dtypes = { b = "float32" } })
   h.expect_error("ArgumentError", "unknown dtype 'float16'", lp.auto_test_vs_ref, ref, ref,
     { parameters = { n = 4 }, dtypes = "float16" })
   h.expect_error("ArgumentError", "bad argument #1 to 'auto_test_vs_ref'", lp.auto_test_vs_ref, nil, ref)
