@@ -236,7 +236,7 @@ private:
             ExprPtr cond;
             for (const ExprPtr& p : insn.predicates) cond = cond ? binary(BinOp::And, cond, inst(p)) : inst(p);
             os_ << indent(depth) << "if (" << printer_.print(cond) << ")\n";
-            ++depth;
+            if (lines.size() == 1) ++depth;  // a block brings its braces
         }
         for (const std::string& line : lines) os_ << indent(depth) << line << "\n";
     }

@@ -166,6 +166,33 @@ do
   end)
 end
 
+-- Float atomics in local memory, in an unrolled loop, on 0-d arrays and under predicates.
+do
+  local knl = lp.make_kernel("{ [g,l,k]: 0<=g<8 and 0<=l<32 and 0<=k<4 }", {
+    "lacc[l % 4] = 0 {id=clear}",
+    "lacc[k] = lacc[k] + a[128*g + 4*l + k] {id=acc, atomic, dep=clear}",
+    "total = total + lacc[l] {id=add, atomic, dep=acc, if=l < 4}",
+    "big = big + 1 {atomic, if=a[128*g + 4*l + k] > 0.5}",
+  }, { lp.GlobalArg("total", "float32", { shape = {} }), lp.GlobalArg("big", "int32", { shape = {} }),
+    lp.GlobalArg("a", "float32", { shape = 1024 }),
+    lp.TemporaryVariable("lacc", "float32", { shape = { 4 }, address_space = "local" }) })
+  knl = lp.tag_inames(knl, { g = "g.0", l = "l.0", k = "unr" })
+  local ocl = code_for(knl, "opencl")
+  h.check_equal(count(ocl, "atomic_cmpxchg((volatile __local int *) &(lacc["), 4, "unrolled local updates in\n" .. ocl)
+  expect_code(ocl, { "  if (lid(0) < 4)\n  {\n", "atomic_inc(&(big[0]));" }, "opencl")
+  local a = lp.rand({ 1024 }, "float32", 1)
+  local sum, above = 0, 0
+  for i = 0, 1023 do
+    sum = sum + a:get(i)
+    if a:get(i) > 0.5 then above = above + 1 end
+  end
+  on_each_executor(function(ex, name)
+    local total, big = knl(ex, { a = a, total = lp.zeros({}, "float32"), big = lp.zeros({}, "int32") })
+    h.check(math.abs(total:get() - sum) < 1e-3, "%s: total %g, want %g", name, total:get(), sum)
+    h.check_equal(big:get(), above, name .. " count")
+  end)
+end
+
 -- Two atomic updates of one global array in one device kernel need no global barrier; a plain read of what
 -- other groups update atomically does.
 do
