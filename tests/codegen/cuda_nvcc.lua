@@ -1,6 +1,6 @@
 -- The CUDA text of parallel kernels compiles with nvcc (`nvcc -c`): a vector add, local memory with a
--- barrier, a 2-D tiled matrix product, integer helpers and math on several types, atomics of every kind,
--- and a kernel split at a global barrier. Skipped (exit status 77, CTest's SKIP_RETURN_CODE) without nvcc.
+-- barrier, a 2-D tiled matrix product, integer helpers and math on several types, atomics of every kind (in
+-- global and shared memory), and a kernel split at a global barrier. Skipped (exit status 77, CTest's SKIP_RETURN_CODE) without nvcc.
 local lp = require("loom")
 local h = require("helpers")
 
@@ -57,7 +57,11 @@ add(lp.split_iname(lp.make_kernel("{ [i]: 0<=i<n }", {
   "dd[i % 3] = dd[i % 3] + w[i] {atomic}",
   "u[i % 3] = max(u[i % 3], uw[i]) {atomic}",
   "ui[i % 3] = ui[i % 3] ^ uiw[i] {atomic}",
-}, { lp.GlobalArg("hist", "int32", { shape = "16" }), lp.GlobalArg("bin", "int32", { shape = "n" }),
+  "lf[i % 4] = 0 {id=lclear}",
+  "lf[(i + 1) % 4] = lf[(i + 1) % 4] + a[i] {id=lacc, atomic, dep=lclear}",
+  "lmax[0] = max(lmax[0], lf[i % 4]) {atomic, dep=lacc}",
+}, { lp.TemporaryVariable("lf", "float32", { shape = { 4 }, address_space = "local" }),
+  lp.GlobalArg("lmax", "float32", { shape = "1" }), lp.GlobalArg("hist", "int32", { shape = "16" }), lp.GlobalArg("bin", "int32", { shape = "n" }),
   lp.GlobalArg("s, t, fmx", "float32", { shape = "4" }), lp.GlobalArg("a", "float32", { shape = "n" }),
   lp.GlobalArg("big, lo", "int64", { shape = "5" }), lp.GlobalArg("v", "int64", { shape = "n" }),
   lp.GlobalArg("d, dd", "float64", { shape = "3" }), lp.GlobalArg("w", "float64", { shape = "n" }),
