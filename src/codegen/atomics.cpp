@@ -159,21 +159,21 @@ std::optional<Native> native(const KernelData& k, TargetKind target, const Instr
 // OpenCL's atomic_inc and atomic_dec for adding or subtracting the literal 1.
 std::string opencl_increment(const Native& n, DType t) {
     const ExprPtr& e = n.form.operand;
-    if (e->kind != ExprKind::IntLit || (n.form.op != AtomicOp::Add && n.form.op != AtomicOp::Sub)) return "";
+    const bool unit = e->kind == ExprKind::IntLit && (e->ival == 1 || e->ival == -1);
+    if (!unit || (n.form.op != AtomicOp::Add && n.form.op != AtomicOp::Sub)) return "";
     const bool up = (n.form.op == AtomicOp::Add) == (e->ival == 1);
-    if (e->ival != 1 && e->ival != -1) return "";
     return std::string(dtype_size(t) == 4 ? "atomic_" : "atom_") + (up ? "inc" : "dec");
 }
 
 std::string native_statement(const Native& n, CExprPrinter& printer, TargetKind target, const ExprPtr& lhs, DType t) {
     std::string pointer = "&(" + printer.print(lhs) + ")";
+    if (target == TargetKind::OpenCL)
+        if (const std::string inc = opencl_increment(n, t); !inc.empty()) return inc + "(" + pointer + ");";
     std::string value = printer.print(n.form.operand, t);
     if (!n.call.as.empty()) {
         pointer = "(" + n.call.as + " *) " + pointer;
         value = "(" + n.call.as + ") (" + value + ")";
     }
-    if (target == TargetKind::OpenCL)
-        if (const std::string inc = opencl_increment(n, t); !inc.empty()) return inc + "(" + pointer + ");";
     const std::string order = target == TargetKind::C ? ", __ATOMIC_SEQ_CST" : "";
     return n.call.function + "(" + pointer + ", " + value + order + ");";
 }
