@@ -1,11 +1,13 @@
 #include "codegen/lower.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <set>
 #include <sstream>
 
 #include "analysis/types.h"
+#include "codegen/atomics.h"
 #include "codegen/c_expr.h"
 #include "codegen/declarations.h"
 #include "codegen/loop_nest.h"
@@ -70,6 +72,7 @@ std::string param_decl(const KernelParam& p, const KernelData& k, TargetKind t) 
     if (!p.is_pointer) return ct + " const " + p.name;
     std::string space;
     if (t == TargetKind::OpenCL) space = v.kind == VarKind::ConstantArg ? "__constant " : "__global ";
+    if (t == TargetKind::OpenCL && v.for_atomic) space += "volatile ";  // as loopy declares atomic arrays
     return space + ct + (p.is_written ? "" : " const") + " *__restrict__ " + p.name;
 }
 
@@ -150,10 +153,17 @@ private:
     void body(const isl_util::AstNode& b, int depth) {
         const bool single = b.children.size() == 1 &&
                             !(b.children[0].kind == isl_util::AstNode::Kind::If && b.children[0].children.size() > 1);
-        if (single) return node(b.children[0], depth + 1);
+        // A statement that is a block of its own (an atomic compare-and-swap loop) brings its braces.
+        if (single) return node(b.children[0], depth + (is_block_statement(b.children[0]) ? 0 : 1));
         os_ << indent(depth) << "{\n";
         block(b, depth + 1);
         os_ << indent(depth) << "}\n";
+    }
+
+    bool is_block_statement(const isl_util::AstNode& n) const {
+        if (n.kind != isl_util::AstNode::Kind::User) return false;
+        const Instruction* insn = nest_.statements.at(n.statement).insn;
+        return insn && insn->atomic && insn->predicates.empty() && atomic_needs_block(k_, target_, *insn);
     }
 
     std::string loop_condition(const ExprPtr& cond) {
@@ -221,14 +231,16 @@ private:
         user_assert(insn.assignees.size() == 1, "LoopyError", "instruction '", insn.id,
                     "' assigns several values; only reductions may do that");
         printer_.set_statement_inames({insn.within_inames.begin(), insn.within_inames.end()});
-        std::string text = printer_.assignment(inst(insn.assignees[0]), inst(insn.expression));
+        const std::vector<std::string> lines =
+            insn.atomic ? atomic_assignment(k_, printer_, target_, insn, inst(insn.assignees[0]), inst(insn.expression))
+                        : std::vector<std::string>{printer_.assignment(inst(insn.assignees[0]), inst(insn.expression))};
         if (!insn.predicates.empty()) {
             ExprPtr cond;
             for (const ExprPtr& p : insn.predicates) cond = cond ? binary(BinOp::And, cond, inst(p)) : inst(p);
             os_ << indent(depth) << "if (" << printer_.print(cond) << ")\n";
-            ++depth;
+            if (lines.size() == 1) ++depth;  // a block brings its braces
         }
-        os_ << indent(depth) << text << "\n";
+        for (const std::string& line : lines) os_ << indent(depth) << line << "\n";
     }
 
     // On the C target the outermost group-axis loop runs its iterations on OpenMP threads.
@@ -250,7 +262,8 @@ private:
         return indent(depth) + (target_ == TargetKind::C ? "#pragma GCC unroll" : "#pragma unroll") + factor + "\n";
     }
 
-    // Private temporaries are per work-item: each thread needs its own copy. Global ones are arrays the
+    // Private temporaries are per work-item: each thread needs its own copy of those the body declares up
+    // front (the scratch values of atomics are declared in their own blocks). Global ones are arrays the
     // caller passes, shared by all.
     std::string parallel_pragma() const {
         std::vector<std::string> priv;
@@ -269,23 +282,29 @@ private:
     bool in_parallel_region_ = false;
 };
 
-bool uses_double(const KernelData& k) {
+// Whether a variable of `k` has one of `types`.
+bool uses_type(const KernelData& k, std::initializer_list<DType> types) {
     for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
         for (const Variable& v : *vars)
-            if (v.dtype == DType::Float64 || v.dtype == DType::Complex128) return true;
+            if (std::find(types.begin(), types.end(), v.dtype) != types.end()) return true;
     return false;
 }
 
 std::string preamble(const KernelData& k, TargetKind t) {
     switch (t) {
         case TargetKind::OpenCL: {
-            std::string p = "#define lid(N) ((int) get_local_id(N))\n#define gid(N) ((int) get_group_id(N))\n";
-            if (uses_double(k))
+            std::string p = atomic_extensions(k, t) +
+                            "#define lid(N) ((int) get_local_id(N))\n#define gid(N) ((int) get_group_id(N))\n";
+            if (uses_type(k, {DType::Float64, DType::Complex128}))
                 p += "#if __OPENCL_C_VERSION__ < 120\n#pragma OPENCL EXTENSION cl_khr_fp64: enable\n#endif\n";
             return p + "\n";
         }
         case TargetKind::C: return "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n";
-        case TargetKind::CUDA: return "";
+        case TargetKind::CUDA:
+            // The fixed-width names C spells these types with (nvcc's own headers define only some).
+            if (uses_type(k, {DType::Int8, DType::Int16, DType::Int64, DType::UInt8, DType::UInt16, DType::UInt64}))
+                return "#include <stdint.h>\n\n";
+            return "";
     }
     return "";
 }
@@ -370,6 +389,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         part.linearization = seg.items;
         // The C target runs the grid as loops, per device kernel.
         if (target == TargetKind::C) part = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(part)))).copy();
+        add_atomic_scratch_variables(part);
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target != TargetKind::C);
         DeviceKernel dk;

@@ -82,8 +82,9 @@ namespace {
 
 const char* kRule = "---------------------------------------------------------------------------\n";
 
-std::string type_text(DType t) {
-    return t == DType::Unknown ? dtype_name(t) : cat("np:dtype('", dtype_name(t), "')");
+// loopy's type text; arrays for atomic access have numpy types marked atomic.
+std::string type_text(DType t, bool atomic = false) {
+    return t == DType::Unknown ? dtype_name(t) : cat(atomic ? "np_atomic" : "np", ":dtype('", dtype_name(t), "')");
 }
 
 std::string tuple_text(const std::vector<ExprPtr>& parts) {
@@ -100,7 +101,7 @@ std::string variable_line(const Variable& v) {
         os << "ValueArg, type: " << type_text(v.dtype);
         return os.str();
     }
-    os << "type: " << type_text(v.dtype);
+    os << "type: " << type_text(v.dtype, v.for_atomic);
     if (v.is_array) {
         os << ", shape: " << (v.shape_auto ? std::string("auto") : v.shape.empty() ? "()" : tuple_text(v.shape));
         if (!v.strides.empty()) os << ", dim_tags: " << dim_tags_text(v);
@@ -135,7 +136,10 @@ std::string attributes_text(const Instruction& insn, bool with_dependencies) {
     if (with_dependencies && !insn.depends_on.empty())
         attrs.push_back("dep=" + join(std::vector<std::string>(insn.depends_on.begin(), insn.depends_on.end()), ":"));
     if (insn.priority) attrs.push_back(cat("priority=", insn.priority));
-    if (insn.atomic) attrs.push_back("atomic");
+    // loopy prints the atomicity with its (default) memory ordering and scope.
+    if (insn.atomic)
+        attrs.push_back(
+            cat("atomic=", insn.atomic_init ? "init" : "update", "[", insn.assignees[0]->name, "]SEQ_CST/auto"));
     if (!insn.tags.empty()) attrs.push_back("tags=" + join({insn.tags.begin(), insn.tags.end()}, ":"));
     if (!insn.groups.empty()) attrs.push_back("groups=" + join({insn.groups.begin(), insn.groups.end()}, ":"));
     if (!insn.conflicts_with_groups.empty())

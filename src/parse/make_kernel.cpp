@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/atomic.h"
 #include "ir/layout.h"
 #include "ir/domain.h"
 #include "ir/subst_rule.h"
@@ -466,6 +467,7 @@ Kernel make_kernel(const MakeKernelInput& in) {
     for (std::size_t i = declared_args; i < k.args.size(); ++i) k.args[i].order = in.default_order;
     for (std::size_t i = declared_temporaries; i < k.temporaries.size(); ++i) k.temporaries[i].order = in.default_order;
     infer_io(k);
+    mark_atomic_variables(k);
     find_within_inames(k);
     resolve_dependencies(k, in.seq_dependencies);
     check_rule_names(k);
