@@ -166,7 +166,7 @@ public:
         }
         for (std::size_t d = 0; d < t.shape.size(); ++d) {
             const std::string iname = names_(cat(temporary, "_", mode_name, "_axis_", d, "_", seg.name));
-            add_axis_domain(iname, t.shape[d]);
+            out_.domains.push_back(slab_domain(iname, t.shape[d]));
             own_index.push_back(var(iname));
             insn.within_inames.insert(iname);
         }
@@ -294,14 +294,6 @@ private:
                 if (tag(i) == axis_tag) return i;
         user_error("LoopyError", "save_and_reload_temporaries: no instruction using '", temporary,
                    "' in device kernel '", kernel_name, "' runs on hardware axis ", axis_tag);
-    }
-
-    // A new domain 0 <= iname < extent, for a copy loop over one axis of the temporary.
-    void add_axis_domain(const std::string& iname, const ExprPtr& extent) {
-        isl::set d = isl_util::add_named_dims(isl::set(isl_util::ctx(), "{ [] }"), {iname}, false);
-        d = isl_util::add_constraint(d, var(iname), BinOp::Ge, int_lit(0));
-        d = isl_util::add_constraint(d, var(iname), BinOp::Lt, extent);
-        out_.domains.push_back(d);
     }
 
     Instruction& mutable_instruction(const std::string& id) {

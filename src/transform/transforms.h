@@ -86,7 +86,9 @@ Kernel fix_parameters(const Kernel& k, const std::map<std::string, ExprPtr>& val
 /// instruction `<id>_<inames>_update` folding the body in inside the reduction loops too, and the
 /// instruction rewritten to read the accumulator. argmax/argmin also keep an index accumulator (-1 while
 /// empty; the first extreme element wins). Accumulators are typed from their bodies where the types are
-/// known. Reductions over parallel (`l.N`, `g.N`) inames are an error. Without reductions, returns `k`.
+/// known. A reduction over one `l.N` iname becomes loopy's tree reduction in a local array `acc_<iname>`
+/// (inames `red_<iname>`, `red_<iname>_s<k>`, instructions `..._init`, `..._transfer`, `red_<iname>_stage_<k>`;
+/// barriers come from barrier insertion); over `g.N` inames it is a LoopyError. Without reductions, returns `k`.
 Kernel realize_reduction(const Kernel& k);
 
 // --- substitution rules (transform/subst.cpp)
