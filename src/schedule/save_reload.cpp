@@ -180,20 +180,7 @@ public:
         insn.expression = mode == Mode::Save ? in_temporary : in_slot;
         insn.within_inames_is_final = true;
         insn.depends_on_is_final = true;
-        if (!seg.pre_barrier.empty()) insn.depends_on.insert(seg.pre_barrier);
-        // A save follows every use in its device kernel; a reload precedes them all. Both stay inside it.
-        std::vector<std::string> later;
-        if (mode == Mode::Save) {
-            for (const Instruction* u : users) insn.depends_on.insert(u->id);
-            // The reload reads the slot this writes, in the same work-item: no barrier between them.
-            const auto reload = reloads_.find({seg.name, temporary});
-            if (reload != reloads_.end()) insn.no_sync_with.push_back({reload->second, SyncScope::Global});
-        } else {
-            for (const Instruction* u : users) later.push_back(u->id);
-            reloads_[{seg.name, temporary}] = insn.id;
-        }
-        if (!seg.post_barrier.empty()) later.push_back(seg.post_barrier);
-        for (const std::string& id : later) mutable_instruction(id).depends_on.insert(insn.id);
+        order(insn, temporary, seg, users, mode);
         added_.push_back(std::move(insn));
     }
 
@@ -294,6 +281,25 @@ private:
                 if (tag(i) == axis_tag) return i;
         user_error("LoopyError", "save_and_reload_temporaries: no instruction using '", temporary,
                    "' in device kernel '", kernel_name, "' runs on hardware axis ", axis_tag);
+    }
+
+    // A save follows every use in its device kernel, a reload precedes them all, and both stay between the
+    // global barriers around it.
+    void order(Instruction& insn, const std::string& temporary, const Segment& seg,
+               const std::vector<const Instruction*>& users, Mode mode) {
+        if (!seg.pre_barrier.empty()) insn.depends_on.insert(seg.pre_barrier);
+        std::vector<std::string> later;
+        if (mode == Mode::Save) {
+            for (const Instruction* u : users) insn.depends_on.insert(u->id);
+            // The reload reads the slot this writes, in the same work-item: no barrier between them.
+            const auto reload = reloads_.find({seg.name, temporary});
+            if (reload != reloads_.end()) insn.no_sync_with.push_back({reload->second, SyncScope::Global});
+        } else {
+            for (const Instruction* u : users) later.push_back(u->id);
+            reloads_[{seg.name, temporary}] = insn.id;
+        }
+        if (!seg.post_barrier.empty()) later.push_back(seg.post_barrier);
+        for (const std::string& id : later) mutable_instruction(id).depends_on.insert(insn.id);
     }
 
     Instruction& mutable_instruction(const std::string& id) {

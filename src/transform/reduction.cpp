@@ -3,9 +3,9 @@
 // reduction loops, and one that folds the body into it inside them. Over a local axis it becomes a tree
 // reduction in local memory (see realize_local).
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <functional>
-#include <cstdint>
 #include <map>
 #include <set>
 
@@ -23,7 +23,6 @@ namespace {
 
 bool is_arg_extremum(const std::string& op) { return op == "argmax" || op == "argmin"; }
 
-bool is_parallel_tag(const std::string& tag) { return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0; }
 
 // The smallest (`lowest`) or largest value of an integer type, as an expression.
 ExprPtr integer_extreme(DType t, bool lowest) {
@@ -142,7 +141,7 @@ private:
                         "': work-groups cannot combine their results within one device kernel. Reduce in two "
                         "stages: each group reduces its part over an l.N (or sequential) iname into a global array "
                         "of partial results, and a second kernel (or the same one after a gbarrier) reduces those");
-            (is_parallel_tag(tag) ? local : sequential).push_back(i);
+            (tag.rfind("l.", 0) == 0 ? local : sequential).push_back(i);
         }
         if (local.empty()) return "";
         user_assert(local.size() == 1 && sequential.empty(), "LoopyError", "realize_reduction: reduction '",
@@ -271,6 +270,9 @@ private:
         Tree tree{iname, kernel_.iname_tag(iname), static_extent(*kernel_, iname), {}, {}};
         for (const std::string& o : insn.within_inames)
             if (kernel_.iname_tag(o).rfind("l.", 0) == 0) {
+                user_assert(kernel_.iname_tag(o) != tree.tag, "LoopyError", "realize_reduction: instruction '",
+                            insn.id, "' runs on iname '", o, "' tagged '", tree.tag, "', the axis its reduction over '",
+                            iname, "' needs");
                 tree.outer.push_back(var(o));
                 tree.outer_size.push_back(int_lit(static_extent(*kernel_, o)));
             }

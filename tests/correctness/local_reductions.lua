@@ -147,6 +147,11 @@ do
   mixed = lp.tag_inames(mixed, {i = "l.0"})
   err = expect_error("LoopyError", lp.generate_code, mixed)
   has(err.message, "a parallel reduction runs over exactly one l.N iname")
+  local same_axis = lp.make_kernel("{[j,i]: 0<=j,i<16}", "out[j] = sum(i, a[j, i])",
+    {lp.GlobalArg("a", "float32", {shape = "16, 16"}), "..."})
+  same_axis = lp.tag_inames(same_axis, {i = "l.0", j = "l.0"})
+  err = expect_error("LoopyError", lp.generate_code, same_axis)
+  has(err.message, "instruction 'insn' runs on iname 'j' tagged 'l.0', the axis its reduction over 'i' needs")
 end
 
 print("local_reductions: ok")
