@@ -19,6 +19,22 @@ struct Placed {
     std::vector<long> positions;  // sequence position at each depth, outermost first
 };
 
+// The loops of `insn`: a grid loop over a hardware axis (the C target's group loops) stands for the
+// instruction's own iname on that axis, so that instructions with different inames on one axis share the
+// loop, each within its own bounds.
+std::vector<std::string> loops_of(const KernelData& k, const Instruction& insn, const std::vector<std::string>& loops) {
+    std::vector<std::string> out = loops;
+    for (std::string& l : out) {
+        const auto tag = k.iname_tags.find(l);
+        if (insn.within_inames.count(l) || tag == k.iname_tags.end() || !is_hardware_tag(tag->second)) continue;
+        for (const std::string& i : insn.within_inames) {
+            const auto own = k.iname_tags.find(i);
+            if (own != k.iname_tags.end() && own->second == tag->second) l = i;
+        }
+    }
+    return out;
+}
+
 // Sequence positions and loops of every instruction, from the linearization.
 std::vector<Placed> place_statements(const KernelData& k) {
     std::vector<Placed> out;
@@ -45,6 +61,7 @@ std::vector<Placed> place_statements(const KernelData& k) {
                     st.barrier = item;
                 } else {
                     st.insn = find_instruction(k, item.name);
+                    st.loops = loops_of(k, *st.insn, loops);
                     if (st.insn->kind == InsnKind::Barrier)
                         st.barrier = LinearItem{LinearItem::Kind::Barrier, st.insn->mem_kind, "", st.insn->barrier_kind};
                 }
