@@ -140,6 +140,7 @@ bool accesses(const Instruction& insn, const std::string& name) {
 struct Slot {
     std::string name;
     std::vector<std::string> hardware_tags;  // "g.0" < "g.1" < ... < "l.0" < ...: its leading axes
+    std::vector<ExprPtr> shape;
     bool padded = false;                     // a scalar outside any hardware axis: one element
 };
 
@@ -157,16 +158,19 @@ public:
         for (const Instruction* insn : seg.instructions)
             if (accesses(*insn, temporary)) users.push_back(insn);
 
+        // New inames over the whole grid (as loopy): the slot is indexed by hardware ids, whatever inames
+        // the instructions of each device kernel use.
         Instruction insn;
         std::vector<ExprPtr> slot_index, own_index;
-        for (const std::string& tag : slot.hardware_tags) {
-            const std::string iname = iname_on_axis(users, tag, temporary, seg.name);
+        for (std::size_t d = 0; d < slot.hardware_tags.size(); ++d) {
+            const std::string iname = new_iname(cat(temporary, "_", mode_name, "_hw_dim_", d, "_", seg.name),
+                                                slot.shape[d]);
+            out_.iname_tags[iname] = slot.hardware_tags[d];
             slot_index.push_back(var(iname));
             insn.within_inames.insert(iname);
         }
         for (std::size_t d = 0; d < t.shape.size(); ++d) {
-            const std::string iname = names_(cat(temporary, "_", mode_name, "_axis_", d, "_", seg.name));
-            out_.domains.push_back(slab_domain(iname, t.shape[d]));
+            const std::string iname = new_iname(cat(temporary, "_", mode_name, "_axis_", d, "_", seg.name), t.shape[d]);
             own_index.push_back(var(iname));
             insn.within_inames.insert(iname);
         }
@@ -254,7 +258,7 @@ private:
         const auto known = slots_.find(temporary);
         if (known != slots_.end()) return known->second;
         const Variable& t = *find_variable(k_, temporary);
-        Slot slot{names_(temporary + "_save_slot"), common_hardware_tags(temporary), false};
+        Slot slot{names_(temporary + "_save_slot"), common_hardware_tags(temporary), {}, false};
         // A local temporary is shared by its group: one copy per group.
         if (t.address_space == AddressSpace::Local)
             slot.hardware_tags.erase(std::remove_if(slot.hardware_tags.begin(), slot.hardware_tags.end(),
@@ -270,17 +274,15 @@ private:
         slot.padded = v.shape.empty();
         if (slot.padded) v.shape.push_back(int_lit(1));
         set_default_strides(v);
+        slot.shape = v.shape;
         out_.temporaries.push_back(std::move(v));
         return slots_.emplace(temporary, std::move(slot)).first->second;
     }
 
-    std::string iname_on_axis(const std::vector<const Instruction*>& users, const std::string& axis_tag,
-                              const std::string& temporary, const std::string& kernel_name) const {
-        for (const Instruction* u : users)
-            for (const std::string& i : u->within_inames)
-                if (tag(i) == axis_tag) return i;
-        user_error("LoopyError", "save_and_reload_temporaries: no instruction using '", temporary,
-                   "' in device kernel '", kernel_name, "' runs on hardware axis ", axis_tag);
+    std::string new_iname(const std::string& base, const ExprPtr& extent) {
+        const std::string name = names_(base);
+        out_.domains.push_back(slab_domain(name, extent));
+        return name;
     }
 
     // A save follows every use in its device kernel, a reload precedes them all, and both stay between the

@@ -51,11 +51,11 @@ do
   has(listing, [[
 0: CALL KERNEL rotate_v2
 1:   tmp = arr[i_inner + i_outer*16]  {id=maketmp}
-2:   tmp_save_slot[i_outer, i_inner] = tmp  {id=tmp.save}
+2:   tmp_save_slot[tmp_save_hw_dim_0_rotate_v2, tmp_save_hw_dim_1_rotate_v2] = tmp  {id=tmp.save}
 3: RETURN FROM KERNEL rotate_v2
 4: ... gbarrier  {id=bar}
 5: CALL KERNEL rotate_v2_0
-6:   tmp = tmp_save_slot[i_outer, i_inner]  {id=tmp.reload}
+6:   tmp = tmp_save_slot[tmp_reload_hw_dim_0_rotate_v2_0, tmp_reload_hw_dim_1_rotate_v2_0]  {id=tmp.reload}
 7:   arr[(i_inner + i_outer*16 + 1) % n] = tmp  {id=rotate}
 8: RETURN FROM KERNEL rotate_v2_0
 ]])
@@ -98,8 +98,10 @@ do
   local saved = lp.save_and_reload_temporaries(knl)
   local listing = tostring(saved)
   has(listing, "t_save_slot: type: np:dtype('float32'), shape: ((n + 7) // 8, 8, 4)")
-  has(listing, "t_save_slot[i_outer, i_inner, t_save_axis_0_loopy_kernel] = t[t_save_axis_0_loopy_kernel]  {id=t.save}")
-  has(listing, "t[t_reload_axis_0_loopy_kernel_1] = t_save_slot[i_outer, i_inner, t_reload_axis_0_loopy_kernel_1]")
+  has(listing, "t_save_slot[t_save_hw_dim_0_loopy_kernel, t_save_hw_dim_1_loopy_kernel, t_save_axis_0_loopy_kernel] = "
+      .. "t[t_save_axis_0_loopy_kernel]  {id=t.save}")
+  has(listing, "t[t_reload_axis_0_loopy_kernel_1] = t_save_slot[t_reload_hw_dim_0_loopy_kernel_1, "
+      .. "t_reload_hw_dim_1_loopy_kernel_1, t_reload_axis_0_loopy_kernel_1]  {id=t.reload}")
   local code = lp.generate_code(saved)
   assert(not code:match("loopy_kernel_0%([^)]*t_save_slot"), "the middle kernel does not touch the slot:\n" .. code)
   for _, ex in ipairs(executors) do
@@ -132,6 +134,28 @@ do
   for _, ex in ipairs(executors) do
     local out = saved(ex, {a = lp.arange(48, "float32")})
     for i = 0, 47 do assert(out:get(i) == 16 * (i // 16) + 15 - i % 16, i) end
+  end
+end
+
+-- Without hardware axes, a scalar gets a slot of one element.
+do
+  local knl = lp.make_kernel("{[i,j] : 0<=i,j<n}",
+    [[
+    <float32>s = 0 {id=z}
+    for i
+      s = s + a[i] {id=add, dep=z}
+    end
+    ... gbarrier {id=bar, dep=add}
+    for j
+      out[j] = s * j {dep=bar}
+    end
+    ]], {lp.GlobalArg("a", "float32", {shape = "n"}), lp.GlobalArg("out", "float32", {shape = "n"}), "..."})
+  local saved = lp.save_and_reload_temporaries(knl)
+  has(tostring(saved), "s_save_slot: type: np:dtype('float32'), shape: (1), dim_tags: (N0:stride:1) aspace: global")
+  has(tostring(saved), "s_save_slot[0] = s  {id=s.save}")
+  for _, ex in ipairs(executors) do
+    local out = saved(ex, {a = lp.arange(6, "float32")})
+    for j = 0, 5 do assert(out:get(j) == 15 * j) end
   end
 end
 
