@@ -159,6 +159,20 @@ do
   end
 end
 
+-- The slot is indexed by the hardware axes: every instruction using the temporary must run on the same ones.
+do
+  local knl = lp.make_kernel("{[i,j] : 0<=i,j<16}",
+    [[
+    <>t = a[i] {id=w}
+    ... gbarrier {id=bar, dep=w}
+    out[j] = t {dep=bar, inames=j}
+    ]], {lp.GlobalArg("a", "float32", {shape = "16"}), "..."})
+  knl = lp.tag_inames(knl, {i = "l.0"})
+  local err = expect_error("LoopyError", lp.save_and_reload_temporaries, knl)
+  has(err.message, "inconsistent parallel tags across instructions that access 't' (instruction 'w' has tags 'l.0' "
+      .. "but instruction 'insn' has tags '')")
+end
+
 -- Nothing crosses a split: the kernel comes back linearized and unchanged in what it computes.
 do
   local knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = 2*a[i]", {lp.GlobalArg("a", "float32", {shape = "n"}), "..."})
