@@ -188,12 +188,15 @@ isl::set grid_context(const KernelData& k, bool hardware_as_params) {
     if (!hardware_as_params) return ctx;
     // Work-items exist for every local id below the static work-group size, whatever the parameters; the
     // size of an axis is that of its largest iname.
-    std::map<std::string, long> group_size;
-    for (const std::string& h : hardware_inames(k))
-        if (k.iname_tags.at(h)[0] == 'l') group_size[k.iname_tags.at(h)] = std::max(group_size[k.iname_tags.at(h)], static_extent(k, h));
+    std::map<std::string, long> group_size;  // local axis tag -> work-group size on it
     for (const std::string& h : hardware_inames(k)) {
         const std::string& tag = k.iname_tags.at(h);
-        isl::set box = tag[0] == 'l' ? isl_util::param_range(h, 0, group_size.at(tag) - 1) : isl_util::index_box(domain_of(k, {h}));
+        if (tag[0] == 'l') group_size[tag] = std::max(group_size[tag], static_extent(k, h));
+    }
+    for (const std::string& h : hardware_inames(k)) {
+        const std::string& tag = k.iname_tags.at(h);
+        isl::set box = tag[0] == 'l' ? isl_util::param_range(h, 0, group_size.at(tag) - 1)
+                                     : isl_util::index_box(domain_of(k, {h}));
         ctx = isl_util::align_params(ctx, box.space());
         box = isl_util::align_params(box, ctx.space());
         ctx = ctx.intersect(box);
