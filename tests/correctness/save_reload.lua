@@ -173,6 +173,52 @@ do
       .. "but instruction 'insn' has tags '')")
 end
 
+-- The insert_gbarriers option: a global barrier (a `... gbarrier` instruction) wherever a dependency
+-- crosses work-groups on global memory, instead of a MissingBarrierError.
+do
+  local knl = lp.make_kernel("[n] -> {[i] : 0<=i<n}",
+    [[
+    for i
+       <>tmp = arr[i] {id=maketmp,dep=*}
+       arr[(i + 1) % n] = tmp {id=rotate,dep=*maketmp}
+    end
+    ]], {lp.GlobalArg("arr", "int32", {shape = "n"}), "..."}, {name = "rotate_v1", assumptions = "n mod 16 = 0"})
+  knl = lp.split_iname(knl, "i", 16, {inner_tag = "l.0", outer_tag = "g.0"})
+  expect_error("MissingBarrierError", lp.generate_code, knl)
+  local split = lp.set_options(knl, {insert_gbarriers = true})
+  expect_error("MissingDefinitionError", lp.generate_code, split)
+  local saved = lp.save_and_reload_temporaries(split)
+  local _, info = lp.generate_code(saved)
+  assert(#info.kernels == 2, #info.kernels)
+  for _, ex in ipairs(executors) do
+    assert(values(saved(ex, {arr = lp.arange(16, "int32")})) == "15 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14")
+  end
+
+  local shift = lp.make_kernel("{[i, j] : 0<=i, j<n}",
+    {"b[i] = 2*a[i] {id=w}", "c[j] = b[(j + 1) % n] {id=r, dep=w}"},
+    {lp.GlobalArg("a, b, c", "float32", {shape = "n"}), "..."}, {assumptions = "n >= 1"})
+  shift = lp.split_iname(shift, "i", 8, {inner_tag = "l.0", outer_tag = "g.0"})
+  shift = lp.split_iname(shift, "j", 8, {inner_tag = "l.0", outer_tag = "g.0"})
+  expect_error("MissingBarrierError", lp.generate_code, shift)
+  shift = lp.set_options(shift, {insert_gbarriers = true})
+  for _, ex in ipairs(executors) do
+    local _, c = shift(ex, {a = lp.arange(21, "float32")})
+    for j = 0, 20 do assert(c:get(j) == 2 * ((j + 1) % 21)) end
+  end
+
+  -- Inside a shared sequential loop no split is possible: the error stays.
+  local looped = lp.make_kernel("{[k, i, j] : 0<=k<3 and 0<=i, j<n}",
+    [[
+    for k
+      b[i] = a[i] + k {id=w}
+      c[j] = b[(j + 1) % n] {id=r, dep=w}
+    end
+    ]], {lp.GlobalArg("a, b, c", "float32", {shape = "n"}), "..."}, {assumptions = "n >= 1"})
+  looped = lp.split_iname(looped, "i", 8, {inner_tag = "l.0", outer_tag = "g.0"})
+  looped = lp.split_iname(looped, "j", 8, {inner_tag = "l.0", outer_tag = "g.0"})
+  expect_error("MissingBarrierError", lp.generate_code, lp.set_options(looped, {insert_gbarriers = true}))
+end
+
 -- Nothing crosses a split: the kernel comes back linearized and unchanged in what it computes.
 do
   local knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = 2*a[i]", {lp.GlobalArg("a", "float32", {shape = "n"}), "..."})
