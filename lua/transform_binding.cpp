@@ -48,12 +48,14 @@ int set_options(lua_State* L) {
     check_table(L, 2, f);
     check_option_keys(L, 2, f,
                       {"write_code", "return_dict", "allow_terminal_colors", "check_dep_resolution", "build_options",
-                       "target", "write_wrapper", "no_numpy", "cl_exec_manage_array_events", "trace_assignments"});
+                       "target", "write_wrapper", "no_numpy", "cl_exec_manage_array_events", "trace_assignments",
+                       "insert_gbarriers"});
     OptionUpdate u;
     u.write_code = opt_bool(L, 2, "write_code", f);
     u.return_dict = opt_bool(L, 2, "return_dict", f);
     u.allow_terminal_colors = opt_bool(L, 2, "allow_terminal_colors", f);
     u.check_dep_resolution = opt_bool(L, 2, "check_dep_resolution", f);
+    u.insert_gbarriers = opt_bool(L, 2, "insert_gbarriers", f);
     u.build_options = opt_string_list(L, 2, "build_options", f);
     u.target = opt_string(L, 2, "target", f);
     if (u.target) target_from_name(*u.target);

@@ -22,6 +22,22 @@ struct Placed {
     std::optional<isl::set> piece;  // over the loops: the slabs this copy runs, unset for all
 };
 
+// The loops of `insn`: a grid loop over a hardware axis (the C target's group loops) stands for the
+// instruction's own iname on that axis, so that instructions with different inames on one axis share the
+// loop, each within its own bounds.
+std::vector<std::string> loops_of(const KernelData& k, const Instruction& insn, const std::vector<std::string>& loops) {
+    std::vector<std::string> out = loops;
+    for (std::string& l : out) {
+        const auto tag = k.iname_tags.find(l);
+        if (insn.within_inames.count(l) || tag == k.iname_tags.end() || !is_hardware_tag(tag->second)) continue;
+        for (const std::string& i : insn.within_inames) {
+            const auto own = k.iname_tags.find(i);
+            if (own != k.iname_tags.end() && own->second == tag->second) l = i;
+        }
+    }
+    return out;
+}
+
 // Sequence positions and loops of every instruction, from the linearization.
 std::vector<Placed> place_statements(const KernelData& k) {
     std::vector<Placed> out;
@@ -48,6 +64,7 @@ std::vector<Placed> place_statements(const KernelData& k) {
                     st.barrier = item;
                 } else {
                     st.insn = find_instruction(k, item.name);
+                    st.loops = loops_of(k, *st.insn, loops);
                     if (st.insn->kind == InsnKind::Barrier)
                         st.barrier = LinearItem{LinearItem::Kind::Barrier, st.insn->mem_kind, "", st.insn->barrier_kind};
                 }
@@ -244,10 +261,17 @@ namespace {
 isl::set grid_context(const KernelData& k, bool hardware_as_params) {
     isl::set ctx = assumption_context(k);
     if (!hardware_as_params) return ctx;
+    // Work-items exist for every local id below the static work-group size, whatever the parameters; the
+    // size of an axis is that of its largest iname.
+    std::map<std::string, long> group_size;  // local axis tag -> work-group size on it
     for (const std::string& h : hardware_inames(k)) {
-        // Work-items exist for every local id below the static work-group size, whatever the parameters.
-        const bool local = k.iname_tags.at(h)[0] == 'l';
-        isl::set box = local ? isl_util::param_range(h, 0, static_extent(k, h) - 1) : isl_util::index_box(domain_of(k, {h}));
+        const std::string& tag = k.iname_tags.at(h);
+        if (tag[0] == 'l') group_size[tag] = std::max(group_size[tag], static_extent(k, h));
+    }
+    for (const std::string& h : hardware_inames(k)) {
+        const std::string& tag = k.iname_tags.at(h);
+        isl::set box = tag[0] == 'l' ? isl_util::param_range(h, 0, group_size.at(tag) - 1)
+                                     : isl_util::index_box(domain_of(k, {h}));
         ctx = isl_util::align_params(ctx, box.space());
         box = isl_util::align_params(box, ctx.space());
         ctx = ctx.intersect(box);

@@ -13,6 +13,7 @@
 #include "codegen/loop_nest.h"
 #include "analysis/address_space.h"
 #include "schedule/barriers.h"
+#include "schedule/global_barriers.h"
 #include "schedule/grid_loops.h"
 #include "schedule/kernel_split.h"
 #include "schedule/linearize.h"
@@ -371,6 +372,8 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
     typed = realize_ilp(resolve_address_spaces(typed));
+    // Inserted global barriers are instructions, so that the split they make survives relinearization.
+    if (typed->options.insert_gbarriers && !k->linearized) typed = insert_global_barriers(typed);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));

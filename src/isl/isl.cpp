@@ -212,12 +212,15 @@ std::optional<std::int64_t> int_constant(const ExprPtr& e) {
 
 isl_pw_aff* binary_aff(const ExprPtr& e, isl_set* dom) {
     const auto rhs_const = int_constant(e->args[1]);
-    if ((e->op == BinOp::FloorDiv || e->op == BinOp::Mod) && !(rhs_const && *rhs_const > 0)) return nullptr;
+    // C division and remainder come from isl's own expressions, where they equal the floored ones.
+    const bool division = e->op == BinOp::FloorDiv || e->op == BinOp::CDiv;
+    const bool remainder = e->op == BinOp::Mod || e->op == BinOp::CMod;
+    if ((division || remainder) && !(rhs_const && *rhs_const > 0)) return nullptr;
     isl_pw_aff* a = build_pw_aff(e->args[0], dom);
     if (!a) return nullptr;
-    if (e->op == BinOp::FloorDiv || e->op == BinOp::Mod) {
+    if (division || remainder) {
         isl_val* d = isl_val_int_from_si(isl_set_get_ctx(dom), *rhs_const);
-        if (e->op == BinOp::Mod) return isl_pw_aff_mod_val(a, d);
+        if (remainder) return isl_pw_aff_mod_val(a, d);
         return isl_pw_aff_floor(isl_pw_aff_scale_down_val(a, d));
     }
     isl_pw_aff* b = build_pw_aff(e->args[1], dom);

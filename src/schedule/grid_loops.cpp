@@ -24,8 +24,11 @@ public:
 
     std::vector<LinearNode> run(const std::vector<LinearNode>& tree) {
         std::vector<LinearNode> body = phases(tree);
-        // Group axes outermost, axis 0 innermost among them.
-        for (const std::string& g : hardware_of_kind('g')) body = {loop(g, std::move(body))};
+        // Group axes outermost, axis 0 innermost among them: one loop per axis, which stands for every
+        // iname on that axis (see the loop nest).
+        std::set<std::string> axes;
+        for (const std::string& g : hardware_of_kind('g'))
+            if (axes.insert(tag(g)).second) body = {loop(g, std::move(body))};
         return body;
     }
 
@@ -43,11 +46,14 @@ private:
         return it == k_.iname_tags.end() ? "" : it->second;
     }
 
-    // Hardware inames of kind 'g' or 'l', highest axis first.
+    // Hardware inames of kind 'g' or 'l' that the instructions use, highest axis first.
     std::vector<std::string> hardware_of_kind(char kind) const {
-        std::vector<std::string> out;
-        for (const auto& [iname, t] : k_.iname_tags)
-            if (is_hardware_tag(t) && t[0] == kind) out.push_back(iname);
+        std::set<std::string> used;
+        for (const LinearItem& it : k_.linearization)
+            if (it.kind == LinearItem::Kind::RunInstruction)
+                for (const std::string& i : find_instruction(k_, it.name)->within_inames)
+                    if (is_hardware_tag(tag(i)) && tag(i)[0] == kind) used.insert(i);
+        std::vector<std::string> out(used.begin(), used.end());
         std::stable_sort(out.begin(), out.end(),
                          [&](const std::string& a, const std::string& b) { return axis_of(tag(a)) > axis_of(tag(b)); });
         return out;

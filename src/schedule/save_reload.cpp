@@ -140,6 +140,7 @@ bool accesses(const Instruction& insn, const std::string& name) {
 struct Slot {
     std::string name;
     std::vector<std::string> hardware_tags;  // "g.0" < "g.1" < ... < "l.0" < ...: its leading axes
+    std::vector<ExprPtr> shape;
     bool padded = false;                     // a scalar outside any hardware axis: one element
 };
 
@@ -157,16 +158,19 @@ public:
         for (const Instruction* insn : seg.instructions)
             if (accesses(*insn, temporary)) users.push_back(insn);
 
+        // New inames over the whole grid (as loopy): the slot is indexed by hardware ids, whatever inames
+        // the instructions of each device kernel use.
         Instruction insn;
         std::vector<ExprPtr> slot_index, own_index;
-        for (const std::string& tag : slot.hardware_tags) {
-            const std::string iname = iname_on_axis(users, tag, temporary, seg.name);
+        for (std::size_t d = 0; d < slot.hardware_tags.size(); ++d) {
+            const std::string iname = new_iname(cat(temporary, "_", mode_name, "_hw_dim_", d, "_", seg.name),
+                                                slot.shape[d]);
+            out_.iname_tags[iname] = slot.hardware_tags[d];
             slot_index.push_back(var(iname));
             insn.within_inames.insert(iname);
         }
         for (std::size_t d = 0; d < t.shape.size(); ++d) {
-            const std::string iname = names_(cat(temporary, "_", mode_name, "_axis_", d, "_", seg.name));
-            add_axis_domain(iname, t.shape[d]);
+            const std::string iname = new_iname(cat(temporary, "_", mode_name, "_axis_", d, "_", seg.name), t.shape[d]);
             own_index.push_back(var(iname));
             insn.within_inames.insert(iname);
         }
@@ -180,20 +184,7 @@ public:
         insn.expression = mode == Mode::Save ? in_temporary : in_slot;
         insn.within_inames_is_final = true;
         insn.depends_on_is_final = true;
-        if (!seg.pre_barrier.empty()) insn.depends_on.insert(seg.pre_barrier);
-        // A save follows every use in its device kernel; a reload precedes them all. Both stay inside it.
-        std::vector<std::string> later;
-        if (mode == Mode::Save) {
-            for (const Instruction* u : users) insn.depends_on.insert(u->id);
-            // The reload reads the slot this writes, in the same work-item: no barrier between them.
-            const auto reload = reloads_.find({seg.name, temporary});
-            if (reload != reloads_.end()) insn.no_sync_with.push_back({reload->second, SyncScope::Global});
-        } else {
-            for (const Instruction* u : users) later.push_back(u->id);
-            reloads_[{seg.name, temporary}] = insn.id;
-        }
-        if (!seg.post_barrier.empty()) later.push_back(seg.post_barrier);
-        for (const std::string& id : later) mutable_instruction(id).depends_on.insert(insn.id);
+        order(insn, temporary, seg, users, mode);
         added_.push_back(std::move(insn));
     }
 
@@ -267,7 +258,7 @@ private:
         const auto known = slots_.find(temporary);
         if (known != slots_.end()) return known->second;
         const Variable& t = *find_variable(k_, temporary);
-        Slot slot{names_(temporary + "_save_slot"), common_hardware_tags(temporary), false};
+        Slot slot{names_(temporary + "_save_slot"), common_hardware_tags(temporary), {}, false};
         // A local temporary is shared by its group: one copy per group.
         if (t.address_space == AddressSpace::Local)
             slot.hardware_tags.erase(std::remove_if(slot.hardware_tags.begin(), slot.hardware_tags.end(),
@@ -283,25 +274,34 @@ private:
         slot.padded = v.shape.empty();
         if (slot.padded) v.shape.push_back(int_lit(1));
         set_default_strides(v);
+        slot.shape = v.shape;
         out_.temporaries.push_back(std::move(v));
         return slots_.emplace(temporary, std::move(slot)).first->second;
     }
 
-    std::string iname_on_axis(const std::vector<const Instruction*>& users, const std::string& axis_tag,
-                              const std::string& temporary, const std::string& kernel_name) const {
-        for (const Instruction* u : users)
-            for (const std::string& i : u->within_inames)
-                if (tag(i) == axis_tag) return i;
-        user_error("LoopyError", "save_and_reload_temporaries: no instruction using '", temporary,
-                   "' in device kernel '", kernel_name, "' runs on hardware axis ", axis_tag);
+    std::string new_iname(const std::string& base, const ExprPtr& extent) {
+        const std::string name = names_(base);
+        out_.domains.push_back(slab_domain(name, extent));
+        return name;
     }
 
-    // A new domain 0 <= iname < extent, for a copy loop over one axis of the temporary.
-    void add_axis_domain(const std::string& iname, const ExprPtr& extent) {
-        isl::set d = isl_util::add_named_dims(isl::set(isl_util::ctx(), "{ [] }"), {iname}, false);
-        d = isl_util::add_constraint(d, var(iname), BinOp::Ge, int_lit(0));
-        d = isl_util::add_constraint(d, var(iname), BinOp::Lt, extent);
-        out_.domains.push_back(d);
+    // A save follows every use in its device kernel, a reload precedes them all, and both stay between the
+    // global barriers around it.
+    void order(Instruction& insn, const std::string& temporary, const Segment& seg,
+               const std::vector<const Instruction*>& users, Mode mode) {
+        if (!seg.pre_barrier.empty()) insn.depends_on.insert(seg.pre_barrier);
+        std::vector<std::string> later;
+        if (mode == Mode::Save) {
+            for (const Instruction* u : users) insn.depends_on.insert(u->id);
+            // The reload reads the slot this writes, in the same work-item: no barrier between them.
+            const auto reload = reloads_.find({seg.name, temporary});
+            if (reload != reloads_.end()) insn.no_sync_with.push_back({reload->second, SyncScope::Global});
+        } else {
+            for (const Instruction* u : users) later.push_back(u->id);
+            reloads_[{seg.name, temporary}] = insn.id;
+        }
+        if (!seg.post_barrier.empty()) later.push_back(seg.post_barrier);
+        for (const std::string& id : later) mutable_instruction(id).depends_on.insert(insn.id);
     }
 
     Instruction& mutable_instruction(const std::string& id) {

@@ -5,7 +5,9 @@
 // each gets a global "save slot" array `<name>_save_slot` indexed by the hardware axes its instructions
 // run on (group axes, then local axes; local temporaries only by group axes) and then its own axes. A save
 // instruction copies the temporary into its slot at the end of every device kernel that writes it while it
-// is live, and a reload copies it back at the start of every later device kernel that uses it.
+// is live, and a reload copies it back at the start of every later device kernel that uses it. They run
+// over new inames, as loopy names them: `<name>_save_hw_dim_<k>_<kernel>` on the slot's hardware axes (the
+// whole grid) and `<name>_save_axis_<d>_<kernel>` over the temporary's own axes (`reload` likewise).
 #pragma once
 
 #include "ir/kernel.h"

@@ -18,7 +18,7 @@ namespace loom {
 // --- options and data (transform/data.cpp)
 /// Options given by name; values are already converted by the caller.
 struct OptionUpdate {
-    std::optional<bool> write_code, return_dict, allow_terminal_colors, check_dep_resolution;
+    std::optional<bool> write_code, return_dict, allow_terminal_colors, check_dep_resolution, insert_gbarriers;
     std::optional<std::vector<std::string>> build_options;
     std::optional<std::string> target;
 };
@@ -126,7 +126,9 @@ Kernel add_barrier(const Kernel& k, const std::optional<std::string>& insn_befor
 /// instruction `<id>_<inames>_update` folding the body in inside the reduction loops too, and the
 /// instruction rewritten to read the accumulator. argmax/argmin also keep an index accumulator (-1 while
 /// empty; the first extreme element wins). Accumulators are typed from their bodies where the types are
-/// known. Reductions over parallel (`l.N`, `g.N`) inames are an error. Without reductions, returns `k`.
+/// known. A reduction over one `l.N` iname becomes loopy's tree reduction in a local array `acc_<iname>`
+/// (inames `red_<iname>`, `red_<iname>_s<k>`, instructions `..._init`, `..._transfer`, `red_<iname>_stage_<k>`;
+/// barriers come from barrier insertion); over `g.N` inames it is a LoopyError. Without reductions, returns `k`.
 Kernel realize_reduction(const Kernel& k);
 
 // --- substitution rules (transform/subst.cpp)

@@ -51,11 +51,11 @@ do
   has(listing, [[
 0: CALL KERNEL rotate_v2
 1:   tmp = arr[i_inner + i_outer*16]  {id=maketmp}
-2:   tmp_save_slot[i_outer, i_inner] = tmp  {id=tmp.save}
+2:   tmp_save_slot[tmp_save_hw_dim_0_rotate_v2, tmp_save_hw_dim_1_rotate_v2] = tmp  {id=tmp.save}
 3: RETURN FROM KERNEL rotate_v2
 4: ... gbarrier  {id=bar}
 5: CALL KERNEL rotate_v2_0
-6:   tmp = tmp_save_slot[i_outer, i_inner]  {id=tmp.reload}
+6:   tmp = tmp_save_slot[tmp_reload_hw_dim_0_rotate_v2_0, tmp_reload_hw_dim_1_rotate_v2_0]  {id=tmp.reload}
 7:   arr[(i_inner + i_outer*16 + 1) % n] = tmp  {id=rotate}
 8: RETURN FROM KERNEL rotate_v2_0
 ]])
@@ -98,8 +98,10 @@ do
   local saved = lp.save_and_reload_temporaries(knl)
   local listing = tostring(saved)
   has(listing, "t_save_slot: type: np:dtype('float32'), shape: ((n + 7) // 8, 8, 4)")
-  has(listing, "t_save_slot[i_outer, i_inner, t_save_axis_0_loopy_kernel] = t[t_save_axis_0_loopy_kernel]  {id=t.save}")
-  has(listing, "t[t_reload_axis_0_loopy_kernel_1] = t_save_slot[i_outer, i_inner, t_reload_axis_0_loopy_kernel_1]")
+  has(listing, "t_save_slot[t_save_hw_dim_0_loopy_kernel, t_save_hw_dim_1_loopy_kernel, t_save_axis_0_loopy_kernel] = "
+      .. "t[t_save_axis_0_loopy_kernel]  {id=t.save}")
+  has(listing, "t[t_reload_axis_0_loopy_kernel_1] = t_save_slot[t_reload_hw_dim_0_loopy_kernel_1, "
+      .. "t_reload_hw_dim_1_loopy_kernel_1, t_reload_axis_0_loopy_kernel_1]  {id=t.reload}")
   local code = lp.generate_code(saved)
   assert(not code:match("loopy_kernel_0%([^)]*t_save_slot"), "the middle kernel does not touch the slot:\n" .. code)
   for _, ex in ipairs(executors) do
@@ -133,6 +135,88 @@ do
     local out = saved(ex, {a = lp.arange(48, "float32")})
     for i = 0, 47 do assert(out:get(i) == 16 * (i // 16) + 15 - i % 16, i) end
   end
+end
+
+-- Without hardware axes, a scalar gets a slot of one element.
+do
+  local knl = lp.make_kernel("{[i,j] : 0<=i,j<n}",
+    [[
+    <float32>s = 0 {id=z}
+    for i
+      s = s + a[i] {id=add, dep=z}
+    end
+    ... gbarrier {id=bar, dep=add}
+    for j
+      out[j] = s * j {dep=bar}
+    end
+    ]], {lp.GlobalArg("a", "float32", {shape = "n"}), lp.GlobalArg("out", "float32", {shape = "n"}), "..."})
+  local saved = lp.save_and_reload_temporaries(knl)
+  has(tostring(saved), "s_save_slot: type: np:dtype('float32'), shape: (1), dim_tags: (N0:stride:1) aspace: global")
+  has(tostring(saved), "s_save_slot[0] = s  {id=s.save}")
+  for _, ex in ipairs(executors) do
+    local out = saved(ex, {a = lp.arange(6, "float32")})
+    for j = 0, 5 do assert(out:get(j) == 15 * j) end
+  end
+end
+
+-- The slot is indexed by the hardware axes: every instruction using the temporary must run on the same ones.
+do
+  local knl = lp.make_kernel("{[i,j] : 0<=i,j<16}",
+    [[
+    <>t = a[i] {id=w}
+    ... gbarrier {id=bar, dep=w}
+    out[j] = t {dep=bar, inames=j}
+    ]], {lp.GlobalArg("a", "float32", {shape = "16"}), "..."})
+  knl = lp.tag_inames(knl, {i = "l.0"})
+  local err = expect_error("LoopyError", lp.save_and_reload_temporaries, knl)
+  has(err.message, "inconsistent parallel tags across instructions that access 't' (instruction 'w' has tags 'l.0' "
+      .. "but instruction 'insn' has tags '')")
+end
+
+-- The insert_gbarriers option: a global barrier (a `... gbarrier` instruction) wherever a dependency
+-- crosses work-groups on global memory, instead of a MissingBarrierError.
+do
+  local knl = lp.make_kernel("[n] -> {[i] : 0<=i<n}",
+    [[
+    for i
+       <>tmp = arr[i] {id=maketmp,dep=*}
+       arr[(i + 1) % n] = tmp {id=rotate,dep=*maketmp}
+    end
+    ]], {lp.GlobalArg("arr", "int32", {shape = "n"}), "..."}, {name = "rotate_v1", assumptions = "n mod 16 = 0"})
+  knl = lp.split_iname(knl, "i", 16, {inner_tag = "l.0", outer_tag = "g.0"})
+  expect_error("MissingBarrierError", lp.generate_code, knl)
+  local split = lp.set_options(knl, {insert_gbarriers = true})
+  expect_error("MissingDefinitionError", lp.generate_code, split)
+  local saved = lp.save_and_reload_temporaries(split)
+  local _, info = lp.generate_code(saved)
+  assert(#info.kernels == 2, #info.kernels)
+  for _, ex in ipairs(executors) do
+    assert(values(saved(ex, {arr = lp.arange(16, "int32")})) == "15 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14")
+  end
+
+  local shift = lp.make_kernel("{[i, j] : 0<=i, j<n}",
+    {"b[i] = 2*a[i] {id=w}", "c[j] = b[(j + 1) % n] {id=r, dep=w}"},
+    {lp.GlobalArg("a, b, c", "float32", {shape = "n"}), "..."}, {assumptions = "n >= 1"})
+  shift = lp.split_iname(shift, "i", 8, {inner_tag = "l.0", outer_tag = "g.0"})
+  shift = lp.split_iname(shift, "j", 8, {inner_tag = "l.0", outer_tag = "g.0"})
+  expect_error("MissingBarrierError", lp.generate_code, shift)
+  shift = lp.set_options(shift, {insert_gbarriers = true})
+  for _, ex in ipairs(executors) do
+    local _, c = shift(ex, {a = lp.arange(21, "float32")})
+    for j = 0, 20 do assert(c:get(j) == 2 * ((j + 1) % 21)) end
+  end
+
+  -- Inside a shared sequential loop no split is possible: the error stays.
+  local looped = lp.make_kernel("{[k, i, j] : 0<=k<3 and 0<=i, j<n}",
+    [[
+    for k
+      b[i] = a[i] + k {id=w}
+      c[j] = b[(j + 1) % n] {id=r, dep=w}
+    end
+    ]], {lp.GlobalArg("a, b, c", "float32", {shape = "n"}), "..."}, {assumptions = "n >= 1"})
+  looped = lp.split_iname(looped, "i", 8, {inner_tag = "l.0", outer_tag = "g.0"})
+  looped = lp.split_iname(looped, "j", 8, {inner_tag = "l.0", outer_tag = "g.0"})
+  expect_error("MissingBarrierError", lp.generate_code, lp.set_options(looped, {insert_gbarriers = true}))
 end
 
 -- Nothing crosses a split: the kernel comes back linearized and unchanged in what it computes.
