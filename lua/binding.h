@@ -37,6 +37,8 @@ DType check_dtype(lua_State* L, int idx, const char* fname);
 void register_kernel_api(lua_State* L, int module_table);
 void register_transform_api(lua_State* L, int module_table);
 void register_exec_api(lua_State* L, int module_table);
+/// lp.set_warnings, and the stderr sink for the engine's warnings.
+void register_warning_api(lua_State* L, int module_table);
 
 /// The Kernel call `knl(exec, {args})` / `knl{args}` (the "__call" metamethod).
 int call_kernel(lua_State* L);

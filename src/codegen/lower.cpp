@@ -10,6 +10,7 @@
 #include "codegen/declarations.h"
 #include "codegen/loop_nest.h"
 #include "analysis/address_space.h"
+#include "analysis/write_races.h"
 #include "schedule/barriers.h"
 #include "schedule/grid_loops.h"
 #include "schedule/kernel_split.h"
@@ -350,6 +351,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
     typed = realize_ilp(resolve_address_spaces(typed));
+    check_for_write_races(*typed);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
