@@ -21,6 +21,7 @@
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
+#include "transform/auto_axes.h"
 #include "transform/transforms.h"
 
 namespace loom {
@@ -346,7 +347,8 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     // Substitution rules are macros: expanded first, so that everything after sees plain expressions.
     // Reductions are realized once the argument types are known (max/min's neutral element and the
     // accumulators' types depend on them); the accumulators are typed by the second inference.
-    Kernel typed = infer_types(expand_subst(k), dtypes, false);
+    // Automatic local axes are assigned first: everything after sees concrete hardware axes.
+    Kernel typed = infer_types(assign_automatic_axes(expand_subst(k)), dtypes, false);
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);

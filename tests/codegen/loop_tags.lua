@@ -124,4 +124,33 @@ do
     "unr: one k loop per copy and a scalar accumulator:\n%s", unr)
 end
 
+-- l.auto: the fetch iname that walks a's rows with stride 1 gets local axis 0 (loopy's stride ranking); one
+-- longer than its axis is split to fit; one without a free axis is a loop.
+do
+  local knl = lp.make_kernel(
+    "{ [i_outer,i_inner,j_outer,j_inner,f0,f1]: 0<=i_inner,j_inner,f0,f1<16 and 0<=16*i_outer<n and 0<=16*j_outer<n }",
+    { "a_fetch[f0, f1] = a[16*i_outer + f0, 16*j_outer + f1]  {id=fetch, inames=i_outer:j_outer:f0:f1}",
+      "out[16*j_outer + j_inner, 16*i_outer + i_inner] = a_fetch[i_inner, j_inner]  {dep=fetch}" },
+    { lp.GlobalArg("a", "float32", { shape = "n, n" }), lp.GlobalArg("out", "float32", { shape = "n, n" }),
+      lp.TemporaryVariable("a_fetch", "float32", { shape = "16, 16" }), "..." },
+    { name = "transpose", assumptions = "n mod 16 = 0" })
+  knl = lp.tag_inames(knl, { j_outer = "g.0", i_outer = "g.1", j_inner = "l.1", i_inner = "l.0", f0 = "l.auto",
+    f1 = "l.auto" })
+  local text = code(knl)
+  h.check(contains(text, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(1) + lid(1)) + 16 * gid(0) + lid(0)];"),
+    "l.auto: f1 (stride 1) on axis 0, f0 on axis 1:\n%s", text)
+  h.check(contains(text, "__local float a_fetch"), "l.auto: the fetch buffer is local:\n%s", text)
+
+  local wide = lp.make_kernel("{ [i,j,k]: 0<=i<n and 0<=j<40 and 0<=k<4 }", { "out[i,k] = a[i,k]", "b[i,j] = 2*c[i,j]" },
+    { lp.GlobalArg("a", "float32", { shape = "n, 4" }), lp.GlobalArg("out", "float32", { shape = "n, 4" }),
+      lp.GlobalArg("c", "float32", { shape = "n, 40" }), lp.GlobalArg("b", "float32", { shape = "n, 40" }), "..." })
+  wide = lp.split_iname(wide, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+  local split = code(lp.tag_inames(wide, { k = "l.1", j = "l.auto" }))
+  h.check(contains(split, "reqd_work_group_size(16, 4, 1)") and contains(split, "for (int j_outer = 0; j_outer <= 9;")
+    and contains(split, "4 * j_outer + lid(1)]"), "l.auto: j split to the 4 work-items of axis 1:\n%s", split)
+  local loop = code(lp.tag_inames(wide, { j = "l.auto" }))
+  h.check(contains(loop, "reqd_work_group_size(16, 1, 1)") and contains(loop, "for (int j = 0; j <= 39; ++j)"),
+    "l.auto: no free axis, a loop:\n%s", loop)
+end
+
 print("loop_tags codegen: ok")
