@@ -2,6 +2,7 @@
 
 #include <isl/union_map.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ir/domain.h"
@@ -43,7 +44,7 @@ std::vector<Placed> place_statements(const KernelData& k) {
             case LinearItem::Kind::Barrier: {
                 std::vector<long> pos = prefix;
                 pos.push_back(counter.back()++);
-                Statement st{nullptr, loops, std::nullopt};
+                Statement st{nullptr, loops, std::nullopt, {}};
                 if (item.kind == LinearItem::Kind::Barrier) {
                     st.barrier = item;
                 } else {
@@ -107,13 +108,16 @@ std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> plac
                 next.push_back(std::move(p));
                 continue;
             }
+            static const char* const names[] = {"initial", "bulk", "final"};
             const std::vector<isl::set> pieces = slab_pieces(k, p.stmt.loops, d, *slabs);
+            const long non_empty = std::count_if(pieces.begin(), pieces.end(), [](const isl::set& x) { return !x.is_empty(); });
             for (int s = 0; s < 3; ++s) {
                 const isl::set& piece = pieces[static_cast<std::size_t>(s)];
                 if (piece.is_empty()) continue;
                 Placed copy = p;
                 copy.name += cat("_", s);
                 copy.slab[d] = s;
+                if (non_empty > 1) copy.stmt.slab_comments[p.stmt.loops[d]] = cat(names[s], " slab for '", p.stmt.loops[d], "'");
                 copy.piece = p.piece ? p.piece->intersect(isl_util::align_params(piece, p.piece->space())) : piece;
                 next.push_back(std::move(copy));
             }
@@ -195,13 +199,6 @@ ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& subst
     });
 }
 
-const isl_util::AstNode* first_statement(const isl_util::AstNode& n) {
-    if (n.kind == isl_util::AstNode::Kind::User) return &n;
-    for (const isl_util::AstNode& c : n.children)
-        if (const isl_util::AstNode* s = first_statement(c)) return s;
-    return nullptr;
-}
-
 // isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
 // statement below it.
 void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,
@@ -222,6 +219,13 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
 }
 
 }  // namespace
+
+const isl_util::AstNode* first_statement(const isl_util::AstNode& n) {
+    if (n.kind == isl_util::AstNode::Kind::User) return &n;
+    for (const isl_util::AstNode& c : n.children)
+        if (const isl_util::AstNode* s = first_statement(c)) return s;
+    return nullptr;
+}
 
 std::vector<std::string> hardware_inames(const KernelData& k) {
     // Of a linearized kernel, only those its instructions run in: a device kernel's grid covers its own.

@@ -1,5 +1,6 @@
 #include "codegen/lower.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -145,7 +146,29 @@ private:
     }
 
     void block(const isl_util::AstNode& b, int depth) {
-        for (const isl_util::AstNode& c : b.children) node(c, depth);
+        std::string last_comment;
+        for (const isl_util::AstNode& c : b.children) {
+            const std::string comment = slab_comment(c);
+            const bool fresh = !comment.empty() && !open_slabs_.count(comment);
+            if (fresh && comment != last_comment) os_ << indent(depth) << "/* " << comment << " */\n";
+            last_comment = comment;
+            if (fresh) open_slabs_.insert(comment);
+            node(c, depth);
+            if (fresh) open_slabs_.erase(comment);
+        }
+    }
+
+    // Which slab of a loop with slabs `n` is: that of the first loop around its statements not yet open.
+    std::string slab_comment(const isl_util::AstNode& n) const {
+        const isl_util::AstNode* s = first_statement(n);
+        if (!s) return "";
+        const Statement& st = nest_.statements.at(s->statement);
+        for (const std::string& l : st.loops) {
+            if (std::count(open_loops_.begin(), open_loops_.end(), l)) continue;
+            const auto it = st.slab_comments.find(l);
+            return it == st.slab_comments.end() ? "" : it->second;
+        }
+        return "";
     }
 
     // A body of one statement goes without braces, as loopy prints it.
@@ -176,7 +199,9 @@ private:
                 os_ << indent(depth) << "for (int " << n.iterator << " = " << printer_.print(n.init) << "; "
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
+                open_loops_.push_back(n.iterator);
                 body(n.children[0], depth);
+                open_loops_.pop_back();
                 break;
             }
             case Kind::If:
@@ -267,6 +292,8 @@ private:
     TargetKind target_;
     std::ostringstream os_;
     bool in_parallel_region_ = false;
+    std::vector<std::string> open_loops_;  // the loops around the node being emitted, outermost first
+    std::set<std::string> open_slabs_;     // the slabs the node being emitted is in (already commented)
 };
 
 bool uses_double(const KernelData& k) {

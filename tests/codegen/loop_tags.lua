@@ -56,6 +56,24 @@ for _, target in ipairs { "opencl", "c", "cuda" } do
     h.check(count(text, "out[") == 2, "%s: want one statement in the bulk and one in the tail:\n%s", what, text)
   end
 end
+-- The tutorial's "Avoiding Conditionals": slabs={0,1} with the inner iname unrolled gives a bulk loop of four
+-- unguarded copies and the final iteration apart, each under loopy's comment.
+do
+  local fill = lp.make_kernel("{ [i]: 0<=i<n }", "a[i] = 0", { lp.GlobalArg("a", "float32", { shape = "n" }), "..." },
+    { assumptions = "n>=0" })
+  fill = lp.prioritize_loops(lp.split_iname(fill, "i", 4, { slabs = { 0, 1 }, inner_tag = "unr" }), "i_outer,i_inner")
+  local text = code(fill)
+  h.check(contains(text, "  /* bulk slab for 'i_outer' */\n  for (int i_outer = 0;")
+    and contains(text, "  /* final slab for 'i_outer' */\n"), "slab comments:\n%s", text)
+  local bulk = loop_body(text, "i_outer")
+  h.check(not contains(bulk, "if") and count(bulk, "= (float) (0.0f);") == 4, "four unguarded copies in the bulk:\n%s",
+    text)
+  h.check(count(text, "= (float) (0.0f);") == 8 and count(text, "for (") == 1, "the final slab unrolled too:\n%s", text)
+  local head = code(lp.split_iname(lp.make_kernel("{ [i]: 0<=i<n }", "a[i] = 0",
+    { lp.GlobalArg("a", "float32", { shape = "n" }), "..." }), "i", 4, { slabs = { 1, 1 } }))
+  h.check(text:find("bulk slab") and head:find("initial slab") < head:find("bulk slab")
+    and head:find("bulk slab") < head:find("final slab"), "slabs={1,1}: initial, bulk, final in order:\n%s", head)
+end
 do
   -- Without slabs the last partial tile needs a guard (a bound) inside the only loop.
   local bulk = loop_body(code(lp.split_iname(scale, "i", 16)), "i_outer")
