@@ -1,6 +1,5 @@
 #include "codegen/lower.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -9,6 +8,7 @@
 #include "analysis/types.h"
 #include "codegen/c_expr.h"
 #include "codegen/declarations.h"
+#include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
 #include "analysis/address_space.h"
 #include "analysis/write_races.h"
@@ -18,11 +18,11 @@
 #include "schedule/linearize.h"
 #include "ir/access.h"
 #include "ir/domain.h"
-#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
 #include "transform/auto_axes.h"
+#include "transform/privatize.h"
 #include "transform/transforms.h"
 
 namespace loom {
@@ -148,7 +148,7 @@ private:
     void block(const isl_util::AstNode& b, int depth) {
         std::string last_comment;
         for (const isl_util::AstNode& c : b.children) {
-            const std::string comment = slab_comment(c);
+            const std::string comment = slab_comment(nest_, c, open_loops_);
             const bool fresh = !comment.empty() && !open_slabs_.count(comment);
             if (fresh && comment != last_comment) os_ << indent(depth) << "/* " << comment << " */\n";
             last_comment = comment;
@@ -156,19 +156,6 @@ private:
             node(c, depth);
             if (fresh) open_slabs_.erase(comment);
         }
-    }
-
-    // Which slab of a loop with slabs `n` is: that of the first loop around its statements not yet open.
-    std::string slab_comment(const isl_util::AstNode& n) const {
-        const isl_util::AstNode* s = first_statement(n);
-        if (!s) return "";
-        const Statement& st = nest_.statements.at(s->statement);
-        for (const std::string& l : st.loops) {
-            if (std::count(open_loops_.begin(), open_loops_.end(), l)) continue;
-            const auto it = st.slab_comments.find(l);
-            return it == st.slab_comments.end() ? "" : it->second;
-        }
-        return "";
     }
 
     // A body of one statement goes without braces, as loopy prints it.
@@ -195,7 +182,7 @@ private:
             case Kind::For: {
                 const bool unit = n.inc->kind == ExprKind::IntLit && n.inc->ival == 1;
                 if (starts_parallel_region(n.iterator)) os_ << indent(depth) << parallel_pragma();
-                os_ << unroll_pragma(n.iterator, depth);
+                if (const std::string p = unroll_pragma(k_, n.iterator, target_); !p.empty()) os_ << indent(depth) << p;
                 os_ << indent(depth) << "for (int " << n.iterator << " = " << printer_.print(n.init) << "; "
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
@@ -265,16 +252,6 @@ private:
         if (tag == k_.iname_tags.end() || tag->second.rfind("g.", 0) != 0) return false;
         in_parallel_region_ = true;
         return true;
-    }
-
-    // "unr_hint"/"unr_hint.N": the loop stays and the device compiler is asked to unroll it. C compilers
-    // (gcc) know only `#pragma GCC unroll N`, which needs a factor: a bare hint leaves them the choice.
-    std::string unroll_pragma(const std::string& iname, int depth) const {
-        const auto tag = k_.iname_tags.find(iname);
-        const std::optional<int> hint = tag == k_.iname_tags.end() ? std::nullopt : unroll_hint(tag->second);
-        if (!hint || (target_ == TargetKind::C && *hint == 0)) return "";
-        const std::string factor = *hint ? " " + std::to_string(*hint) : "";
-        return indent(depth) + (target_ == TargetKind::C ? "#pragma GCC unroll" : "#pragma unroll") + factor + "\n";
     }
 
     // Private temporaries are per work-item: each thread needs its own copy.
@@ -359,15 +336,6 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     }
 }
 
-// ILP iterations are independent: each gets its own entry of the temporaries written in it (after
-// reduction realization, so that accumulators are privatized too).
-Kernel realize_ilp(const Kernel& k) {
-    std::set<std::string> ilp;
-    for (const auto& [iname, tag] : k->iname_tags)
-        if (is_ilp_tag(tag)) ilp.insert(iname);
-    return ilp.empty() ? k : privatize_temporaries_with_inames(k, ilp);
-}
-
 }  // namespace
 
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
@@ -379,6 +347,8 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
+    // ILP privatization follows reduction realization so that accumulators get their ILP axes too; write
+    // races are judged on the result, with every address space known.
     typed = realize_ilp(resolve_address_spaces(typed));
     check_for_write_races(*typed);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the

@@ -7,6 +7,7 @@
 
 #include "ir/access.h"
 #include "ir/domain.h"
+#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "parse/make_kernel.h"
 #include "support/error.h"
@@ -109,6 +110,13 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
         });
     }
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+Kernel realize_ilp(const Kernel& k) {
+    std::set<std::string> ilp;
+    for (const auto& [iname, tag] : k->iname_tags)
+        if (is_ilp_tag(tag)) ilp.insert(iname);
+    return ilp.empty() ? k : privatize_temporaries_with_inames(k, ilp);
 }
 
 }  // namespace loom
