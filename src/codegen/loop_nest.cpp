@@ -95,9 +95,27 @@ std::vector<isl::set> slab_pieces(const KernelData& k, const std::vector<std::st
     return out;
 }
 
+// The copies of `p`, one per non-empty slab of its loop `d` (`pieces`: head, bulk, tail).
+void add_slab_copies(const Placed& p, std::size_t d, const std::vector<isl::set>& pieces, std::vector<Placed>& out) {
+    static const char* const names[] = {"initial", "bulk", "final"};
+    const auto non_empty = std::count_if(pieces.begin(), pieces.end(), [](const isl::set& x) { return !x.is_empty(); });
+    const std::string& loop = p.stmt.loops[d];
+    for (int s = 0; s < 3; ++s) {
+        const isl::set& piece = pieces[static_cast<std::size_t>(s)];
+        if (piece.is_empty()) continue;
+        Placed copy = p;
+        copy.name += cat("_", s);
+        copy.slab[d] = s;
+        if (non_empty > 1) copy.stmt.slab_comments[loop] = cat(names[s], " slab for '", loop, "'");
+        copy.piece = p.piece ? p.piece->intersect(isl_util::align_params(piece, p.piece->space())) : piece;
+        out.push_back(std::move(copy));
+    }
+}
+
 // Each statement in a loop with slabs becomes one copy per non-empty slab; the copies of one slab stay
 // together in the loop's sequence position, so the loop is emitted as head, bulk and tail loops.
 std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> placed) {
+    std::map<std::pair<std::vector<std::string>, std::size_t>, std::vector<isl::set>> pieces;  // statements share loops
     for (std::size_t d = 0;; ++d) {
         bool deeper = false;
         std::vector<Placed> next;
@@ -108,19 +126,9 @@ std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> plac
                 next.push_back(std::move(p));
                 continue;
             }
-            static const char* const names[] = {"initial", "bulk", "final"};
-            const std::vector<isl::set> pieces = slab_pieces(k, p.stmt.loops, d, *slabs);
-            const long non_empty = std::count_if(pieces.begin(), pieces.end(), [](const isl::set& x) { return !x.is_empty(); });
-            for (int s = 0; s < 3; ++s) {
-                const isl::set& piece = pieces[static_cast<std::size_t>(s)];
-                if (piece.is_empty()) continue;
-                Placed copy = p;
-                copy.name += cat("_", s);
-                copy.slab[d] = s;
-                if (non_empty > 1) copy.stmt.slab_comments[p.stmt.loops[d]] = cat(names[s], " slab for '", p.stmt.loops[d], "'");
-                copy.piece = p.piece ? p.piece->intersect(isl_util::align_params(piece, p.piece->space())) : piece;
-                next.push_back(std::move(copy));
-            }
+            auto [it, fresh] = pieces.try_emplace({p.stmt.loops, d});
+            if (fresh) it->second = slab_pieces(k, p.stmt.loops, d, *slabs);
+            add_slab_copies(p, d, it->second, next);
         }
         placed = std::move(next);
         if (!deeper) return placed;
