@@ -60,6 +60,17 @@ end
 compare("row sum split k 4 slabs={0,1}", rowsum, lp.split_iname(rowsum, "k", 4, { slabs = { 0, 1 } }),
   function(n) return { a = square_inputs(n).a } end, rowsum_ref)
 
+-- Slabs of a loop around barriers: each slab keeps its barriers (OpenCL) or phases (C).
+local reverse_tiles = lp.tag_inames(lp.make_kernel("{ [o,l,m]: 0<=o<nt and 0<=l,m<16 }",
+  { "tmp[l] = a[16*o + l]  {id=w}", "out[16*o + m] = tmp[15 - m]  {dep=w}" },
+  { lp.GlobalArg("a", "float32", { shape = "16*nt" }), lp.GlobalArg("out", "float32", { shape = "16*nt" }),
+    lp.TemporaryVariable("tmp", "float32", { shape = "16", address_space = "local" }), lp.ValueArg("nt", "int32") }),
+  { l = "l.0", m = "l.0" })
+compare("tile reversal through local memory, o split 3 slabs={1,1}", reverse_tiles,
+  lp.split_iname(reverse_tiles, "o", 3, { slabs = { 1, 1 } }),
+  function(nt) return { a = lp.arange(16 * nt, "float32") } end,
+  function() return function(i) return 16 * (i // 16) + 15 - i % 16 end end)
+
 -- Unroll hints keep the loop and ask the device compiler to unroll it.
 for _, tag in ipairs { "unr_hint", "unr_hint.4" } do
   compare("split 16, inner " .. tag, scale, lp.split_iname(scale, "i", 16, { inner_tag = tag }), vector_inputs, doubled)
