@@ -101,6 +101,23 @@ for _, tag in ipairs { "ilp", "ilp.unr", "ilp.seq", "unr" } do
     function(n) return { a = square_inputs(n).a } end, rowsum_ref)
 end
 
+-- ILP loops on both sides of a barrier: the barrier goes between them, never inside.
+do
+  local swap = lp.tag_inames(lp.make_kernel("{ [l,j,j2]: 0<=l<16 and 0<=j,j2<4 }",
+    { "<> t = 2*a[16*j + l]  {id=r}", "tmp[l, j] = t  {id=w, dep=r}", "out[16*j2 + l] = tmp[15 - l, j2]  {dep=w}" },
+    { lp.GlobalArg("a", "float32", { shape = "64" }), lp.GlobalArg("out", "float32", { shape = "64" }),
+      lp.TemporaryVariable("tmp", "float32", { shape = "16, 4", address_space = "local" }) }), { l = "l.0" })
+  for _, tag in ipairs { "ilp", "ilp.seq" } do
+    h.on_each_executor(function(exec, name)
+      local a = lp.arange(64, "float32")
+      local want = swap(exec, { a = a })
+      h.check_array(want, function(i) return 2 * (16 * (i // 16) + 15 - i % 16) end, "ILP around a barrier, untagged")
+      h.check_array(lp.tag_inames(swap, { j = tag, j2 = tag })(exec, { a = a }), want,
+        string.format("ILP (%s) around a barrier [%s]", tag, name))
+    end)
+  end
+end
+
 -- "l.auto": concrete local axes at preprocessing, as loopy assigns them.
 local function transpose_kernel(tags, fetch)
   local insns = fetch
