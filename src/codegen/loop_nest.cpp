@@ -90,7 +90,8 @@ std::vector<isl::set> slab_pieces(const KernelData& k, const std::vector<std::st
     const isl::set past_head = isl_util::beyond(range, static_cast<int>(d), slabs.first, true);
     const isl::set before_tail = isl_util::beyond(range, static_cast<int>(d), slabs.second, false);
     std::vector<isl::set> out;
-    for (const isl::set& piece : {range.subtract(past_head), past_head.intersect(before_tail), past_head.subtract(before_tail)})
+    for (const isl::set& piece :
+         {range.subtract(past_head), past_head.intersect(before_tail), past_head.subtract(before_tail)})
         out.push_back(isl_util::add_named_dims(piece, rest, false));
     return out;
 }
