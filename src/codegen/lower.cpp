@@ -254,11 +254,13 @@ private:
         return true;
     }
 
-    // Private temporaries are per work-item: each thread needs its own copy.
+    // Private and local temporaries are per work-item and per group: each thread needs its own copy of
+    // those this kernel declares. Global ones are parameters, shared by all.
     std::string parallel_pragma() const {
         std::vector<std::string> priv;
         for (const Variable& t : k_.temporaries)
-            if (!at_program_scope(t, target_)) priv.push_back(t.name);
+            if (t.address_space != AddressSpace::Global && !at_program_scope(t, target_) && uses_.any(t.name))
+                priv.push_back(t.name);
         return "#pragma omp parallel for" + (priv.empty() ? std::string() : " private(" + join(priv, ", ") + ")") + "\n";
     }
 

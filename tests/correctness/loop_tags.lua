@@ -118,6 +118,20 @@ do
   end
 end
 
+-- Address spaces as loopy decides them: a temporary indexed by every group and local axis its writer runs
+-- in is global (a parameter the caller allocates, shared by the C target's threads).
+do
+  local function through(space)
+    return lp.make_kernel("{ [i]: 0<=i<n }", { "t[i] = 2*a[i]  {id=w}", "out[i] = t[i] + 1  {dep=w}" },
+      { lp.GlobalArg("a", "float32", { shape = "n" }), lp.GlobalArg("out", "float32", { shape = "n" }),
+        lp.TemporaryVariable("t", "float32", { shape = "n", address_space = space }), "..." })
+  end
+  local par = lp.split_iname(through(nil), "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+  h.check(string.find((lp.generate_code(par)), "__global float *__restrict__ t)", 1, true), "t becomes global")
+  compare("global temporary", through("global"), par, vector_inputs,
+    function() return function(i) return 2 * (i % 7 - 3) + 1 end end)
+end
+
 -- "l.auto": concrete local axes at preprocessing, as loopy assigns them.
 local function transpose_kernel(tags, fetch)
   local insns = fetch
