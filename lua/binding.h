@@ -46,6 +46,8 @@ void register_auto_test_api(lua_State* L, int module_table);
 bool is_executor(lua_State* L, int idx);
 /// Pushes the executor that `knl{...}` uses for `target` ("opencl" or "c"), made on first use.
 void push_default_executor(lua_State* L, const std::string& target);
+/// lp.set_warnings, and the stderr sink for the engine's warnings.
+void register_warning_api(lua_State* L, int module_table);
 
 /// The Kernel call `knl(exec, {args})` / `knl{args}` (the "__call" metamethod).
 int call_kernel(lua_State* L);

@@ -2,6 +2,7 @@
 
 #include <isl/union_map.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ir/domain.h"
@@ -59,7 +60,7 @@ std::vector<Placed> place_statements(const KernelData& k) {
             case LinearItem::Kind::Barrier: {
                 std::vector<long> pos = prefix;
                 pos.push_back(counter.back()++);
-                Statement st{nullptr, loops, std::nullopt};
+                Statement st{nullptr, loops, std::nullopt, {}};
                 if (item.kind == LinearItem::Kind::Barrier) {
                     st.barrier = item;
                 } else {
@@ -106,14 +107,33 @@ std::vector<isl::set> slab_pieces(const KernelData& k, const std::vector<std::st
     const isl::set past_head = isl_util::beyond(range, static_cast<int>(d), slabs.first, true);
     const isl::set before_tail = isl_util::beyond(range, static_cast<int>(d), slabs.second, false);
     std::vector<isl::set> out;
-    for (const isl::set& piece : {range.subtract(past_head), past_head.intersect(before_tail), past_head.subtract(before_tail)})
+    for (const isl::set& piece :
+         {range.subtract(past_head), past_head.intersect(before_tail), past_head.subtract(before_tail)})
         out.push_back(isl_util::add_named_dims(piece, rest, false));
     return out;
+}
+
+// The copies of `p`, one per non-empty slab of its loop `d` (`pieces`: head, bulk, tail).
+void add_slab_copies(const Placed& p, std::size_t d, const std::vector<isl::set>& pieces, std::vector<Placed>& out) {
+    static const char* const names[] = {"initial", "bulk", "final"};
+    const auto non_empty = std::count_if(pieces.begin(), pieces.end(), [](const isl::set& x) { return !x.is_empty(); });
+    const std::string& loop = p.stmt.loops[d];
+    for (int s = 0; s < 3; ++s) {
+        const isl::set& piece = pieces[static_cast<std::size_t>(s)];
+        if (piece.is_empty()) continue;
+        Placed copy = p;
+        copy.name += cat("_", s);
+        copy.slab[d] = s;
+        if (non_empty > 1) copy.stmt.slab_comments[loop] = cat(names[s], " slab for '", loop, "'");
+        copy.piece = p.piece ? p.piece->intersect(isl_util::align_params(piece, p.piece->space())) : piece;
+        out.push_back(std::move(copy));
+    }
 }
 
 // Each statement in a loop with slabs becomes one copy per non-empty slab; the copies of one slab stay
 // together in the loop's sequence position, so the loop is emitted as head, bulk and tail loops.
 std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> placed) {
+    std::map<std::pair<std::vector<std::string>, std::size_t>, std::vector<isl::set>> pieces;  // statements share loops
     for (std::size_t d = 0;; ++d) {
         bool deeper = false;
         std::vector<Placed> next;
@@ -124,16 +144,9 @@ std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> plac
                 next.push_back(std::move(p));
                 continue;
             }
-            const std::vector<isl::set> pieces = slab_pieces(k, p.stmt.loops, d, *slabs);
-            for (int s = 0; s < 3; ++s) {
-                const isl::set& piece = pieces[static_cast<std::size_t>(s)];
-                if (piece.is_empty()) continue;
-                Placed copy = p;
-                copy.name += cat("_", s);
-                copy.slab[d] = s;
-                copy.piece = p.piece ? p.piece->intersect(isl_util::align_params(piece, p.piece->space())) : piece;
-                next.push_back(std::move(copy));
-            }
+            auto [it, fresh] = pieces.try_emplace({p.stmt.loops, d});
+            if (fresh) it->second = slab_pieces(k, p.stmt.loops, d, *slabs);
+            add_slab_copies(p, d, it->second, next);
         }
         placed = std::move(next);
         if (!deeper) return placed;
@@ -212,13 +225,6 @@ ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& subst
     });
 }
 
-const isl_util::AstNode* first_statement(const isl_util::AstNode& n) {
-    if (n.kind == isl_util::AstNode::Kind::User) return &n;
-    for (const isl_util::AstNode& c : n.children)
-        if (const isl_util::AstNode* s = first_statement(c)) return s;
-    return nullptr;
-}
-
 // isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
 // statement below it.
 void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,
@@ -239,6 +245,13 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
 }
 
 }  // namespace
+
+const isl_util::AstNode* first_statement(const isl_util::AstNode& n) {
+    if (n.kind == isl_util::AstNode::Kind::User) return &n;
+    for (const isl_util::AstNode& c : n.children)
+        if (const isl_util::AstNode* s = first_statement(c)) return s;
+    return nullptr;
+}
 
 std::vector<std::string> hardware_inames(const KernelData& k) {
     // Of a linearized kernel, only those its instructions run in: a device kernel's grid covers its own.

@@ -17,6 +17,9 @@ struct Statement {
     const Instruction* insn = nullptr;  // null for a barrier that barrier insertion placed
     std::vector<std::string> loops;
     std::optional<LinearItem> barrier;  // set for barriers (inserted or `... lbarrier`)
+    /// For loops with split_iname slabs, which one this copy of the statement is in, as loopy's comment
+    /// says it ("bulk slab for 'i_outer'"); absent where the loop has a single slab.
+    std::map<std::string, std::string> slab_comments;
 };
 
 struct LoopNest {
@@ -29,6 +32,9 @@ struct LoopNest {
 /// otherwise they are loops like any other. Loops over inames tagged "unr" (or "ilp", "ilp.unr") are unrolled,
 /// and a loop with split_iname slabs becomes separate head, bulk and tail loops.
 LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params);
+
+/// The first statement (User node) in `n`, null when it has none.
+const isl_util::AstNode* first_statement(const isl_util::AstNode& n);
 
 /// The inames of `k` tagged as hardware axes ("g.N", "l.N").
 std::vector<std::string> hardware_inames(const KernelData& k);

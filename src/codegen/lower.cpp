@@ -10,8 +10,10 @@
 #include "codegen/atomics.h"
 #include "codegen/c_expr.h"
 #include "codegen/declarations.h"
+#include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
 #include "analysis/address_space.h"
+#include "analysis/write_races.h"
 #include "schedule/barriers.h"
 #include "schedule/global_barriers.h"
 #include "schedule/grid_loops.h"
@@ -19,10 +21,11 @@
 #include "schedule/linearize.h"
 #include "ir/access.h"
 #include "ir/domain.h"
-#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
+#include "transform/auto_axes.h"
+#include "transform/privatize.h"
 #include "transform/transforms.h"
 
 namespace loom {
@@ -147,7 +150,16 @@ private:
     }
 
     void block(const isl_util::AstNode& b, int depth) {
-        for (const isl_util::AstNode& c : b.children) node(c, depth);
+        std::string last_comment;
+        for (const isl_util::AstNode& c : b.children) {
+            const std::string comment = slab_comment(nest_, c, open_loops_);
+            const bool fresh = !comment.empty() && !open_slabs_.count(comment);
+            if (fresh && comment != last_comment) os_ << indent(depth) << "/* " << comment << " */\n";
+            last_comment = comment;
+            if (fresh) open_slabs_.insert(comment);
+            node(c, depth);
+            if (fresh) open_slabs_.erase(comment);
+        }
     }
 
     // A body of one statement goes without braces, as loopy prints it.
@@ -181,11 +193,13 @@ private:
             case Kind::For: {
                 const bool unit = n.inc->kind == ExprKind::IntLit && n.inc->ival == 1;
                 if (starts_parallel_region(n.iterator)) os_ << indent(depth) << parallel_pragma();
-                os_ << unroll_pragma(n.iterator, depth);
+                if (const std::string p = unroll_pragma(k_, n.iterator, target_); !p.empty()) os_ << indent(depth) << p;
                 os_ << indent(depth) << "for (int " << n.iterator << " = " << printer_.print(n.init) << "; "
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
+                open_loops_.push_back(n.iterator);
                 body(n.children[0], depth);
+                open_loops_.pop_back();
                 break;
             }
             case Kind::If:
@@ -253,23 +267,13 @@ private:
         return true;
     }
 
-    // "unr_hint"/"unr_hint.N": the loop stays and the device compiler is asked to unroll it. C compilers
-    // (gcc) know only `#pragma GCC unroll N`, which needs a factor: a bare hint leaves them the choice.
-    std::string unroll_pragma(const std::string& iname, int depth) const {
-        const auto tag = k_.iname_tags.find(iname);
-        const std::optional<int> hint = tag == k_.iname_tags.end() ? std::nullopt : unroll_hint(tag->second);
-        if (!hint || (target_ == TargetKind::C && *hint == 0)) return "";
-        const std::string factor = *hint ? " " + std::to_string(*hint) : "";
-        return indent(depth) + (target_ == TargetKind::C ? "#pragma GCC unroll" : "#pragma unroll") + factor + "\n";
-    }
-
-    // Private temporaries are per work-item: each thread needs its own copy of those the body declares up
-    // front (the scratch values of atomics are declared in their own blocks). Global ones are arrays the
-    // caller passes, shared by all.
+    // Private and local temporaries are per work-item and per group: each thread needs its own copy of
+    // those the body declares up front (the scratch values of atomics are declared in their own blocks).
+    // Global ones are parameters, shared by all.
     std::string parallel_pragma() const {
         std::vector<std::string> priv;
         for (const Variable& t : k_.temporaries)
-            if (!at_program_scope(t, target_) && t.address_space != AddressSpace::Global && uses_.any(t.name))
+            if (t.address_space != AddressSpace::Global && !at_program_scope(t, target_) && uses_.any(t.name))
                 priv.push_back(t.name);
         return "#pragma omp parallel for" + (priv.empty() ? std::string() : " private(" + join(priv, ", ") + ")") + "\n";
     }
@@ -281,6 +285,8 @@ private:
     TargetKind target_;
     std::ostringstream os_;
     bool in_parallel_region_ = false;
+    std::vector<std::string> open_loops_;  // the loops around the node being emitted, outermost first
+    std::set<std::string> open_slabs_;     // the slabs the node being emitted is in (already commented)
 };
 
 // Whether a variable of `k` has one of `types`.
@@ -352,28 +358,23 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     }
 }
 
-// ILP iterations are independent: each gets its own entry of the temporaries written in it (after
-// reduction realization, so that accumulators are privatized too).
-Kernel realize_ilp(const Kernel& k) {
-    std::set<std::string> ilp;
-    for (const auto& [iname, tag] : k->iname_tags)
-        if (is_ilp_tag(tag)) ilp.insert(iname);
-    return ilp.empty() ? k : privatize_temporaries_with_inames(k, ilp);
-}
-
 }  // namespace
 
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
     // Substitution rules are macros: expanded first, so that everything after sees plain expressions.
     // Reductions are realized once the argument types are known (max/min's neutral element and the
     // accumulators' types depend on them); the accumulators are typed by the second inference.
-    Kernel typed = infer_types(expand_subst(k), dtypes, false);
+    // Automatic local axes are assigned first: everything after sees concrete hardware axes.
+    Kernel typed = infer_types(assign_automatic_axes(expand_subst(k)), dtypes, false);
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
+    // ILP privatization follows reduction realization so that accumulators get their ILP axes too; write
+    // races are judged on the result, with every address space known.
     typed = realize_ilp(resolve_address_spaces(typed));
     // Inserted global barriers are instructions, so that the split they make survives relinearization.
     if (typed->options.insert_gbarriers && !k->linearized) typed = insert_global_barriers(typed);
+    check_for_write_races(*typed);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));

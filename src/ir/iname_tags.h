@@ -13,6 +13,10 @@ bool is_unrolled_tag(const std::string& tag);
 /// these loops innermost, privatizes temporaries over them, and places no barrier inside them.
 bool is_ilp_tag(const std::string& tag);
 
+/// Tags whose iterations run concurrently (loopy's ConcurrentTag): "g.N", "l.N", "l.auto", the ILP tags
+/// and "vec". A write inside them that does not depend on them races.
+bool is_concurrent_tag(const std::string& tag);
+
 /// The unroll pragma a loop gets: nullopt without one, 0 for "unr_hint" (the compiler decides the factor),
 /// N for "unr_hint.N".
 std::optional<int> unroll_hint(const std::string& tag);

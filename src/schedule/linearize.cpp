@@ -119,7 +119,8 @@ private:
     // Inside an ILP loop only ILP loops open: the ILP loop is left (and entered again later) around any
     // other loop, which keeps ILP innermost as loopy's breakable ILP loops do.
     bool may_enter_from_here(const std::set<std::string>& loops) const {
-        const bool in_ilp = std::any_of(active_.begin(), active_.end(), [&](const std::string& i) { return nesting_rank(i) == 3; });
+        const bool in_ilp =
+            std::any_of(active_.begin(), active_.end(), [&](const std::string& i) { return nesting_rank(i) == 3; });
         if (!in_ilp) return true;
         return std::all_of(loops.begin(), loops.end(), [&](const std::string& i) {
             return nesting_rank(i) == 3 || std::count(active_.begin(), active_.end(), i) != 0;

@@ -2,11 +2,13 @@
 // per-work-item temporaries.
 #include "transform/privatize.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "ir/access.h"
 #include "ir/domain.h"
+#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "parse/make_kernel.h"
 #include "support/error.h"
@@ -50,7 +52,6 @@ namespace {
 std::map<std::string, std::vector<std::string>> axes_needed(const KernelData& k, const std::set<std::string>& inames,
                                                             const std::set<std::string>& only) {
     std::map<std::string, std::vector<std::string>> out;
-    std::map<std::string, std::string> first_writer;
     for (const Instruction& insn : k.instructions)
         for (const ExprPtr& lhs : insn.assignees) {
             const Variable* v = find_variable(k, lhs->name);
@@ -60,8 +61,7 @@ std::map<std::string, std::vector<std::string>> axes_needed(const KernelData& k,
             for (const std::string& i : insn.within_inames)
                 if (inames.count(i) && std::find(indexed.begin(), indexed.end(), i) == indexed.end()) needed.push_back(i);
             if (needed.empty()) continue;
-            const auto [it, fresh] = out.emplace(v->name, needed);
-            if (fresh) first_writer[v->name] = insn.id;
+            const auto it = out.emplace(v->name, needed).first;
             user_assert(it->second == needed, "LoopyError", "instruction '", insn.id,
                         "' requires adding indices for privatizing var '", v->name, "' on iname(s) '",
                         join(needed, ", "), "', but previous instructions required different inames '",
@@ -109,6 +109,13 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
         });
     }
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+Kernel realize_ilp(const Kernel& k) {
+    std::set<std::string> ilp;
+    for (const auto& [iname, tag] : k->iname_tags)
+        if (is_ilp_tag(tag)) ilp.insert(iname);
+    return ilp.empty() ? k : privatize_temporaries_with_inames(k, ilp);
 }
 
 }  // namespace loom

@@ -15,4 +15,8 @@ namespace loom {
 void add_temporary_axes(KernelData& k, const std::string& name, const std::vector<ExprPtr>& extents, bool leading,
                         const std::function<std::vector<ExprPtr>(const Instruction&)>& index_of);
 
+/// loopy's realize_ilp: privatizes the temporaries written inside ILP inames over them, so that the ILP
+/// iterations are independent. Returns `k` when it has no ILP iname.
+Kernel realize_ilp(const Kernel& k);
+
 }  // namespace loom

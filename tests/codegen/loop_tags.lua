@@ -56,6 +56,24 @@ for _, target in ipairs { "opencl", "c", "cuda" } do
     h.check(count(text, "out[") == 2, "%s: want one statement in the bulk and one in the tail:\n%s", what, text)
   end
 end
+-- The tutorial's "Avoiding Conditionals": slabs={0,1} with the inner iname unrolled gives a bulk loop of four
+-- unguarded copies and the final iteration apart, each under loopy's comment.
+do
+  local fill = lp.make_kernel("{ [i]: 0<=i<n }", "a[i] = 0", { lp.GlobalArg("a", "float32", { shape = "n" }), "..." },
+    { assumptions = "n>=0" })
+  fill = lp.prioritize_loops(lp.split_iname(fill, "i", 4, { slabs = { 0, 1 }, inner_tag = "unr" }), "i_outer,i_inner")
+  local text = code(fill)
+  h.check(contains(text, "  /* bulk slab for 'i_outer' */\n  for (int i_outer = 0;")
+    and contains(text, "  /* final slab for 'i_outer' */\n"), "slab comments:\n%s", text)
+  local bulk = loop_body(text, "i_outer")
+  h.check(not contains(bulk, "if") and count(bulk, "= (float) (0.0f);") == 4, "four unguarded copies in the bulk:\n%s",
+    text)
+  h.check(count(text, "= (float) (0.0f);") == 8 and count(text, "for (") == 1, "the final slab unrolled too:\n%s", text)
+  local head = code(lp.split_iname(lp.make_kernel("{ [i]: 0<=i<n }", "a[i] = 0",
+    { lp.GlobalArg("a", "float32", { shape = "n" }), "..." }), "i", 4, { slabs = { 1, 1 } }))
+  h.check(text:find("bulk slab") and head:find("initial slab") < head:find("bulk slab")
+    and head:find("bulk slab") < head:find("final slab"), "slabs={1,1}: initial, bulk, final in order:\n%s", head)
+end
 do
   -- Without slabs the last partial tile needs a guard (a bound) inside the only loop.
   local bulk = loop_body(code(lp.split_iname(scale, "i", 16)), "i_outer")
@@ -122,6 +140,35 @@ do
   local unr = code(lp.add_dtypes(lp.split_iname(rowsum, "i", 2, { inner_tag = "unr" }), { a = "float32" }))
   h.check(count(unr, "for (int k ") == 2 and contains(unr, "float acc_k;"),
     "unr: one k loop per copy and a scalar accumulator:\n%s", unr)
+end
+
+-- l.auto: the fetch iname that walks a's rows with stride 1 gets local axis 0 (loopy's stride ranking); one
+-- longer than its axis is split to fit; one without a free axis is a loop.
+do
+  local knl = lp.make_kernel(
+    "{ [i_outer,i_inner,j_outer,j_inner,f0,f1]: 0<=i_inner,j_inner,f0,f1<16 and 0<=16*i_outer<n and 0<=16*j_outer<n }",
+    { "a_fetch[f0, f1] = a[16*i_outer + f0, 16*j_outer + f1]  {id=fetch, inames=i_outer:j_outer:f0:f1}",
+      "out[16*j_outer + j_inner, 16*i_outer + i_inner] = a_fetch[i_inner, j_inner]  {dep=fetch}" },
+    { lp.GlobalArg("a", "float32", { shape = "n, n" }), lp.GlobalArg("out", "float32", { shape = "n, n" }),
+      lp.TemporaryVariable("a_fetch", "float32", { shape = "16, 16" }), "..." },
+    { name = "transpose", assumptions = "n mod 16 = 0" })
+  knl = lp.tag_inames(knl, { j_outer = "g.0", i_outer = "g.1", j_inner = "l.1", i_inner = "l.0", f0 = "l.auto",
+    f1 = "l.auto" })
+  local text = code(knl)
+  h.check(contains(text, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(1) + lid(1)) + 16 * gid(0) + lid(0)];"),
+    "l.auto: f1 (stride 1) on axis 0, f0 on axis 1:\n%s", text)
+  h.check(contains(text, "__local float a_fetch"), "l.auto: the fetch buffer is local:\n%s", text)
+
+  local wide = lp.make_kernel("{ [i,j,k]: 0<=i<n and 0<=j<40 and 0<=k<4 }", { "out[i,k] = a[i,k]", "b[i,j] = 2*c[i,j]" },
+    { lp.GlobalArg("a", "float32", { shape = "n, 4" }), lp.GlobalArg("out", "float32", { shape = "n, 4" }),
+      lp.GlobalArg("c", "float32", { shape = "n, 40" }), lp.GlobalArg("b", "float32", { shape = "n, 40" }), "..." })
+  wide = lp.split_iname(wide, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+  local split = code(lp.tag_inames(wide, { k = "l.1", j = "l.auto" }))
+  h.check(contains(split, "reqd_work_group_size(16, 4, 1)") and contains(split, "for (int j_outer = 0; j_outer <= 9;")
+    and contains(split, "4 * j_outer + lid(1)]"), "l.auto: j split to the 4 work-items of axis 1:\n%s", split)
+  local loop = code(lp.tag_inames(wide, { j = "l.auto" }))
+  h.check(contains(loop, "reqd_work_group_size(16, 1, 1)") and contains(loop, "for (int j = 0; j <= 39; ++j)"),
+    "l.auto: no free axis, a loop:\n%s", loop)
 end
 
 print("loop_tags codegen: ok")

@@ -60,6 +60,17 @@ end
 compare("row sum split k 4 slabs={0,1}", rowsum, lp.split_iname(rowsum, "k", 4, { slabs = { 0, 1 } }),
   function(n) return { a = square_inputs(n).a } end, rowsum_ref)
 
+-- Slabs of a loop around barriers: each slab keeps its barriers (OpenCL) or phases (C).
+local reverse_tiles = lp.tag_inames(lp.make_kernel("{ [o,l,m]: 0<=o<nt and 0<=l,m<16 }",
+  { "tmp[l] = a[16*o + l]  {id=w}", "out[16*o + m] = tmp[15 - m]  {dep=w}" },
+  { lp.GlobalArg("a", "float32", { shape = "16*nt" }), lp.GlobalArg("out", "float32", { shape = "16*nt" }),
+    lp.TemporaryVariable("tmp", "float32", { shape = "16", address_space = "local" }), lp.ValueArg("nt", "int32") }),
+  { l = "l.0", m = "l.0" })
+compare("tile reversal through local memory, o split 3 slabs={1,1}", reverse_tiles,
+  lp.split_iname(reverse_tiles, "o", 3, { slabs = { 1, 1 } }),
+  function(nt) return { a = lp.arange(16 * nt, "float32") } end,
+  function() return function(i) return 16 * (i // 16) + 15 - i % 16 end end)
+
 -- Unroll hints keep the loop and ask the device compiler to unroll it.
 for _, tag in ipairs { "unr_hint", "unr_hint.4" } do
   compare("split 16, inner " .. tag, scale, lp.split_iname(scale, "i", 16, { inner_tag = tag }), vector_inputs, doubled)
@@ -88,6 +99,97 @@ for _, tag in ipairs { "ilp", "ilp.unr", "ilp.seq", "unr" } do
   compare("row sum, i split 4 g.0/" .. tag, rowsum,
     lp.split_iname(rowsum, "i", 4, { outer_tag = "g.0", inner_tag = tag }),
     function(n) return { a = square_inputs(n).a } end, rowsum_ref)
+end
+
+-- ILP loops on both sides of a barrier: the barrier goes between them, never inside.
+do
+  local swap = lp.tag_inames(lp.make_kernel("{ [l,j,j2]: 0<=l<16 and 0<=j,j2<4 }",
+    { "<> t = 2*a[16*j + l]  {id=r}", "tmp[l, j] = t  {id=w, dep=r}", "out[16*j2 + l] = tmp[15 - l, j2]  {dep=w}" },
+    { lp.GlobalArg("a", "float32", { shape = "64" }), lp.GlobalArg("out", "float32", { shape = "64" }),
+      lp.TemporaryVariable("tmp", "float32", { shape = "16, 4", address_space = "local" }) }), { l = "l.0" })
+  for _, tag in ipairs { "ilp", "ilp.seq" } do
+    h.on_each_executor(function(exec, name)
+      local a = lp.arange(64, "float32")
+      local want = swap(exec, { a = a })
+      h.check_array(want, function(i) return 2 * (16 * (i // 16) + 15 - i % 16) end, "ILP around a barrier, untagged")
+      h.check_array(lp.tag_inames(swap, { j = tag, j2 = tag })(exec, { a = a }), want,
+        string.format("ILP (%s) around a barrier [%s]", tag, name))
+    end)
+  end
+end
+
+-- Address spaces as loopy decides them: a temporary indexed by every group and local axis its writer runs
+-- in is global (a parameter the caller allocates, shared by the C target's threads).
+do
+  local function through(space)
+    return lp.make_kernel("{ [i]: 0<=i<n }", { "t[i] = 2*a[i]  {id=w}", "out[i] = t[i] + 1  {dep=w}" },
+      { lp.GlobalArg("a", "float32", { shape = "n" }), lp.GlobalArg("out", "float32", { shape = "n" }),
+        lp.TemporaryVariable("t", "float32", { shape = "n", address_space = space }), "..." })
+  end
+  local par = lp.split_iname(through(nil), "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+  h.check(string.find((lp.generate_code(par)), "__global float *__restrict__ t)", 1, true), "t becomes global")
+  compare("global temporary", through("global"), par, vector_inputs,
+    function() return function(i) return 2 * (i % 7 - 3) + 1 end end)
+end
+
+-- "l.auto": concrete local axes at preprocessing, as loopy assigns them.
+local function transpose_kernel(tags, fetch)
+  local insns = fetch
+      and { "a_fetch[f0, f1] = a[16*i_outer + f0, 16*j_outer + f1]  {id=fetch, inames=i_outer:j_outer:f0:f1}",
+        "out[16*j_outer + j_inner, 16*i_outer + i_inner] = a_fetch[i_inner, j_inner]  {dep=fetch}" }
+      or { "out[16*j_outer + j_inner, 16*i_outer + i_inner] = a[16*i_outer + i_inner, 16*j_outer + j_inner]" }
+  local args = { lp.GlobalArg("a", "float32", { shape = "n, n" }), lp.GlobalArg("out", "float32", { shape = "n, n" }),
+    "..." }
+  if fetch then table.insert(args, 3, lp.TemporaryVariable("a_fetch", "float32", { shape = "16, 16" })) end
+  local knl = lp.make_kernel(
+    "{ [i_outer,i_inner,j_outer,j_inner,f0,f1]: 0<=i_inner,j_inner,f0,f1<16 and 0<=16*i_outer<n and 0<=16*j_outer<n }",
+    insns, args, { name = "transpose", assumptions = "n mod 16 = 0" })
+  return lp.tag_inames(knl, tags)
+end
+local grid = { j_outer = "g.0", i_outer = "g.1", j_inner = "l.1", i_inner = "l.0" }
+local auto_tags = { f0 = "l.auto", f1 = "l.auto" }
+for k, v in pairs(grid) do auto_tags[k] = v end
+local SQUARE = { 0, 16, 48 }
+local function compare_square(what, base, variant)
+  h.on_each_executor(function(exec, name)
+    for _, n in ipairs(SQUARE) do
+      local a = h.array_from({ n, n }, "float32", function(i, j) return i * 100 + j end)
+      local want = base(exec, { a = a })
+      h.check_array(want, function(i, j) return j * 100 + i end, string.format("%s [%s, n=%d] untagged", what, name, n))
+      h.check_array(variant(exec, { a = a }), want, string.format("%s [%s, n=%d]", what, name, n))
+    end
+  end)
+end
+compare_square("transpose, prefetch over l.auto inames", transpose_kernel(grid, false), transpose_kernel(auto_tags, true))
+
+-- An l.auto iname longer than the axis it gets is split to fit; with no axis free it becomes a loop.
+local wide = lp.make_kernel("{ [i,j,k]: 0<=i<n and 0<=j<40 and 0<=k<4 }",
+  { "out[i,k] = a[i,k]", "b[i,j] = 2*c[i,j]" },
+  { lp.GlobalArg("a", "float32", { shape = "n, 4" }), lp.GlobalArg("out", "float32", { shape = "n, 4" }),
+    lp.GlobalArg("c", "float32", { shape = "n, 40" }), lp.GlobalArg("b", "float32", { shape = "n, 40" }), "..." })
+local wide_base = lp.split_iname(wide, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+local function wide_inputs(n)
+  return { a = h.array_from({ n, 4 }, "float32", function(i, k) return i - k end),
+    c = h.array_from({ n, 40 }, "float32", function(i, j) return i + j end) }
+end
+local function wide_ref(_, r)
+  if r == 1 then return function(i, k) return i - k end end
+  return function(i, j) return 2 * (i + j) end
+end
+compare("l.auto split to the axis size", wide_base, lp.tag_inames(wide_base, { k = "l.1", j = "l.auto" }), wide_inputs,
+  wide_ref)
+compare("l.auto without a free axis", wide_base, lp.tag_inames(wide_base, { j = "l.auto" }), wide_inputs, wide_ref)
+compare("l.auto alone", scale, lp.tag_inames(lp.split_iname(scale, "i", 16), { i_inner = "l.auto" }), vector_inputs,
+  doubled)
+
+-- A work-group larger than the OpenCL device allows is an error at launch naming the limit; the C executor,
+-- which runs work-items as loops, has no such limit.
+do
+  local big = lp.split_iname(lp.split_iname(tri, "i", 8192, { outer_tag = "g.0", inner_tag = "l.0" }), "j", 2,
+    { outer_tag = "g.1", inner_tag = "l.1" })
+  local inputs = square_inputs(5)
+  h.expect_error("RuntimeError", { "needs work-groups of", "CL_DEVICE_MAX_WORK_" }, big, h.executors()[1].exec, inputs)
+  h.check_array(big(h.executors()[2].exec, inputs), tri_ref(), "8192 x 2 work-group on the C executor")
 end
 
 print("loop_tags: ok")

@@ -183,3 +183,14 @@ TEST_CASE("generate_ast gives loops, guards and statements", "[isl]") {
     // The inner loop's bound is the outer iterator: the triangle.
     CHECK(to_string(inner.cond).find(outer.iterator) != std::string::npos);
 }
+
+TEST_CASE("beyond: the points past the first or before the last values of a dimension (slabs)", "[isl]") {
+    // A triangle: for each i, j runs over 0..i; slabs are per value of the outer dimension.
+    const isl::set tri = set_of("[n] -> { [i, j] : 0 <= j <= i < n }");
+    CHECK(beyond(tri, 1, 2, true).is_equal(set_of("[n] -> { [i, j] : 2 <= j <= i < n }")));
+    CHECK(beyond(tri, 1, 1, false).is_equal(set_of("[n] -> { [i, j] : 0 <= j < i < n }")));
+    CHECK(beyond(tri, 1, 0, true).is_equal(tri));
+    // Along the outer dimension, with a tile that is partial at the end.
+    const isl::set tiles = set_of("[n] -> { [o] : 0 <= 16o < n }");
+    CHECK(beyond(tiles, 0, 1, false).is_equal(set_of("[n] -> { [o] : 0 <= o and 16o + 16 < n }")));
+}
