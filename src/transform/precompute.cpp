@@ -437,6 +437,27 @@ Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& compute
     return tag_inames(k, tags);
 }
 
+// Expands, in the instructions `within` selects, the other rules through which they use rule `name`, so that
+// every use of it appears in the instructions themselves (loopy follows them through the rules instead).
+void expose_nested_uses(KernelData& k, const std::string& name, const Match& within) {
+    std::set<std::string> using_it{name};
+    std::vector<SubstitutionRule> carriers;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const SubstitutionRule& r : k.substitutions) {
+            if (using_it.count(r.name)) continue;
+            const std::vector<std::string> used = rules_used(r.expression, k.substitutions);
+            if (std::none_of(used.begin(), used.end(), [&](const std::string& u) { return using_it.count(u) != 0; })) continue;
+            using_it.insert(r.name);
+            carriers.push_back(r);
+            grew = true;
+        }
+    }
+    if (carriers.empty()) return;
+    for (Instruction& insn : k.instructions)
+        if (within(insn, k.name)) insn = expand_rules(insn, carriers);
+}
+
 // `base`, or base_0, base_1, ...: the first id no instruction has (instruction ids are a namespace of their own).
 std::string unique_insn_id(const KernelData& k, const std::string& base) {
     std::string id = base;
@@ -458,9 +479,10 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     const std::string compute_id = o.compute_insn_id.empty() ? unique_insn_id(*kernel, rule.name) : o.compute_insn_id;
     user_assert(!kernel.find_instruction(compute_id), "LoopyError", "precompute: instruction id '", compute_id,
                 "' is already in use");
-    const Plan p = make_plan(*kernel, rule, generators, sweep, o, temporary, names);
-
     KernelData k = kernel.copy();
+    expose_nested_uses(k, rule.name, Match::parse(o.within));
+    const Plan p = make_plan(k, rule, generators, sweep, o, temporary, names);
+
     bool any_kept = false;
     for (const StorageAxis& a : p.axes) any_kept |= a.kept();
     if (any_kept) k.domains[static_cast<std::size_t>(p.leaf)] = extended_leaf(k, p, new_iname_domain(p, o.fetch_bounding_box));

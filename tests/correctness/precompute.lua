@@ -1,0 +1,83 @@
+-- precompute: substitution rules stored in temporaries, with the default and given storage axes, named
+-- inames, footprint generators and local temporaries. Each result is compared, on OpenCL and on the C
+-- executor, with the untransformed kernel on the same random inputs.
+local lp = require("loom")
+local h = require("helpers")
+
+local function check_same(ref, knl, make_args, sizes, what)
+  h.on_each_executor(function(exec, ename)
+    for _, n in ipairs(sizes) do
+      local args = make_args(n)
+      local want, got = ref(exec, args), knl(exec, args)
+      h.check(lp.allclose(got, want, { rtol = 1e-5, atol = 1e-6 }), "%s on %s, n=%d: max diff %g", what, ename, n,
+        lp.max_abs_diff(got, want))
+    end
+  end)
+end
+
+local function has(text, piece) h.check(text:find(piece, 1, true) ~= nil, "expected %q in:\n%s", piece, text) end
+local function temporary(knl, name)
+  for _, t in ipairs(knl.temporaries) do
+    if t.name == name then return t end
+  end
+  error("no temporary " .. name)
+end
+
+-- A rule whose value depends on a swept iname that is not an argument: f(x) reads a[x, j]. The default
+-- storage axes put the swept iname first (f_j, then x); storage_axes reorders them.
+do
+  local knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<8}", [[
+    f(x) := 2*a[x, j] + x
+    out[i, j] = f(i)*f(i) - j
+    ]])
+  knl = lp.add_dtypes(knl, { a = "float32" })
+  local ref = knl
+  knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.0" })
+  local args = function(n) return { a = lp.rand({ n, 8 }, "float32", 3) } end
+
+  local default = lp.precompute(knl, "f", { "i_inner", "j" })
+  h.check_equal(table.concat(temporary(default, "f_0").shape, ","), "8,16", "default storage order")
+  has(tostring(default), "f_0[f_j, x] = 2*a[x + 16*i_outer, f_j] + x + 16*i_outer")
+  has(tostring(default), "out[i_inner + i_outer*16, j] = f_0[j, i_inner]*f_0[j, i_inner] - j")
+  check_same(ref, default, args, { 16, 37 }, "precompute, default storage axes")
+
+  local reordered = lp.precompute(knl, "f", "i_inner, j",
+    { storage_axes = { "x", "j" }, precompute_inames = { "ii", "jj" }, temporary_name = "fv", compute_insn_id = "fill" })
+  h.check_equal(table.concat(temporary(reordered, "fv").shape, ","), "16,8", "given storage order")
+  has(tostring(reordered), "fv[ii, jj] = 2*a[ii + 16*i_outer, jj] + ii + 16*i_outer  {id=fill}")
+  check_same(ref, reordered, args, { 16, 37 }, "precompute, storage_axes")
+
+  -- Without sweeping, one value per iteration: a private scalar.
+  local scalar = lp.precompute(knl, "f")
+  h.check(#(temporary(scalar, "f_0").shape or {}) == 0, "scalar temporary")
+  check_same(ref, scalar, args, { 37 }, "precompute, no sweep")
+end
+
+-- A two-argument rule used at shifted points, precomputed over a work-group tile into local memory: the
+-- compute instruction fills the 17x16 footprint, a barrier, then the uses read it.
+do
+  local knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<16}", [[
+    g(p, q) := sqrt(a[p, q]) * b[q]
+    out[i, j] = g(i, j) + g(i+1, j)
+    ]], { lp.GlobalArg("a", "float32", { shape = "n+1, 16" }), "..." })
+  knl = lp.add_dtypes(knl, { b = "float32" })
+  local ref = knl
+  knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.0", inner_tag = "l.1" })
+  knl = lp.tag_inames(knl, { j = "l.0" })
+  local pc = lp.precompute(knl, "g", { "i_inner", "j" }, { default_tag = "l.auto" })
+  local code = (lp.generate_code(pc))
+  has(code, "__local float g_0[17 * 16];")
+  has(code, "barrier(CLK_LOCAL_MEM_FENCE)")
+  check_same(ref, pc, function(n)
+    return { a = lp.rand({ n + 1, 16 }, "float32", 8), b = lp.rand({ 16 }, "float32", 9) }
+  end, { 16, 37 }, "precompute into local memory")
+
+  -- A footprint generator: only g(i, j)'s footprint is stored; g(i+1, j) at the tile's last row falls
+  -- outside it and is computed where it is used.
+  local gen = lp.precompute(knl, "g(i_inner + 16*i_outer, j)", { "i_inner", "j" }, { default_tag = "l.auto" })
+  code = (lp.generate_code(gen))
+  has(code, "__local float g_0[16 * 16];")
+  check_same(ref, gen, function(n)
+    return { a = lp.rand({ n + 1, 16 }, "float32", 8), b = lp.rand({ 16 }, "float32", 9) }
+  end, { 16, 37 }, "precompute of a footprint generator")
+end
