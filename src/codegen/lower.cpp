@@ -238,11 +238,12 @@ private:
         return true;
     }
 
-    // Private temporaries are per work-item: each thread needs its own copy.
+    // Private temporaries are per work-item: each thread needs its own copy. Global ones are parameters
+    // that every thread shares.
     std::string parallel_pragma() const {
         std::vector<std::string> priv;
         for (const Variable& t : k_.temporaries)
-            if (!at_program_scope(t, target_)) priv.push_back(t.name);
+            if (!at_program_scope(t, target_) && t.address_space != AddressSpace::Global) priv.push_back(t.name);
         return "#pragma omp parallel for" + (priv.empty() ? std::string() : " private(" + join(priv, ", ") + ")") + "\n";
     }
 

@@ -465,6 +465,19 @@ std::string unique_insn_id(const KernelData& k, const std::string& base) {
     return id;
 }
 
+// A temporary in global memory is filled by all work-groups before any reads it: a global barrier follows
+// the compute instruction (as loopy adds one), and the users wait for the barrier.
+Instruction global_barrier_after(const KernelData& k, const Instruction& compute) {
+    Instruction barrier;
+    barrier.kind = InsnKind::Barrier;
+    barrier.id = unique_insn_id(k, compute.id + "_barrier");
+    barrier.barrier_kind = "global";
+    barrier.mem_kind = "global";
+    barrier.depends_on = {compute.id};
+    barrier.within_inames_is_final = true;
+    return barrier;
+}
+
 // The core of precompute, with the footprint generators already parsed (add_prefetch builds its own).
 Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const std::vector<std::vector<ExprPtr>>& generators,
                        const std::vector<std::string>& sweep, const PrecomputeOptions& o) {
@@ -508,9 +521,11 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
 
     const std::set<std::string> users = replace_uses(k, p, temporary, Match::parse(o.within));
     compute.depends_on = compute_dependencies(k, compute, users);
+    std::vector<Instruction> added{compute};
+    if (o.temporary_address_space == AddressSpace::Global) added.push_back(global_barrier_after(k, compute));
     for (Instruction& insn : k.instructions)
-        if (users.count(insn.id)) insn.depends_on.insert(compute.id);
-    k.instructions.insert(k.instructions.begin(), std::move(compute));
+        if (users.count(insn.id)) insn.depends_on.insert(added.back().id);
+    k.instructions.insert(k.instructions.begin(), added.begin(), added.end());
 
     Variable t;
     t.name = temporary;

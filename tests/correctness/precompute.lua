@@ -81,3 +81,21 @@ do
     return { a = lp.rand({ n + 1, 16 }, "float32", 8), b = lp.rand({ 16 }, "float32", 9) }
   end, { 16, 37 }, "precompute of a footprint generator")
 end
+
+-- A temporary in global memory: all work-groups fill it, so a global barrier follows the compute instruction
+-- and the kernel is split there (reads reach across work-groups: f(n-1-i)).
+do
+  local knl = lp.make_kernel("{[i]: 0<=i<n}", [[
+    f(x) := sin(a[x]) * 2
+    out[i] = f(i) + f(n-1-i)
+    ]])
+  knl = lp.add_dtypes(lp.fix_parameters(knl, { n = 64 }), { a = "float32" })
+  local ref = knl
+  knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+  local g = lp.precompute(knl, "f", { "i_outer", "i_inner" },
+    { temporary_address_space = "global", precompute_inames = { "fi" } })
+  has(tostring(g), "... gbarrier  {id=f_barrier}")
+  local _, info = lp.generate_code(g)
+  h.check_equal(#info.kernels, 2, "device kernels")
+  check_same(ref, g, function() return { a = lp.rand({ 64 }, "float32", 10) } end, { 64 }, "global precompute")
+end

@@ -169,6 +169,13 @@ do
   has(code, "  float a_fetch[40];\n")
   check_same(ref, row, mv, { 40 }, "a[i,:] prefetch")
 
+  -- Swept by j without a tag: every work-item fetches all of x into its own private copy.
+  local private = lp.add_prefetch(knl, "x", "j")
+  code = code_of(private)
+  has(code, "  float x_fetch[40];\n")
+  has(code, "x_fetch[x_dim_0] = x[x_dim_0];")
+  check_same(ref, private, mv, { 40 }, "private x prefetch")
+
   -- A footprint that does not cover every read: x[i]'s single element serves the read x[i]; x[j] stays.
   local part = lp.add_prefetch(knl, "x[i_inner + 16*i_outer]")
   code = code_of(part)
