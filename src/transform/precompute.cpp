@@ -465,6 +465,29 @@ std::string unique_insn_id(const KernelData& k, const std::string& base) {
     return id;
 }
 
+// The loops an instruction reading what others write must run in: for each variable it reads, the loops
+// all its writers share, less those that index the written element (loopy's
+// guess_iname_deps_based_on_var_use).
+std::set<std::string> loops_of_writers(const KernelData& k, const Instruction& reader) {
+    std::set<std::string> out;
+    for (const std::string& name : read_names(reader)) {
+        std::optional<std::set<std::string>> shared;
+        for (const Instruction& w : k.instructions) {
+            if (!written_names(w).count(name)) continue;
+            std::set<std::string> loops = w.within_inames;
+            for (const ExprPtr& a : w.assignees)
+                for (const std::string& i : inames_in(k, a)) loops.erase(i);
+            if (!shared) {
+                shared = loops;
+                continue;
+            }
+            std::erase_if(*shared, [&](const std::string& i) { return !loops.count(i); });
+        }
+        if (shared) out.insert(shared->begin(), shared->end());
+    }
+    return out;
+}
+
 // A temporary in global memory is filled by all work-groups before any reads it: a global barrier follows
 // the compute instruction (as loopy adds one), and the users wait for the barrier.
 Instruction global_barrier_after(const KernelData& k, const Instruction& compute) {
@@ -513,6 +536,8 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
         std::set<std::string> outer = p.usage_inames;
         outer.insert(p.value_inames.begin(), p.value_inames.end());
         for (const std::string& i : p.sweep) outer.erase(i);
+        const std::set<std::string> writers_loops = loops_of_writers(k, expand_rules(compute, k.substitutions));
+        outer.insert(writers_loops.begin(), writers_loops.end());
         compute.within_inames = outer;
     }
     for (const StorageAxis& a : p.axes)

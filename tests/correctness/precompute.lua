@@ -99,3 +99,31 @@ do
   h.check_equal(#info.kernels, 2, "device kernels")
   check_same(ref, g, function() return { a = lp.rand({ 64 }, "float32", 10) } end, { 64 }, "global precompute")
 end
+
+-- The rule reads a temporary written in loop i: the compute instruction runs inside i, after the write
+-- (loopy's guess from the writers' loops). `within` limits the replaced uses to one instruction; the other
+-- keeps the rule.
+do
+  local knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<8}", [[
+    for i
+      <> s = 2*b[i]  {id=s}
+      f(x) := s * a[x]
+      for j
+        out[i, j] = f(j) + j  {id=first, dep=s}
+        out2[i, j] = f(j) - j  {id=second, dep=s}
+      end
+    end
+    ]])
+  knl = lp.add_dtypes(knl, { a = "float32", b = "float32" })
+  local pc = lp.precompute(knl, "f", "j", { within = "id:first" })
+  has(tostring(pc), "out[i, j] = f_0[j] + j")
+  has(tostring(pc), "out2[i, j] = f(j) - j")
+  h.check(pc.instructions[1].within_inames[1] == "i" or pc.instructions[1].within_inames[2] == "i",
+    "the compute instruction runs in loop i")
+  local args = function(n) return { a = lp.rand({ 8 }, "float32", 1), b = lp.rand({ n }, "float32", 2) } end
+  h.on_each_executor(function(exec, ename)
+    local want1, want2 = knl(exec, args(20))
+    local got1, got2 = pc(exec, args(20))
+    h.check(lp.allclose(got1, want1) and lp.allclose(got2, want2), "precompute within one instruction on %s", ename)
+  end)
+end
