@@ -80,6 +80,14 @@ struct Plan {
     isl::set footprint;                          // over (space minus sweep, storage indices)
 };
 
+// The new inames: those of the storage axes longer than one element.
+std::vector<std::string> kept_inames(const Plan& p) {
+    std::vector<std::string> out;
+    for (const StorageAxis& a : p.axes)
+        if (a.kept()) out.push_back(a.name);
+    return out;
+}
+
 // The uses of `rule` in `e`: calls with the right number of arguments made of inames and constants.
 void collect_uses(const KernelData& k, const ExprPtr& e, const SubstitutionRule& rule,
                   std::vector<std::vector<ExprPtr>>& out) {
@@ -151,12 +159,6 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
                     "LoopyError", "precompute: argument '", p.rule->arguments[j], "' of '", p.rule->name,
                     "' has no storage axis");
     return axes;
-}
-
-int home_domain(const KernelData& k, const std::string& iname) {
-    for (std::size_t d = 0; d < k.domains.size(); ++d)
-        if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname)) return static_cast<int>(d);
-    return -1;
 }
 
 // The leaf domain of the inames the footprint involves (the deepest of their home domains), where the new
@@ -287,13 +289,12 @@ isl::set new_iname_domain(const Plan& p, bool bounding_box) {
 isl::set extended_leaf(const KernelData& k, const Plan& p, const isl::set& news) {
     const isl::set& leaf = k.domains[static_cast<std::size_t>(p.leaf)];
     const std::vector<std::string> own = isl_util::set_dim_names(leaf);
-    std::vector<std::string> parents, missing, kept;
+    const std::vector<std::string> kept = kept_inames(p);
+    std::vector<std::string> parents, missing;
     for (const std::string& i : outer_dims(p))
         if (std::find(own.begin(), own.end(), i) == own.end()) parents.push_back(i);
     for (const std::string& i : own)
         if (!isl_util::has_dim(news, i)) missing.push_back(i);
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) kept.push_back(a.name);
     std::vector<std::string> order = own;
     order.insert(order.end(), kept.begin(), kept.end());
     isl::set constraint = isl_util::dims_to_params(news, parents);
@@ -428,9 +429,7 @@ Kernel assign_auto_local_axes(const Kernel& kernel, const std::string& compute_i
 
 Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& compute_id, const std::string& tag) {
     if (tag.empty() || tag == "for" || tag == "None") return k;
-    std::vector<std::string> kept;
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) kept.push_back(a.name);
+    const std::vector<std::string> kept = kept_inames(p);
     if (tag == "l.auto") return assign_auto_local_axes(k, compute_id, kept);
     std::vector<std::pair<std::string, std::string>> tags;
     for (const std::string& n : kept) tags.emplace_back(n, tag);
@@ -501,6 +500,43 @@ Instruction global_barrier_after(const KernelData& k, const Instruction& compute
     return barrier;
 }
 
+// The instruction that fills the temporary, in the loops over the new inames and the outer ones (given, or
+// those the uses and the rule's value involve, and those of the writers of what it reads).
+Instruction compute_instruction(const KernelData& k, const Plan& p, const PrecomputeOptions& o, const std::string& id,
+                                const std::string& temporary) {
+    Instruction compute;
+    compute.id = id;
+    std::vector<ExprPtr> idx;
+    for (const std::string& n : kept_inames(p)) idx.push_back(var(n));
+    compute.assignees = {idx.empty() ? var(temporary) : subscript(temporary, idx)};
+    compute.expression = compute_expression(p);
+    if (o.precompute_outer_inames) {
+        compute.within_inames.insert(o.precompute_outer_inames->begin(), o.precompute_outer_inames->end());
+    } else {
+        compute.within_inames = p.usage_inames;
+        compute.within_inames.insert(p.value_inames.begin(), p.value_inames.end());
+        for (const std::string& i : p.sweep) compute.within_inames.erase(i);
+        const std::set<std::string> writers_loops = loops_of_writers(k, expand_rules(compute, k.substitutions));
+        compute.within_inames.insert(writers_loops.begin(), writers_loops.end());
+    }
+    for (const std::string& n : kept_inames(p)) compute.within_inames.insert(n);
+    compute.within_inames_is_final = true;
+    return compute;
+}
+
+Variable storage_temporary(const Plan& p, const PrecomputeOptions& o, const std::string& name) {
+    Variable t;
+    t.name = name;
+    t.kind = VarKind::Temporary;
+    t.dtype = o.dtype;
+    t.address_space = o.temporary_address_space;
+    for (const StorageAxis& a : p.axes)
+        if (a.kept()) t.shape.push_back(int_lit(a.box.size));
+    t.is_array = !t.shape.empty();
+    set_default_strides(t);
+    return t;
+}
+
 // The core of precompute, with the footprint generators already parsed (add_prefetch builds its own).
 Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const std::vector<std::vector<ExprPtr>>& generators,
                        const std::vector<std::string>& sweep, const PrecomputeOptions& o) {
@@ -519,31 +555,9 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     expose_nested_uses(k, rule.name, Match::parse(o.within));
     const Plan p = make_plan(k, rule, generators, sweep, o, temporary, names);
 
-    bool any_kept = false;
-    for (const StorageAxis& a : p.axes) any_kept |= a.kept();
-    if (any_kept) k.domains[static_cast<std::size_t>(p.leaf)] = extended_leaf(k, p, new_iname_domain(p, o.fetch_bounding_box));
-
-    Instruction compute;
-    compute.id = compute_id;
-    std::vector<ExprPtr> idx;
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) idx.push_back(var(a.name));
-    compute.assignees = {idx.empty() ? var(temporary) : subscript(temporary, idx)};
-    compute.expression = compute_expression(p);
-    if (o.precompute_outer_inames) {
-        compute.within_inames.insert(o.precompute_outer_inames->begin(), o.precompute_outer_inames->end());
-    } else {
-        std::set<std::string> outer = p.usage_inames;
-        outer.insert(p.value_inames.begin(), p.value_inames.end());
-        for (const std::string& i : p.sweep) outer.erase(i);
-        const std::set<std::string> writers_loops = loops_of_writers(k, expand_rules(compute, k.substitutions));
-        outer.insert(writers_loops.begin(), writers_loops.end());
-        compute.within_inames = outer;
-    }
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) compute.within_inames.insert(a.name);
-    compute.within_inames_is_final = true;
-
+    if (!kept_inames(p).empty())
+        k.domains[static_cast<std::size_t>(p.leaf)] = extended_leaf(k, p, new_iname_domain(p, o.fetch_bounding_box));
+    Instruction compute = compute_instruction(k, p, o, compute_id, temporary);
     const std::set<std::string> users = replace_uses(k, p, temporary, Match::parse(o.within));
     compute.depends_on = compute_dependencies(k, compute, users);
     std::vector<Instruction> added{compute};
@@ -551,17 +565,7 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     for (Instruction& insn : k.instructions)
         if (users.count(insn.id)) insn.depends_on.insert(added.back().id);
     k.instructions.insert(k.instructions.begin(), added.begin(), added.end());
-
-    Variable t;
-    t.name = temporary;
-    t.kind = VarKind::Temporary;
-    t.dtype = o.dtype;
-    t.address_space = o.temporary_address_space;
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) t.shape.push_back(int_lit(a.box.size));
-    t.is_array = !t.shape.empty();
-    set_default_strides(t);
-    k.temporaries.push_back(std::move(t));
+    k.temporaries.push_back(storage_temporary(p, o, temporary));
     drop_unused_rules(k);
     return tag_new_inames(wrap(std::move(k)), p, compute_id, o.default_tag);
 }
