@@ -231,6 +231,7 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
         user_assert(p.usage_inames.count(i) || p.value_inames.count(i), "LoopyError",
                     "precompute: unreferenced sweep inames specified: ", i);
     p.axes = storage_axes(k, p, o, names);
+    if (p.axes.empty()) return p;  // one value: no footprint to box, no new inames
     find_leaf_domain(k, p);
     for (const auto& args : p.accesses) {
         const isl::set f = access_footprint(p, args);
@@ -307,7 +308,7 @@ isl::set extended_leaf(const KernelData& k, const Plan& p, const isl::set& news)
 
 // Whether the storage points of `args` (a use) lie in the footprint, for every outer iteration.
 bool in_footprint(const KernelData& k, const Plan& p, const std::vector<ExprPtr>& args) {
-    if (!p.from_generators) return true;
+    if (!p.from_generators || p.axes.empty()) return true;
     for (const ExprPtr& a : args)
         for (const std::string& i : inames_in(k, a))
             if (std::find(p.space.begin(), p.space.end(), i) == p.space.end()) return false;

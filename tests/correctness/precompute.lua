@@ -127,3 +127,18 @@ do
     h.check(lp.allclose(got1, want1) and lp.allclose(got2, want2), "precompute within one instruction on %s", ename)
   end)
 end
+
+-- Rules and variables without arguments have one value: a scalar computed once, outside the loops.
+do
+  local knl = lp.make_kernel("{[i]: 0<=i<n}", [[
+    c := a[0]*2 + s
+    out[i] = c*i + b[i]
+    ]], { lp.GlobalArg("a", "float32", { shape = "1" }), lp.ValueArg("s", "float32"), "..." })
+  knl = lp.add_dtypes(knl, { b = "float32" })
+  local pc = lp.add_prefetch(lp.precompute(knl, "c"), "s")
+  has(tostring(pc), "c_0 = a[0]*2 + s_fetch  {id=c}")
+  has(tostring(pc), "s_fetch = s  {id=s_fetch_rule}")
+  check_same(knl, pc, function(n)
+    return { a = lp.rand({ 1 }, "float32", 1), b = lp.rand({ n }, "float32", 2), s = 0.5 }
+  end, { 10 }, "precompute of a rule without arguments")
+end

@@ -35,6 +35,8 @@ lp.add_prefetch(holey, "a", "i_inner", { fetch_bounding_box = true })
 h.expect_error("LoopyError", "add_prefetch: no variable named 'b'", lp.add_prefetch, tiled, "b", "i_inner")
 h.expect_error("LoopyError", { "sweep index 'a[i_inner, :]'", "wrong number of dimensions" }, lp.add_prefetch, tiled,
   "a[i_inner, :]")
+h.expect_error("LoopyError", "no invocations of 'a_fetch_rule' found", lp.add_prefetch, tiled, "a", "i_inner",
+  { within = "id:nothing" })
 h.expect_error("LoopyError", "sweep iname 'nope' is not a known iname", lp.add_prefetch, tiled, "a", "nope")
 h.expect_error("LoopyError", "instruction id 'insn' is already in use", lp.add_prefetch, tiled, "a", "i_inner",
   { prefetch_insn_id = "insn" })
