@@ -63,9 +63,9 @@ do
   h.check(tostring(named):find("t0: l.0", 1, true) ~= nil, "fetch iname named t0")
   check_same(knl, named, vec, { 37 }, "named prefetch")
 
-  -- The fetch's loops given explicitly, and the prefetch limited by `within` to the instruction reading a.
+  -- The fetch's loops given explicitly, and the prefetch limited by `within` to one instruction.
   local outer = lp.add_prefetch(knl, "a", "i_inner",
-    { default_tag = "l.0", fetch_outer_inames = { "i_outer" }, within = "reads:a" })
+    { default_tag = "l.0", fetch_outer_inames = { "i_outer" }, within = "id:insn" })
   has(code_of(outer), "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];")
   check_same(knl, outer, vec, { 37 }, "prefetch with fetch_outer_inames")
 end
