@@ -203,14 +203,29 @@ std::vector<std::string> outer_dims(const Plan& p) {
     return out;
 }
 
-// Sizes each storage axis by the fixed box around the footprint, with the outer inames as parameters.
-void box_footprint(Plan& p, const std::string& temporary) {
+// loopy's base_index_and_length for storage axis `pos`: the smallest index (one affine piece in the outer
+// inames and parameters) and the largest extent from it over all outer iterations allowed by `context`.
+std::optional<isl_util::BoxAxis> widest_extent(const isl::set& per_outer, int pos, const isl::set& context) {
+    const std::optional<ExprPtr> base = isl_util::single_piece_expr(isl_util::dim_min(per_outer, pos), context);
+    if (!base) return std::nullopt;
+    const std::optional<long> size = isl_util::static_max(isl_util::dim_size(per_outer, pos), context);
+    if (!size) return std::nullopt;
+    return isl_util::BoxAxis{*base, *size};
+}
+
+// Sizes each storage axis by the fixed box around the footprint, with the outer inames as parameters; where
+// isl finds none (the footprint's size varies with the outer inames), by the largest extent it takes.
+void box_footprint(const KernelData& k, Plan& p, const std::string& temporary) {
     const isl::set per_outer = isl_util::dims_to_params(p.footprint, outer_dims(p));
     const auto box = isl_util::guard("LoopyError", "precompute", [&] { return isl_util::fixed_box_hull(per_outer); });
-    user_assert(box.has_value(), "StaticValueFindingError", "precompute: a static size was not found for the footprint ",
-                isl_util::to_str(per_outer), " of '", p.rule->name, "' (storing it in '", temporary,
-                "' needs a box of constant size around the footprint of each iteration of the outer inames)");
-    for (std::size_t i = 0; i < p.axes.size(); ++i) p.axes[i].box = (*box)[i];
+    for (std::size_t i = 0; i < p.axes.size(); ++i) {
+        const std::optional<isl_util::BoxAxis> axis =
+            box ? (*box)[i] : widest_extent(per_outer, static_cast<int>(i), assumption_context(k));
+        user_assert(axis.has_value(), "StaticValueFindingError", "precompute: a static size was not found for axis ", i,
+                    " of the footprint ", isl_util::to_str(per_outer), " of '", p.rule->name, "' (storing it in '",
+                    temporary, "' needs a constant size)");
+        p.axes[i].box = *axis;
+    }
 }
 
 Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vector<std::vector<ExprPtr>>& generators,
@@ -237,7 +252,7 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
         const isl::set f = access_footprint(p, args);
         p.footprint = p.footprint.is_null() ? f : p.footprint.unite(f).coalesce();
     }
-    box_footprint(p, temporary);
+    box_footprint(k, p, temporary);
     return p;
 }
 

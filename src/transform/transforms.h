@@ -129,7 +129,8 @@ struct PrecomputeOptions {
 /// the arguments do not use, then the arguments. `subst_uses` are the rule's name, or uses such as
 /// "f(i, j+1)" whose footprint is taken instead of the kernel's uses (uses outside it are kept).
 /// LoopyError for an unknown rule or sweep iname, a sweep iname not used, or (without fetch_bounding_box)
-/// a footprint that is not convex; StaticValueFindingError when the box has no constant size.
+/// a footprint that is not convex; StaticValueFindingError when no constant size is found (isl's fixed box
+/// hull, else loopy's rule: the smallest index as one affine piece and the largest extent from it).
 Kernel precompute(const Kernel& k, const std::vector<std::string>& subst_uses, const std::vector<std::string>& sweep_inames,
                   const PrecomputeOptions& options = {});
 

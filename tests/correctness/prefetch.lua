@@ -190,3 +190,15 @@ do
   has(code, "acc_j + x_fetch;")
   check_same(ref, part, mv, { 40 }, "x[i] prefetch")
 end
+
+-- A triangular loop nest: the footprint of j (0..i) grows with i, so the fetch is sized by its largest
+-- extent (loopy's rule), 20 elements once n is fixed; each i fetches only the elements it reads.
+do
+  local knl = lp.make_kernel({ "{[i]: 0<=i<n}", "{[j]: 0<=j<=i}" }, "out[i] = sum(j, a[j]*a[i-j])")
+  knl = lp.add_dtypes(lp.fix_parameters(knl, { n = 20 }), { a = "float32" })
+  local pf = lp.add_prefetch(knl, "a", "j")
+  local code = code_of(pf)
+  has(code, "  float a_fetch[20];\n")
+  has(code, "for (int a_dim_0 = 0; a_dim_0 <= i; ++a_dim_0)")
+  check_same(knl, pf, function() return { a = lp.rand({ 20 }, "float32", 13) } end, { 20 }, "triangular prefetch")
+end

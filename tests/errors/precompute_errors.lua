@@ -22,7 +22,7 @@ h.expect_error("LoopyError", "temporary name 'out' is already in use", lp.precom
 h.expect_error("LoopyError", "not all uses in subst_use agree on rule name", lp.precompute, knl, { "f(i)", "a(i)" })
 
 -- Sweeping i over 0..n-1 needs n elements per kernel: no constant size (loopy's StaticValueFindingError).
-h.expect_error("StaticValueFindingError", { "a static size was not found for the footprint", "'f'" }, lp.precompute,
+h.expect_error("StaticValueFindingError", { "a static size was not found for axis 0 of the footprint", "'f'" }, lp.precompute,
   knl, "f", "i")
 h.expect_error("StaticValueFindingError", "a static size was not found", lp.add_prefetch, knl, "a", "i")
 
