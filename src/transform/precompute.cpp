@@ -88,14 +88,19 @@ std::vector<std::string> kept_inames(const Plan& p) {
     return out;
 }
 
-// The uses of `rule` in `e`: calls with the right number of arguments made of inames and constants.
+// Whether node `n` is a use of `rule` that precompute handles: a call with the right number of arguments made
+// of inames and constants (loopy ignores the others), or the rule's bare name when it has no arguments.
+bool is_use_of(const KernelData& k, const ExprPtr& n, const SubstitutionRule& rule) {
+    const bool call_like = n->kind == ExprKind::Call || (n->kind == ExprKind::Var && rule.arguments.empty());
+    return call_like && n->name == rule.name && n->args.size() == rule.arguments.size() &&
+           only_inames_and_constants(k, n->args);
+}
+
 void collect_uses(const KernelData& k, const ExprPtr& e, const SubstitutionRule& rule,
                   std::vector<std::vector<ExprPtr>>& out) {
     if (!e) return;
     visit(e, [&](const ExprPtr& n) {
-        const bool use = (n->kind == ExprKind::Call || (n->kind == ExprKind::Var && rule.arguments.empty())) &&
-                         n->name == rule.name && n->args.size() == rule.arguments.size();
-        if (use && only_inames_and_constants(k, n->args)) out.push_back(n->args);
+        if (is_use_of(k, n, rule)) out.push_back(n->args);
     });
 }
 
@@ -364,9 +369,7 @@ std::set<std::string> replace_uses(KernelData& k, const Plan& p, const std::stri
     auto replace = [&](const ExprPtr& e, bool& hit) -> ExprPtr {
         if (!e) return e;
         return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
-            const bool use = (n->kind == ExprKind::Call || (n->kind == ExprKind::Var && p.rule->arguments.empty())) &&
-                             n->name == p.rule->name && n->args.size() == p.rule->arguments.size();
-            if (!use || !only_inames_and_constants(k, n->args) || !in_footprint(k, p, n->args)) return n;
+            if (!is_use_of(k, n, *p.rule) || !in_footprint(k, p, n->args)) return n;
             hit = true;
             return temporary_read(p, temporary, n->args);
         });
