@@ -607,12 +607,13 @@ std::vector<std::string> subscript_entries(const std::string& text) {
 
 // The variable name and, when written as `a[i, :]`, the footprint subscript entries.
 std::pair<std::string, std::optional<std::vector<std::string>>> parse_prefetch_target(const std::string& text) {
-    const std::size_t open = text.find('[');
-    if (open == std::string::npos) return {trim(text), std::nullopt};
-    user_assert(text.back() == ']' || trim(text).back() == ']', "LoopyError", "add_prefetch: '", text,
-                "' is neither a variable name nor a subscript");
-    const std::string body = trim(text);
-    return {trim(body.substr(0, open)), subscript_entries(body.substr(open + 1, body.size() - open - 2))};
+    const std::string target = trim(text);
+    const std::size_t open = target.find('[');
+    const std::string name = trim(target.substr(0, open));
+    user_assert(is_identifier(name) && (open == std::string::npos || target.back() == ']'), "LoopyError",
+                "add_prefetch: '", text, "' is neither a variable name nor a subscript");
+    if (open == std::string::npos) return {name, std::nullopt};
+    return {name, subscript_entries(target.substr(open + 1, target.size() - open - 2))};
 }
 
 // Adds iname `name` with 0 <= name < extent to the domain of `near` (loopy's _add_kernel_axis): the sweep of

@@ -32,6 +32,7 @@ h.expect_error("LoopyError", { "the footprint of 'a_fetch_rule' is not convex", 
   lp.add_prefetch, holey, "a", "i_inner")
 lp.add_prefetch(holey, "a", "i_inner", { fetch_bounding_box = true })
 
+h.expect_error("LoopyError", "'a[i_inner' is neither a variable name nor a subscript", lp.add_prefetch, tiled, "a[i_inner")
 h.expect_error("LoopyError", "add_prefetch: no variable named 'b'", lp.add_prefetch, tiled, "b", "i_inner")
 h.expect_error("LoopyError", { "sweep index 'a[i_inner, :]'", "wrong number of dimensions" }, lp.add_prefetch, tiled,
   "a[i_inner, :]")
