@@ -62,6 +62,7 @@ struct StorageAxis {
     int argument = -1;   // index into the rule's arguments, or -1
     std::string iname;   // the source iname when argument < 0
     std::string name;    // the new iname
+    bool preexisting = false;  // `name` is an iname of the kernel already (given in precompute_inames)
     isl_util::BoxAxis box;
     bool kept() const { return box.size != 1; }
 };
@@ -80,11 +81,19 @@ struct Plan {
     isl::set footprint;                          // over (space minus sweep, storage indices)
 };
 
-// The new inames: those of the storage axes longer than one element.
+// The inames of the storage axes longer than one element (the temporary's axes).
 std::vector<std::string> kept_inames(const Plan& p) {
     std::vector<std::string> out;
     for (const StorageAxis& a : p.axes)
         if (a.kept()) out.push_back(a.name);
+    return out;
+}
+
+// Those of them that precompute adds to the kernel.
+std::vector<std::string> new_inames(const Plan& p) {
+    std::vector<std::string> out;
+    for (const StorageAxis& a : p.axes)
+        if (a.kept() && !a.preexisting) out.push_back(a.name);
     return out;
 }
 
@@ -151,8 +160,9 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
         }
         if (i < o.precompute_inames.size() && !o.precompute_inames[i].empty()) {
             a.name = o.precompute_inames[i];
-            user_assert(is_identifier(a.name) && !names.is_taken(a.name), "LoopyError", "precompute: new storage axis name '",
-                        a.name, "' conflicts with existing name");
+            a.preexisting = is_iname(k, a.name);
+            user_assert(a.preexisting || (is_identifier(a.name) && !names.is_taken(a.name)), "LoopyError",
+                        "precompute: new storage axis name '", a.name, "' conflicts with existing name");
             names.take(a.name);
         } else {
             a.name = names(base);
@@ -233,6 +243,19 @@ void box_footprint(const KernelData& k, Plan& p, const std::string& temporary) {
     }
 }
 
+// Storage axes mapped to inames of the kernel (loopy's preexisting precompute inames): each must be longer
+// than one element and be a sweep iname (loopy also accepts other inames of the leaf domain).
+void check_preexisting_axes(const Plan& p) {
+    for (std::size_t i = 0; i < p.axes.size(); ++i) {
+        const StorageAxis& a = p.axes[i];
+        if (!a.preexisting) continue;
+        user_assert(a.kept(), "LoopyError", "precompute: precompute axis ", i + 1,
+                    " (1-based) was eliminated as having length 1 but also mapped to existing iname '", a.name, "'");
+        user_assert(std::find(p.sweep.begin(), p.sweep.end(), a.name) != p.sweep.end(), "LoopyError",
+                    "precompute: existing iname '", a.name, "' in precompute_inames must be one of the sweep inames");
+    }
+}
+
 Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vector<std::vector<ExprPtr>>& generators,
                const std::vector<std::string>& sweep, const PrecomputeOptions& o, const std::string& temporary,
                NameGenerator& names) {
@@ -258,6 +281,7 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
         p.footprint = p.footprint.is_null() ? f : p.footprint.unite(f).coalesce();
     }
     box_footprint(k, p, temporary);
+    check_preexisting_axes(p);
     return p;
 }
 
@@ -306,21 +330,41 @@ isl::set new_iname_domain(const Plan& p, bool bounding_box) {
     return isl_util::project_onto(s, order);
 }
 
+// With existing inames as storage axes, they must range over exactly what the footprint (`news`) needs:
+// cover it, and lose no iteration of the original domain once constrained to it.
+void check_preexisting_domain(const Plan& p, const isl::set& news) {
+    if (std::none_of(p.axes.begin(), p.axes.end(), [](const StorageAxis& a) { return a.preexisting; })) return;
+    const std::vector<std::string> added = new_inames(p);
+    std::vector<std::string> absent, order = p.space;
+    for (const std::string& i : p.space)
+        if (!isl_util::has_dim(news, i)) absent.push_back(i);
+    order.insert(order.end(), added.begin(), added.end());
+    const isl::set constraint = isl_util::project_onto(isl_util::add_named_dims(news, absent, false), order);
+    const isl::set remaining =
+        isl_util::project_out(constraint.intersect(isl_util::add_named_dims(p.context, added, false)), added);
+    std::vector<std::string> reused = outer_dims(p);
+    for (const StorageAxis& a : p.axes)
+        if (a.preexisting) reused.push_back(a.name);
+    const bool covered = isl_util::project_onto(news, reused).is_subset(isl_util::project_onto(p.context, reused));
+    user_assert(covered && remaining.is_equal(p.context), "LoopyError",
+                "precompute: domain of preexisting inames does not match domain needed for precompute");
+}
+
 // The leaf domain with the new inames added, constrained by `news` (over outer inames and new inames).
 isl::set extended_leaf(const KernelData& k, const Plan& p, const isl::set& news) {
     const isl::set& leaf = k.domains[static_cast<std::size_t>(p.leaf)];
     const std::vector<std::string> own = isl_util::set_dim_names(leaf);
-    const std::vector<std::string> kept = kept_inames(p);
+    const std::vector<std::string> added = new_inames(p);
     std::vector<std::string> parents, missing;
     for (const std::string& i : outer_dims(p))
         if (std::find(own.begin(), own.end(), i) == own.end()) parents.push_back(i);
     for (const std::string& i : own)
         if (!isl_util::has_dim(news, i)) missing.push_back(i);
     std::vector<std::string> order = own;
-    order.insert(order.end(), kept.begin(), kept.end());
+    order.insert(order.end(), added.begin(), added.end());
     isl::set constraint = isl_util::dims_to_params(news, parents);
     constraint = isl_util::project_onto(isl_util::add_named_dims(constraint, missing, false), order);
-    isl::set out = isl_util::add_named_dims(leaf, kept, false);
+    isl::set out = isl_util::add_named_dims(leaf, added, false);
     out = isl_util::align_params(out, constraint.space());
     constraint = isl_util::align_params(constraint, out.space());
     return out.intersect(constraint).coalesce();
@@ -448,7 +492,7 @@ Kernel assign_auto_local_axes(const Kernel& kernel, const std::string& compute_i
 
 Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& compute_id, const std::string& tag) {
     if (tag.empty() || tag == "for" || tag == "None") return k;
-    const std::vector<std::string> kept = kept_inames(p);
+    const std::vector<std::string> kept = new_inames(p);
     if (tag == "l.auto") return assign_auto_local_axes(k, compute_id, kept);
     std::vector<std::pair<std::string, std::string>> tags;
     for (const std::string& n : kept) tags.emplace_back(n, tag);
@@ -574,8 +618,11 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     expose_nested_uses(k, rule.name, Match::parse(o.within));
     const Plan p = make_plan(k, rule, generators, sweep, o, temporary, names);
 
-    if (!kept_inames(p).empty())
-        k.domains[static_cast<std::size_t>(p.leaf)] = extended_leaf(k, p, new_iname_domain(p, o.fetch_bounding_box));
+    if (!kept_inames(p).empty()) {
+        const isl::set news = new_iname_domain(p, o.fetch_bounding_box);
+        check_preexisting_domain(p, news);
+        k.domains[static_cast<std::size_t>(p.leaf)] = extended_leaf(k, p, news);
+    }
     Instruction compute = compute_instruction(k, p, o, compute_id, temporary);
     const std::set<std::string> users = replace_uses(k, p, temporary, Match::parse(o.within));
     compute.depends_on = compute_dependencies(k, compute, users);

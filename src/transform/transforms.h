@@ -110,7 +110,8 @@ Kernel assignment_to_subst(const Kernel& k, const std::string& lhs_name,
 /// Options of precompute; empty strings and lists mean "not given".
 struct PrecomputeOptions {
     std::vector<std::string> storage_axes;       // rule argument names or inames; default: see precompute
-    std::vector<std::string> precompute_inames;  // names of the new inames, one per storage axis
+    std::vector<std::string> precompute_inames;  // names of the new inames, one per storage axis; a sweep
+                                                 // iname reuses it (it must span the footprint exactly)
     std::optional<std::vector<std::string>> precompute_outer_inames;  // the compute instruction's other loops
     std::string temporary_name;                  // default: a fresh name based on the rule's
     AddressSpace temporary_address_space = AddressSpace::Auto;

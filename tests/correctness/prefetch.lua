@@ -63,6 +63,14 @@ do
   h.check(tostring(named):find("t0: l.0", 1, true) ~= nil, "fetch iname named t0")
   check_same(knl, named, vec, { 37 }, "named prefetch")
 
+  -- The fetch may use the swept iname itself as its storage axis: it then runs in i_inner's work-items.
+  local same_lanes = lp.add_prefetch(knl, "a", "i_inner", { dim_arg_names = { "i_inner" } })
+  code = code_of(same_lanes)
+  has(code, "__local float a_fetch[16];")
+  has(code, "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];\n    acc_k = 0.0f;")
+  h.check(tostring(same_lanes):find("a_dim_0", 1, true) == nil, "no new iname")
+  check_same(knl, same_lanes, vec, { 16, 37 }, "prefetch into an existing iname")
+
   -- The fetch's loops given explicitly, and the prefetch limited by `within` to one instruction.
   local outer = lp.add_prefetch(knl, "a", "i_inner",
     { default_tag = "l.0", fetch_outer_inames = { "i_outer" }, within = "id:insn" })

@@ -15,8 +15,8 @@ h.expect_error("LoopyError", "sweep iname 'q' is not a known iname", lp.precompu
 h.expect_error("LoopyError", "unreferenced sweep inames specified: j", lp.precompute, knl, "f", { "j" })
 h.expect_error("LoopyError", { "storage axis 'y'", "neither an argument of 'f' nor an iname" }, lp.precompute, knl, "f",
   "i", { storage_axes = { "y" } })
-h.expect_error("LoopyError", "new storage axis name 'j' conflicts with existing name", lp.precompute, knl, "f", "i",
-  { precompute_inames = { "j" } })
+h.expect_error("LoopyError", "new storage axis name 'out' conflicts with existing name", lp.precompute, knl, "f", "i",
+  { precompute_inames = { "out" } })
 h.expect_error("LoopyError", "temporary name 'out' is already in use", lp.precompute, knl, "f", "i",
   { temporary_name = "out" })
 h.expect_error("LoopyError", "not all uses in subst_use agree on rule name", lp.precompute, knl, { "f(i)", "a(i)" })
@@ -33,6 +33,14 @@ h.expect_error("LoopyError", { "the footprint of 'a_fetch_rule' is not convex", 
 lp.add_prefetch(holey, "a", "i_inner", { fetch_bounding_box = true })
 
 h.expect_error("LoopyError", "'a[i_inner' is neither a variable name nor a subscript", lp.add_prefetch, tiled, "a[i_inner")
+-- Existing inames as storage axes: only sweep inames, over exactly the footprint's extent.
+local shifted = lp.split_iname(lp.make_kernel("{[i]: 0<=i<n}", "out[i] = a[i] + a[i+1]"), "i", 16)
+h.expect_error("LoopyError", "domain of preexisting inames does not match domain needed for precompute", lp.add_prefetch,
+  shifted, "a", "i_inner", { dim_arg_names = { "i_inner" } })
+h.expect_error("LoopyError", "existing iname 'i_outer' in precompute_inames must be one of the sweep inames",
+  lp.add_prefetch, shifted, "a", "i_inner", { dim_arg_names = { "i_outer" } })
+h.expect_error("LoopyError", "precompute axis 1 (1-based) was eliminated as having length 1 but also mapped to existing iname 'i_inner'",
+  lp.add_prefetch, tiled, "a", nil, { dim_arg_names = { "i_inner" } })
 h.expect_error("LoopyError", "add_prefetch: no variable named 'b'", lp.add_prefetch, tiled, "b", "i_inner")
 h.expect_error("LoopyError", { "sweep index 'a[i_inner, :]'", "wrong number of dimensions" }, lp.add_prefetch, tiled,
   "a[i_inner, :]")
