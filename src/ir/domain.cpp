@@ -52,13 +52,6 @@ bool depends_on_inames(const KernelData& k, const isl::set& d, const std::set<st
     return false;
 }
 
-int home_domain(const KernelData& k, const std::string& iname) {
-    for (std::size_t d = 0; d < k.domains.size(); ++d)
-        if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname))
-            return static_cast<int>(d);
-    return -1;
-}
-
 // The domains that `inames` need: their home domains and all ancestors, in domain order. Checks that they
 // form chains (no domain has two needed children).
 std::vector<int> needed_domains(const KernelData& k, const std::vector<std::string>& inames) {
@@ -135,6 +128,13 @@ std::vector<int> domain_parents(const KernelData& k) {
         stack.push_back(std::move(level));
     }
     return parents;
+}
+
+int home_domain(const KernelData& k, const std::string& iname) {
+    for (std::size_t d = 0; d < k.domains.size(); ++d)
+        if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname))
+            return static_cast<int>(d);
+    return -1;
 }
 
 isl::set combined_domain(const KernelData& k) {

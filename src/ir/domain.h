@@ -24,6 +24,9 @@ std::vector<int> domain_parents(const KernelData& k);
 /// Checks that every temporary used as a loop bound is written by exactly one instruction (LoopyError).
 void check_loop_bounds(const KernelData& k);
 
+/// The index of the domain declaring `iname` as a set dimension, or -1.
+int home_domain(const KernelData& k, const std::string& iname);
+
 /// All domains of the kernel combined into one set over every iname, with the assumptions applied.
 isl::set combined_domain(const KernelData& k);
 

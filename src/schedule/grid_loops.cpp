@@ -168,6 +168,18 @@ void privatize(KernelData& k, const std::string& name) {
     });
 }
 
+// Whether some instruction writing `name` runs on a local axis. A temporary written only outside the local
+// axes holds the same values for every work-item of a group, so one copy serves them all.
+bool written_per_work_item(const KernelData& k, const std::string& name) {
+    return std::any_of(k.instructions.begin(), k.instructions.end(), [&](const Instruction& insn) {
+        return written_names(insn).count(name) &&
+               std::any_of(insn.within_inames.begin(), insn.within_inames.end(), [&](const std::string& i) {
+                   const auto t = k.iname_tags.find(i);
+                   return t != k.iname_tags.end() && t->second.rfind("l.", 0) == 0;
+               });
+    });
+}
+
 }  // namespace
 
 Kernel grid_as_loops(const Kernel& kernel) {
@@ -178,7 +190,8 @@ Kernel grid_as_loops(const Kernel& kernel) {
     const std::vector<LinearNode> tree = g.run(to_tree(kernel->linearization));
     KernelData k = kernel.copy();
     k.linearization = to_items(tree);
-    for (const std::string& t : g.live_across_phases()) privatize(k, t);
+    for (const std::string& t : g.live_across_phases())
+        if (written_per_work_item(k, t)) privatize(k, t);
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
 }
 

@@ -62,6 +62,7 @@ struct StorageAxis {
     int argument = -1;   // index into the rule's arguments, or -1
     std::string iname;   // the source iname when argument < 0
     std::string name;    // the new iname
+    bool preexisting = false;  // `name` is an iname of the kernel already (given in precompute_inames)
     isl_util::BoxAxis box;
     bool kept() const { return box.size != 1; }
 };
@@ -80,14 +81,35 @@ struct Plan {
     isl::set footprint;                          // over (space minus sweep, storage indices)
 };
 
-// The uses of `rule` in `e`: calls with the right number of arguments made of inames and constants.
+// The inames of the storage axes longer than one element (the temporary's axes).
+std::vector<std::string> kept_inames(const Plan& p) {
+    std::vector<std::string> out;
+    for (const StorageAxis& a : p.axes)
+        if (a.kept()) out.push_back(a.name);
+    return out;
+}
+
+// Those of them that precompute adds to the kernel.
+std::vector<std::string> new_inames(const Plan& p) {
+    std::vector<std::string> out;
+    for (const StorageAxis& a : p.axes)
+        if (a.kept() && !a.preexisting) out.push_back(a.name);
+    return out;
+}
+
+// Whether node `n` is a use of `rule` that precompute handles: a call with the right number of arguments made
+// of inames and constants (loopy ignores the others), or the rule's bare name when it has no arguments.
+bool is_use_of(const KernelData& k, const ExprPtr& n, const SubstitutionRule& rule) {
+    const bool call_like = n->kind == ExprKind::Call || (n->kind == ExprKind::Var && rule.arguments.empty());
+    return call_like && n->name == rule.name && n->args.size() == rule.arguments.size() &&
+           only_inames_and_constants(k, n->args);
+}
+
 void collect_uses(const KernelData& k, const ExprPtr& e, const SubstitutionRule& rule,
                   std::vector<std::vector<ExprPtr>>& out) {
     if (!e) return;
     visit(e, [&](const ExprPtr& n) {
-        const bool use = (n->kind == ExprKind::Call || (n->kind == ExprKind::Var && rule.arguments.empty())) &&
-                         n->name == rule.name && n->args.size() == rule.arguments.size();
-        if (use && only_inames_and_constants(k, n->args)) out.push_back(n->args);
+        if (is_use_of(k, n, rule)) out.push_back(n->args);
     });
 }
 
@@ -138,8 +160,9 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
         }
         if (i < o.precompute_inames.size() && !o.precompute_inames[i].empty()) {
             a.name = o.precompute_inames[i];
-            user_assert(is_identifier(a.name) && !names.is_taken(a.name), "LoopyError", "precompute: new storage axis name '",
-                        a.name, "' conflicts with existing name");
+            a.preexisting = is_iname(k, a.name);
+            user_assert(a.preexisting || (is_identifier(a.name) && !names.is_taken(a.name)), "LoopyError",
+                        "precompute: new storage axis name '", a.name, "' conflicts with existing name");
             names.take(a.name);
         } else {
             a.name = names(base);
@@ -151,12 +174,6 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
                     "LoopyError", "precompute: argument '", p.rule->arguments[j], "' of '", p.rule->name,
                     "' has no storage axis");
     return axes;
-}
-
-int home_domain(const KernelData& k, const std::string& iname) {
-    for (std::size_t d = 0; d < k.domains.size(); ++d)
-        if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname)) return static_cast<int>(d);
-    return -1;
 }
 
 // The leaf domain of the inames the footprint involves (the deepest of their home domains), where the new
@@ -201,14 +218,42 @@ std::vector<std::string> outer_dims(const Plan& p) {
     return out;
 }
 
-// Sizes each storage axis by the fixed box around the footprint, with the outer inames as parameters.
-void box_footprint(Plan& p, const std::string& temporary) {
+// loopy's base_index_and_length for storage axis `pos`: the smallest index (one affine piece in the outer
+// inames and parameters) and the largest extent from it over all outer iterations allowed by `context`.
+std::optional<isl_util::BoxAxis> widest_extent(const isl::set& per_outer, int pos, const isl::set& context) {
+    const std::optional<ExprPtr> base = isl_util::single_piece_expr(isl_util::dim_min(per_outer, pos), context);
+    if (!base) return std::nullopt;
+    const std::optional<long> size = isl_util::static_max(isl_util::dim_size(per_outer, pos), context);
+    if (!size) return std::nullopt;
+    return isl_util::BoxAxis{*base, *size};
+}
+
+// Sizes each storage axis by the fixed box around the footprint, with the outer inames as parameters; where
+// isl finds none (the footprint's size varies with the outer inames), by the largest extent it takes.
+void box_footprint(const KernelData& k, Plan& p, const std::string& temporary) {
     const isl::set per_outer = isl_util::dims_to_params(p.footprint, outer_dims(p));
     const auto box = isl_util::guard("LoopyError", "precompute", [&] { return isl_util::fixed_box_hull(per_outer); });
-    user_assert(box.has_value(), "StaticValueFindingError", "precompute: a static size was not found for the footprint ",
-                isl_util::to_str(per_outer), " of '", p.rule->name, "' (storing it in '", temporary,
-                "' needs a box of constant size around the footprint of each iteration of the outer inames)");
-    for (std::size_t i = 0; i < p.axes.size(); ++i) p.axes[i].box = (*box)[i];
+    for (std::size_t i = 0; i < p.axes.size(); ++i) {
+        const std::optional<isl_util::BoxAxis> axis =
+            box ? (*box)[i] : widest_extent(per_outer, static_cast<int>(i), assumption_context(k));
+        user_assert(axis.has_value(), "StaticValueFindingError", "precompute: a static size was not found for axis ", i,
+                    " of the footprint ", isl_util::to_str(per_outer), " of '", p.rule->name, "' (storing it in '",
+                    temporary, "' needs a constant size)");
+        p.axes[i].box = *axis;
+    }
+}
+
+// Storage axes mapped to inames of the kernel (loopy's preexisting precompute inames): each must be longer
+// than one element and be a sweep iname (loopy also accepts other inames of the leaf domain).
+void check_preexisting_axes(const Plan& p) {
+    for (std::size_t i = 0; i < p.axes.size(); ++i) {
+        const StorageAxis& a = p.axes[i];
+        if (!a.preexisting) continue;
+        user_assert(a.kept(), "LoopyError", "precompute: precompute axis ", i + 1,
+                    " (1-based) was eliminated as having length 1 but also mapped to existing iname '", a.name, "'");
+        user_assert(std::find(p.sweep.begin(), p.sweep.end(), a.name) != p.sweep.end(), "LoopyError",
+                    "precompute: existing iname '", a.name, "' in precompute_inames must be one of the sweep inames");
+    }
 }
 
 Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vector<std::vector<ExprPtr>>& generators,
@@ -229,12 +274,14 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
         user_assert(p.usage_inames.count(i) || p.value_inames.count(i), "LoopyError",
                     "precompute: unreferenced sweep inames specified: ", i);
     p.axes = storage_axes(k, p, o, names);
+    if (p.axes.empty()) return p;  // one value: no footprint to box, no new inames
     find_leaf_domain(k, p);
     for (const auto& args : p.accesses) {
         const isl::set f = access_footprint(p, args);
         p.footprint = p.footprint.is_null() ? f : p.footprint.unite(f).coalesce();
     }
-    box_footprint(p, temporary);
+    box_footprint(k, p, temporary);
+    check_preexisting_axes(p);
     return p;
 }
 
@@ -283,22 +330,41 @@ isl::set new_iname_domain(const Plan& p, bool bounding_box) {
     return isl_util::project_onto(s, order);
 }
 
+// With existing inames as storage axes, they must range over exactly what the footprint (`news`) needs:
+// cover it, and lose no iteration of the original domain once constrained to it.
+void check_preexisting_domain(const Plan& p, const isl::set& news) {
+    if (std::none_of(p.axes.begin(), p.axes.end(), [](const StorageAxis& a) { return a.preexisting; })) return;
+    const std::vector<std::string> added = new_inames(p);
+    std::vector<std::string> absent, order = p.space;
+    for (const std::string& i : p.space)
+        if (!isl_util::has_dim(news, i)) absent.push_back(i);
+    order.insert(order.end(), added.begin(), added.end());
+    const isl::set constraint = isl_util::project_onto(isl_util::add_named_dims(news, absent, false), order);
+    const isl::set remaining =
+        isl_util::project_out(constraint.intersect(isl_util::add_named_dims(p.context, added, false)), added);
+    std::vector<std::string> reused = outer_dims(p);
+    for (const StorageAxis& a : p.axes)
+        if (a.preexisting) reused.push_back(a.name);
+    const bool covered = isl_util::project_onto(news, reused).is_subset(isl_util::project_onto(p.context, reused));
+    user_assert(covered && remaining.is_equal(p.context), "LoopyError",
+                "precompute: domain of preexisting inames does not match domain needed for precompute");
+}
+
 // The leaf domain with the new inames added, constrained by `news` (over outer inames and new inames).
 isl::set extended_leaf(const KernelData& k, const Plan& p, const isl::set& news) {
     const isl::set& leaf = k.domains[static_cast<std::size_t>(p.leaf)];
     const std::vector<std::string> own = isl_util::set_dim_names(leaf);
-    std::vector<std::string> parents, missing, kept;
+    const std::vector<std::string> added = new_inames(p);
+    std::vector<std::string> parents, missing;
     for (const std::string& i : outer_dims(p))
         if (std::find(own.begin(), own.end(), i) == own.end()) parents.push_back(i);
     for (const std::string& i : own)
         if (!isl_util::has_dim(news, i)) missing.push_back(i);
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) kept.push_back(a.name);
     std::vector<std::string> order = own;
-    order.insert(order.end(), kept.begin(), kept.end());
+    order.insert(order.end(), added.begin(), added.end());
     isl::set constraint = isl_util::dims_to_params(news, parents);
     constraint = isl_util::project_onto(isl_util::add_named_dims(constraint, missing, false), order);
-    isl::set out = isl_util::add_named_dims(leaf, kept, false);
+    isl::set out = isl_util::add_named_dims(leaf, added, false);
     out = isl_util::align_params(out, constraint.space());
     constraint = isl_util::align_params(constraint, out.space());
     return out.intersect(constraint).coalesce();
@@ -306,7 +372,7 @@ isl::set extended_leaf(const KernelData& k, const Plan& p, const isl::set& news)
 
 // Whether the storage points of `args` (a use) lie in the footprint, for every outer iteration.
 bool in_footprint(const KernelData& k, const Plan& p, const std::vector<ExprPtr>& args) {
-    if (!p.from_generators) return true;
+    if (!p.from_generators || p.axes.empty()) return true;
     for (const ExprPtr& a : args)
         for (const std::string& i : inames_in(k, a))
             if (std::find(p.space.begin(), p.space.end(), i) == p.space.end()) return false;
@@ -347,9 +413,7 @@ std::set<std::string> replace_uses(KernelData& k, const Plan& p, const std::stri
     auto replace = [&](const ExprPtr& e, bool& hit) -> ExprPtr {
         if (!e) return e;
         return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
-            const bool use = (n->kind == ExprKind::Call || (n->kind == ExprKind::Var && p.rule->arguments.empty())) &&
-                             n->name == p.rule->name && n->args.size() == p.rule->arguments.size();
-            if (!use || !only_inames_and_constants(k, n->args) || !in_footprint(k, p, n->args)) return n;
+            if (!is_use_of(k, n, *p.rule) || !in_footprint(k, p, n->args)) return n;
             hit = true;
             return temporary_read(p, temporary, n->args);
         });
@@ -428,13 +492,32 @@ Kernel assign_auto_local_axes(const Kernel& kernel, const std::string& compute_i
 
 Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& compute_id, const std::string& tag) {
     if (tag.empty() || tag == "for" || tag == "None") return k;
-    std::vector<std::string> kept;
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) kept.push_back(a.name);
+    const std::vector<std::string> kept = new_inames(p);
     if (tag == "l.auto") return assign_auto_local_axes(k, compute_id, kept);
     std::vector<std::pair<std::string, std::string>> tags;
     for (const std::string& n : kept) tags.emplace_back(n, tag);
     return tag_inames(k, tags);
+}
+
+// Expands, in the instructions `within` selects, the other rules through which they use rule `name`, so that
+// every use of it appears in the instructions themselves (loopy follows them through the rules instead).
+void expose_nested_uses(KernelData& k, const std::string& name, const Match& within) {
+    std::set<std::string> using_it{name};
+    std::vector<SubstitutionRule> carriers;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const SubstitutionRule& r : k.substitutions) {
+            if (using_it.count(r.name)) continue;
+            const std::vector<std::string> used = rules_used(r.expression, k.substitutions);
+            if (std::none_of(used.begin(), used.end(), [&](const std::string& u) { return using_it.count(u) != 0; })) continue;
+            using_it.insert(r.name);
+            carriers.push_back(r);
+            grew = true;
+        }
+    }
+    if (carriers.empty()) return;
+    for (Instruction& insn : k.instructions)
+        if (within(insn, k.name)) insn = expand_rules(insn, carriers);
 }
 
 // `base`, or base_0, base_1, ...: the first id no instruction has (instruction ids are a namespace of their own).
@@ -442,6 +525,79 @@ std::string unique_insn_id(const KernelData& k, const std::string& base) {
     std::string id = base;
     for (int n = 0; find_instruction(k, id); ++n) id = cat(base, "_", n);
     return id;
+}
+
+// The loops an instruction reading what others write must run in: for each variable it reads, the loops
+// all its writers share, less those that index the written element (loopy's
+// guess_iname_deps_based_on_var_use).
+std::set<std::string> loops_of_writers(const KernelData& k, const Instruction& reader) {
+    std::set<std::string> out;
+    for (const std::string& name : read_names(reader)) {
+        std::optional<std::set<std::string>> shared;
+        for (const Instruction& w : k.instructions) {
+            if (!written_names(w).count(name)) continue;
+            std::set<std::string> loops = w.within_inames;
+            for (const ExprPtr& a : w.assignees)
+                for (const std::string& i : inames_in(k, a)) loops.erase(i);
+            if (!shared) {
+                shared = loops;
+                continue;
+            }
+            std::erase_if(*shared, [&](const std::string& i) { return !loops.count(i); });
+        }
+        if (shared) out.insert(shared->begin(), shared->end());
+    }
+    return out;
+}
+
+// A temporary in global memory is filled by all work-groups before any reads it: a global barrier follows
+// the compute instruction (as loopy adds one), and the users wait for the barrier.
+Instruction global_barrier_after(const KernelData& k, const Instruction& compute) {
+    Instruction barrier;
+    barrier.kind = InsnKind::Barrier;
+    barrier.id = unique_insn_id(k, compute.id + "_barrier");
+    barrier.barrier_kind = "global";
+    barrier.mem_kind = "global";
+    barrier.depends_on = {compute.id};
+    barrier.within_inames_is_final = true;
+    return barrier;
+}
+
+// The instruction that fills the temporary, in the loops over the new inames and the outer ones (given, or
+// those the uses and the rule's value involve, and those of the writers of what it reads).
+Instruction compute_instruction(const KernelData& k, const Plan& p, const PrecomputeOptions& o, const std::string& id,
+                                const std::string& temporary) {
+    Instruction compute;
+    compute.id = id;
+    std::vector<ExprPtr> idx;
+    for (const std::string& n : kept_inames(p)) idx.push_back(var(n));
+    compute.assignees = {idx.empty() ? var(temporary) : subscript(temporary, idx)};
+    compute.expression = compute_expression(p);
+    if (o.precompute_outer_inames) {
+        compute.within_inames.insert(o.precompute_outer_inames->begin(), o.precompute_outer_inames->end());
+    } else {
+        compute.within_inames = p.usage_inames;
+        compute.within_inames.insert(p.value_inames.begin(), p.value_inames.end());
+        for (const std::string& i : p.sweep) compute.within_inames.erase(i);
+        const std::set<std::string> writers_loops = loops_of_writers(k, expand_rules(compute, k.substitutions));
+        compute.within_inames.insert(writers_loops.begin(), writers_loops.end());
+    }
+    for (const std::string& n : kept_inames(p)) compute.within_inames.insert(n);
+    compute.within_inames_is_final = true;
+    return compute;
+}
+
+Variable storage_temporary(const Plan& p, const PrecomputeOptions& o, const std::string& name) {
+    Variable t;
+    t.name = name;
+    t.kind = VarKind::Temporary;
+    t.dtype = o.dtype;
+    t.address_space = o.temporary_address_space;
+    for (const StorageAxis& a : p.axes)
+        if (a.kept()) t.shape.push_back(int_lit(a.box.size));
+    t.is_array = !t.shape.empty();
+    set_default_strides(t);
+    return t;
 }
 
 // The core of precompute, with the footprint generators already parsed (add_prefetch builds its own).
@@ -458,48 +614,24 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     const std::string compute_id = o.compute_insn_id.empty() ? unique_insn_id(*kernel, rule.name) : o.compute_insn_id;
     user_assert(!kernel.find_instruction(compute_id), "LoopyError", "precompute: instruction id '", compute_id,
                 "' is already in use");
-    const Plan p = make_plan(*kernel, rule, generators, sweep, o, temporary, names);
-
     KernelData k = kernel.copy();
-    bool any_kept = false;
-    for (const StorageAxis& a : p.axes) any_kept |= a.kept();
-    if (any_kept) k.domains[static_cast<std::size_t>(p.leaf)] = extended_leaf(k, p, new_iname_domain(p, o.fetch_bounding_box));
+    expose_nested_uses(k, rule.name, Match::parse(o.within));
+    const Plan p = make_plan(k, rule, generators, sweep, o, temporary, names);
 
-    Instruction compute;
-    compute.id = compute_id;
-    std::vector<ExprPtr> idx;
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) idx.push_back(var(a.name));
-    compute.assignees = {idx.empty() ? var(temporary) : subscript(temporary, idx)};
-    compute.expression = compute_expression(p);
-    if (o.precompute_outer_inames) {
-        compute.within_inames.insert(o.precompute_outer_inames->begin(), o.precompute_outer_inames->end());
-    } else {
-        std::set<std::string> outer = p.usage_inames;
-        outer.insert(p.value_inames.begin(), p.value_inames.end());
-        for (const std::string& i : p.sweep) outer.erase(i);
-        compute.within_inames = outer;
+    if (!kept_inames(p).empty()) {
+        const isl::set news = new_iname_domain(p, o.fetch_bounding_box);
+        check_preexisting_domain(p, news);
+        k.domains[static_cast<std::size_t>(p.leaf)] = extended_leaf(k, p, news);
     }
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) compute.within_inames.insert(a.name);
-    compute.within_inames_is_final = true;
-
+    Instruction compute = compute_instruction(k, p, o, compute_id, temporary);
     const std::set<std::string> users = replace_uses(k, p, temporary, Match::parse(o.within));
     compute.depends_on = compute_dependencies(k, compute, users);
+    std::vector<Instruction> added{compute};
+    if (o.temporary_address_space == AddressSpace::Global) added.push_back(global_barrier_after(k, compute));
     for (Instruction& insn : k.instructions)
-        if (users.count(insn.id)) insn.depends_on.insert(compute.id);
-    k.instructions.insert(k.instructions.begin(), std::move(compute));
-
-    Variable t;
-    t.name = temporary;
-    t.kind = VarKind::Temporary;
-    t.dtype = o.dtype;
-    t.address_space = o.temporary_address_space;
-    for (const StorageAxis& a : p.axes)
-        if (a.kept()) t.shape.push_back(int_lit(a.box.size));
-    t.is_array = !t.shape.empty();
-    set_default_strides(t);
-    k.temporaries.push_back(std::move(t));
+        if (users.count(insn.id)) insn.depends_on.insert(added.back().id);
+    k.instructions.insert(k.instructions.begin(), added.begin(), added.end());
+    k.temporaries.push_back(storage_temporary(p, o, temporary));
     drop_unused_rules(k);
     return tag_new_inames(wrap(std::move(k)), p, compute_id, o.default_tag);
 }
@@ -522,12 +654,13 @@ std::vector<std::string> subscript_entries(const std::string& text) {
 
 // The variable name and, when written as `a[i, :]`, the footprint subscript entries.
 std::pair<std::string, std::optional<std::vector<std::string>>> parse_prefetch_target(const std::string& text) {
-    const std::size_t open = text.find('[');
-    if (open == std::string::npos) return {trim(text), std::nullopt};
-    user_assert(text.back() == ']' || trim(text).back() == ']', "LoopyError", "add_prefetch: '", text,
-                "' is neither a variable name nor a subscript");
-    const std::string body = trim(text);
-    return {trim(body.substr(0, open)), subscript_entries(body.substr(open + 1, body.size() - open - 2))};
+    const std::string target = trim(text);
+    const std::size_t open = target.find('[');
+    const std::string name = trim(target.substr(0, open));
+    user_assert(is_identifier(name) && (open == std::string::npos || target.back() == ']'), "LoopyError",
+                "add_prefetch: '", text, "' is neither a variable name nor a subscript");
+    if (open == std::string::npos) return {name, std::nullopt};
+    return {name, subscript_entries(target.substr(open + 1, target.size() - open - 2))};
 }
 
 // Adds iname `name` with 0 <= name < extent to the domain of `near` (loopy's _add_kernel_axis): the sweep of

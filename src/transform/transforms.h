@@ -152,7 +152,8 @@ Kernel assignment_to_subst(const Kernel& k, const std::string& lhs_name,
 /// Options of precompute; empty strings and lists mean "not given".
 struct PrecomputeOptions {
     std::vector<std::string> storage_axes;       // rule argument names or inames; default: see precompute
-    std::vector<std::string> precompute_inames;  // names of the new inames, one per storage axis
+    std::vector<std::string> precompute_inames;  // names of the new inames, one per storage axis; a sweep
+                                                 // iname reuses it (it must span the footprint exactly)
     std::optional<std::vector<std::string>> precompute_outer_inames;  // the compute instruction's other loops
     std::string temporary_name;                  // default: a fresh name based on the rule's
     AddressSpace temporary_address_space = AddressSpace::Auto;
@@ -171,7 +172,8 @@ struct PrecomputeOptions {
 /// the arguments do not use, then the arguments. `subst_uses` are the rule's name, or uses such as
 /// "f(i, j+1)" whose footprint is taken instead of the kernel's uses (uses outside it are kept).
 /// LoopyError for an unknown rule or sweep iname, a sweep iname not used, or (without fetch_bounding_box)
-/// a footprint that is not convex; StaticValueFindingError when the box has no constant size.
+/// a footprint that is not convex; StaticValueFindingError when no constant size is found (isl's fixed box
+/// hull, else loopy's rule: the smallest index as one affine piece and the largest extent from it).
 Kernel precompute(const Kernel& k, const std::vector<std::string>& subst_uses, const std::vector<std::string>& sweep_inames,
                   const PrecomputeOptions& options = {});
 

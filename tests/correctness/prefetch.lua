@@ -1,0 +1,212 @@
+-- add_prefetch: the tutorial's prefetches, tiled transpose and matmul, a stencil fetched by its bounding box and
+-- footprint subscripts. Each transformed kernel runs on OpenCL and on the C executor (local memory and barriers
+-- included) and is compared with the untransformed kernel on the same random inputs, for sizes the tiles do
+-- and do not divide.
+local lp = require("loom")
+local h = require("helpers")
+
+-- Runs `ref` and `knl` on each executor with make_args(n) for each n in `sizes`; every output must agree.
+local function check_same(ref, knl, make_args, sizes, what)
+  h.on_each_executor(function(exec, ename)
+    for _, n in ipairs(sizes) do
+      local args = make_args(n)
+      local want = { ref(exec, args) }
+      local got = { knl(exec, args) }
+      h.check_equal(#got, #want, what .. " output count")
+      for o = 1, #want do
+        h.check(lp.allclose(got[o], want[o], { rtol = 1e-5, atol = 1e-6 }), "%s on %s, n=%d, output %d: max diff %g",
+          what, ename, n, o, lp.max_abs_diff(got[o], want[o]))
+      end
+    end
+  end)
+end
+
+local function code_of(knl) return (lp.generate_code(knl)) end
+
+local function has(text, piece) h.check(text:find(piece, 1, true) ~= nil, "expected %q in:\n%s", piece, text) end
+local function lacks(text, piece) h.check(text:find(piece, 1, true) == nil, "unexpected %q in:\n%s", piece, text) end
+
+local function vec(n) return { a = lp.rand({ n }, "float32", 11) } end
+local function mat(n) return { a = lp.rand({ n, n }, "float32", 12) } end
+
+-- The tutorial's "Prefetching": first without sweeping (a private scalar fetched per work-item), then the
+-- footprint of i_inner into local memory, one work-item per element.
+do
+  local knl = lp.make_kernel("{ [i_outer,i_inner, k]: 0<= 16*i_outer + i_inner <n and 0<= i_inner,k <16}",
+    "out[16*i_outer + i_inner] = sum(k, a[16*i_outer + i_inner])")
+  knl = lp.add_dtypes(lp.tag_inames(knl, { i_outer = "g.0", i_inner = "l.0" }), { a = "float32" })
+
+  local scalar = lp.add_prefetch(knl, "a")
+  local code = code_of(scalar)
+  has(code, "  float a_fetch;\n")
+  has(code, "a_fetch = a[16 * gid(0) + lid(0)];")
+  has(code, "acc_k = acc_k + a_fetch;")
+  h.check_equal(scalar.instructions[1].id, "a_fetch_rule", "fetch instruction id")
+  check_same(knl, scalar, vec, { 16, 37 }, "scalar prefetch")
+
+  local shared = lp.add_prefetch(knl, "a", { "i_inner" }, { default_tag = "l.0" })
+  code = code_of(shared)
+  has(code, "__local float a_fetch[16];")
+  has(code, "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];")
+  has(code, "acc_k = acc_k + a_fetch[lid(0)];")
+  -- Each work-item reads only the element it fetched: no barrier is needed.
+  lacks(code, "barrier")
+  h.check(tostring(shared):find("a_dim_0: l.0", 1, true) ~= nil, "a_dim_0 tagged l.0")
+  check_same(knl, shared, vec, { 16, 37, 50 }, "local prefetch")
+
+  -- Names and ids given by the caller; the same result.
+  local named = lp.add_prefetch(knl, "a", "i_inner",
+    { default_tag = "l.0", temporary_name = "tile", dim_arg_names = { "t0" }, prefetch_insn_id = "fetch" })
+  code = code_of(named)
+  has(code, "tile[lid(0)] = a[16 * gid(0) + lid(0)];")
+  h.check_equal(named.instructions[1].id, "fetch", "fetch instruction id")
+  h.check(tostring(named):find("t0: l.0", 1, true) ~= nil, "fetch iname named t0")
+  check_same(knl, named, vec, { 37 }, "named prefetch")
+
+  -- The fetch may use the swept iname itself as its storage axis: it then runs in i_inner's work-items.
+  local same_lanes = lp.add_prefetch(knl, "a", "i_inner", { dim_arg_names = { "i_inner" } })
+  code = code_of(same_lanes)
+  has(code, "__local float a_fetch[16];")
+  has(code, "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];\n    acc_k = 0.0f;")
+  h.check(tostring(same_lanes):find("a_dim_0", 1, true) == nil, "no new iname")
+  check_same(knl, same_lanes, vec, { 16, 37 }, "prefetch into an existing iname")
+
+  -- The fetch's loops given explicitly, and the prefetch limited by `within` to one instruction.
+  local outer = lp.add_prefetch(knl, "a", "i_inner",
+    { default_tag = "l.0", fetch_outer_inames = { "i_outer" }, within = "id:insn" })
+  has(code_of(outer), "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];")
+  check_same(knl, outer, vec, { 37 }, "prefetch with fetch_outer_inames")
+end
+
+-- Tiled transpose: the whole 16x16 tile goes through local memory (l.auto gives the fetch the work-group's
+-- axes, fastest array axis on l.0); a barrier separates the fetch from the transposed reads.
+do
+  local knl = lp.make_kernel("{ [i,j]: 0<=i,j<n }", "out[j,i] = a[i,j]", nil, { name = "transpose" })
+  knl = lp.add_dtypes(knl, { a = "float32" })
+  local ref = knl
+  knl = lp.split_iname(knl, "j", 16, { outer_tag = "g.0", inner_tag = "l.1" })
+  knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.1", inner_tag = "l.0" })
+
+  local tiled = lp.add_prefetch(knl, "a", { "i_inner", "j_inner" }, { default_tag = "l.auto" })
+  local code = code_of(tiled)
+  has(code, "__local float a_fetch[16 * 16];")
+  has(code, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(1) + lid(1)) + 16 * gid(0) + lid(0)];")
+  has(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for a_fetch (insn depends on a_fetch_rule) */;")
+  has(code, "= a_fetch[16 * lid(0) + lid(1)];")
+  check_same(ref, tiled, mat, { 16, 40 }, "tiled transpose")
+
+  -- The tutorial's "Write races": sweeping only i_inner leaves j_inner's work-items writing the same
+  -- elements, so the fetch stays private (one copy per work-item) and no barrier is needed.
+  local racy = lp.add_prefetch(knl, "a", "i_inner", { default_tag = "l.auto" })
+  code = code_of(racy)
+  has(code, "  float a_fetch[16];\n")
+  has(code, "a_fetch[lid(0)] = a[n * (16 * gid(1) + lid(0)) + 16 * gid(0) + lid(1)];")
+  has(code, "out[n * (16 * gid(0) + lid(1)) + 16 * gid(1) + lid(0)] = a_fetch[lid(0)];")
+  lacks(code, "barrier")
+  check_same(ref, racy, mat, { 16, 40 }, "private transpose prefetch")
+end
+
+-- Matrix multiplication with both operands prefetched in 16x16 tiles per k_outer step: barriers before the
+-- fetches (the previous step's reads) and after them.
+do
+  local knl = lp.make_kernel("{[i,j,k]: 0<=i,j,k<n}", "c[i, j] = sum(k, a[i, k]*b[k, j])")
+  knl = lp.add_dtypes(knl, { a = "float32", b = "float32" })
+  local ref = knl
+  knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.0", inner_tag = "l.1" })
+  knl = lp.split_iname(knl, "j", 16, { outer_tag = "g.1", inner_tag = "l.0" })
+  knl = lp.split_iname(knl, "k", 16)
+  knl = lp.add_prefetch(knl, "a", { "k_inner", "i_inner" }, { default_tag = "l.auto" })
+  knl = lp.add_prefetch(knl, "b", { "j_inner", "k_inner" }, { default_tag = "l.auto" })
+  local code = code_of(knl)
+  has(code, "__local float a_fetch[16 * 16];")
+  has(code, "__local float b_fetch[16 * 16];")
+  has(code, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(0) + lid(1)) + 16 * k_outer + lid(0)];")
+  has(code, "b_fetch[16 * lid(1) + lid(0)] = b[n * (16 * k_outer + lid(1)) + 16 * gid(1) + lid(0)];")
+  has(code, "a_fetch[16 * lid(1) + k_inner] * b_fetch[16 * k_inner + lid(0)]")
+  local _, barriers = code:gsub("barrier%(CLK_LOCAL_MEM_FENCE%)", "")
+  h.check_equal(barriers, 2, "barriers in the k_outer loop")
+  check_same(ref, knl, function(n)
+    return { a = lp.rand({ n, n }, "float32", 1), b = lp.rand({ n, n }, "float32", 2) }
+  end, { 16, 37 }, "matmul")
+end
+
+-- The 5-point stencil on the interior: an 18x18 halo tile per 16x16 work-group, fetched by its bounding box
+-- (the footprint is the square without its corners); l.auto splits the fetch inames to the group's 16
+-- work-items per axis.
+do
+  local args = { lp.GlobalArg("a", "float32", { shape = "n, n" }), lp.GlobalArg("out", "float32", { shape = "n, n" }), "..." }
+  local knl = lp.make_kernel("{[i,j]: 1<=i,j<n-1}",
+    "out[i,j] = a[i-1,j] + a[i+1,j] + a[i,j-1] + a[i,j+1] - 4*a[i,j]", args)
+  local ref = knl
+  knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.1", inner_tag = "l.1" })
+  knl = lp.split_iname(knl, "j", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+  local st = lp.add_prefetch(knl, "a", { "i_inner", "j_inner" }, { default_tag = "l.auto", fetch_bounding_box = true })
+  local code = code_of(st)
+  has(code, "__local float a_fetch[18 * 18];")
+  has(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for a_fetch (insn depends on a_fetch_rule) */;")
+  has(code, "a_fetch[1 + 18 * lid(1) + lid(0)] + a_fetch[37 + 18 * lid(1) + lid(0)]")
+  check_same(ref, st, function(n) return { a = lp.rand({ n, n }, "float32", 7), out = lp.zeros({ n, n }, "float32") } end,
+    { 18, 45 }, "stencil")
+end
+
+-- A footprint with a hole (a[i] and a[i+20] for a tile of 16) is not convex: the bounding box fetches the
+-- 36 elements from the first to the last.
+do
+  local knl = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = a[i] + 2*a[i+20]",
+    { lp.GlobalArg("a", "float32", { shape = "n+20" }), "..." })
+  local ref = knl
+  knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+  local boxed = lp.add_prefetch(knl, "a", "i_inner", { default_tag = "l.auto", fetch_bounding_box = true })
+  local code = code_of(boxed)
+  has(code, "__local float a_fetch[36];")
+  check_same(ref, boxed, function(n) return { a = lp.rand({ n + 20 }, "float32", 4) } end, { 16, 30 }, "holey footprint")
+end
+
+-- Footprint subscripts: "x[:]" fetches all of x (one fetch per work-group, split over its 16 work-items),
+-- "a[i,:]" one row per work-item; only the reads inside the footprint are replaced, the rest read the array.
+do
+  local knl = lp.make_kernel("{[i,j]: 0<=i,j<n}", "y[i] = sum(j, a[i,j]*x[j]) + x[i]")
+  knl = lp.add_dtypes(lp.fix_parameters(knl, { n = 40 }), { a = "float32", x = "float32" })
+  local ref = knl
+  knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+  local function mv() return { a = lp.rand({ 40, 40 }, "float32", 5), x = lp.rand({ 40 }, "float32", 6) } end
+
+  local whole = lp.add_prefetch(knl, "x[:]", nil, { default_tag = "l.auto" })
+  local code = code_of(whole)
+  has(code, "__local float x_fetch[40];")
+  has(code, "+ x_fetch[16 * gid(0) + lid(0)]")
+  lacks(tostring(whole), "x_fetch_axis_0")
+  check_same(ref, whole, mv, { 40 }, "x[:] prefetch")
+
+  local row = lp.add_prefetch(knl, "a[i_inner + 16*i_outer, :]")
+  code = code_of(row)
+  has(code, "  float a_fetch[40];\n")
+  check_same(ref, row, mv, { 40 }, "a[i,:] prefetch")
+
+  -- Swept by j without a tag: every work-item fetches all of x into its own private copy.
+  local private = lp.add_prefetch(knl, "x", "j")
+  code = code_of(private)
+  has(code, "  float x_fetch[40];\n")
+  has(code, "x_fetch[x_dim_0] = x[x_dim_0];")
+  check_same(ref, private, mv, { 40 }, "private x prefetch")
+
+  -- A footprint that does not cover every read: x[i]'s single element serves the read x[i]; x[j] stays.
+  local part = lp.add_prefetch(knl, "x[i_inner + 16*i_outer]")
+  code = code_of(part)
+  has(code, "x_fetch = x[16 * gid(0) + lid(0)];")
+  has(code, "* x[j];")
+  has(code, "acc_j + x_fetch;")
+  check_same(ref, part, mv, { 40 }, "x[i] prefetch")
+end
+
+-- A triangular loop nest: the footprint of j (0..i) grows with i, so the fetch is sized by its largest
+-- extent (loopy's rule), 20 elements once n is fixed; each i fetches only the elements it reads.
+do
+  local knl = lp.make_kernel({ "{[i]: 0<=i<n}", "{[j]: 0<=j<=i}" }, "out[i] = sum(j, a[j]*a[i-j])")
+  knl = lp.add_dtypes(lp.fix_parameters(knl, { n = 20 }), { a = "float32" })
+  local pf = lp.add_prefetch(knl, "a", "j")
+  local code = code_of(pf)
+  has(code, "  float a_fetch[20];\n")
+  has(code, "for (int a_dim_0 = 0; a_dim_0 <= i; ++a_dim_0)")
+  check_same(knl, pf, function() return { a = lp.rand({ 20 }, "float32", 13) } end, { 20 }, "triangular prefetch")
+end

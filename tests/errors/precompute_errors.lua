@@ -1,0 +1,62 @@
+-- Mistakes with precompute and add_prefetch: unknown rules, variables and inames, sweeps that nothing uses,
+-- footprints without a static size or not convex, names already taken, footprint subscripts of the wrong
+-- rank. Each is a typed user error; the kernel passed in is left as it was.
+local lp = require("loom")
+local h = require("helpers")
+
+local knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<16}", [[
+  f(x) := 2*a[x]
+  out[i, j] = f(i) + j
+  ]])
+local tiled = lp.split_iname(knl, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+
+h.expect_error("LoopyError", "substitution rule 'g' not found", lp.precompute, knl, "g", "i")
+h.expect_error("LoopyError", "sweep iname 'q' is not a known iname", lp.precompute, knl, "f", { "q" })
+h.expect_error("LoopyError", "unreferenced sweep inames specified: j", lp.precompute, knl, "f", { "j" })
+h.expect_error("LoopyError", { "storage axis 'y'", "neither an argument of 'f' nor an iname" }, lp.precompute, knl, "f",
+  "i", { storage_axes = { "y" } })
+h.expect_error("LoopyError", "new storage axis name 'out' conflicts with existing name", lp.precompute, knl, "f", "i",
+  { precompute_inames = { "out" } })
+h.expect_error("LoopyError", "temporary name 'out' is already in use", lp.precompute, knl, "f", "i",
+  { temporary_name = "out" })
+h.expect_error("LoopyError", "not all uses in subst_use agree on rule name", lp.precompute, knl, { "f(i)", "a(i)" })
+
+-- Sweeping i over 0..n-1 needs n elements per kernel: no constant size (loopy's StaticValueFindingError).
+h.expect_error("StaticValueFindingError", { "a static size was not found for axis 0 of the footprint", "'f'" }, lp.precompute,
+  knl, "f", "i")
+h.expect_error("StaticValueFindingError", "a static size was not found", lp.add_prefetch, knl, "a", "i")
+
+-- a[i] and a[i+20] leave a hole in each tile's footprint: not convex unless the bounding box is fetched.
+local holey = lp.split_iname(lp.make_kernel("{[i]: 0<=i<n}", "out[i] = a[i] + a[i+20]"), "i", 16)
+h.expect_error("LoopyError", { "the footprint of 'a_fetch_rule' is not convex", "fetch_bounding_box=true" },
+  lp.add_prefetch, holey, "a", "i_inner")
+lp.add_prefetch(holey, "a", "i_inner", { fetch_bounding_box = true })
+
+h.expect_error("LoopyError", "'a[i_inner' is neither a variable name nor a subscript", lp.add_prefetch, tiled, "a[i_inner")
+-- Existing inames as storage axes: only sweep inames, over exactly the footprint's extent.
+local shifted = lp.split_iname(lp.make_kernel("{[i]: 0<=i<n}", "out[i] = a[i] + a[i+1]"), "i", 16)
+h.expect_error("LoopyError", "domain of preexisting inames does not match domain needed for precompute", lp.add_prefetch,
+  shifted, "a", "i_inner", { dim_arg_names = { "i_inner" } })
+h.expect_error("LoopyError", "existing iname 'i_outer' in precompute_inames must be one of the sweep inames",
+  lp.add_prefetch, shifted, "a", "i_inner", { dim_arg_names = { "i_outer" } })
+h.expect_error("LoopyError", "precompute axis 1 (1-based) was eliminated as having length 1 but also mapped to existing iname 'i_inner'",
+  lp.add_prefetch, tiled, "a", nil, { dim_arg_names = { "i_inner" } })
+h.expect_error("LoopyError", "add_prefetch: no variable named 'b'", lp.add_prefetch, tiled, "b", "i_inner")
+h.expect_error("LoopyError", { "sweep index 'a[i_inner, :]'", "wrong number of dimensions" }, lp.add_prefetch, tiled,
+  "a[i_inner, :]")
+h.expect_error("LoopyError", "no invocations of 'a_fetch_rule' found", lp.add_prefetch, tiled, "a", "i_inner",
+  { within = "id:nothing" })
+h.expect_error("LoopyError", "sweep iname 'nope' is not a known iname", lp.add_prefetch, tiled, "a", "nope")
+h.expect_error("LoopyError", "instruction id 'insn' is already in use", lp.add_prefetch, tiled, "a", "i_inner",
+  { prefetch_insn_id = "insn" })
+h.expect_error("LoopyError", "unknown iname tag 'l.x'", lp.add_prefetch, tiled, "a", "i_inner", { default_tag = "l.x" })
+
+-- Bad option tables are Lua argument errors.
+local ok, err = pcall(lp.add_prefetch, tiled, "a", "i_inner", { fetch_box = true })
+h.check(not ok and tostring(err):find("fetch_box", 1, true), "unknown option: %s", tostring(err))
+ok, err = pcall(lp.precompute, knl, "f", "i", { temporary_address_space = "shared" })
+h.check(not ok and tostring(err):find("shared", 1, true), "unknown address space: %s", tostring(err))
+
+-- The kernels passed in are unchanged.
+h.check_equal(#knl.temporaries, 0, "temporaries of the original kernel")
+h.check(tostring(knl):find("f(x) := 2*a[x]", 1, true) ~= nil, "the rule is kept")
