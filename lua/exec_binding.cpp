@@ -6,6 +6,7 @@
 #include "backends/c/c_executor.h"
 #include "backends/opencl/opencl_executor.h"
 #include "ir/eval.h"
+#include "ir/layout.h"
 #include "lua/args.h"
 #include "lua/array_binding.h"
 #include "lua/binding.h"
@@ -241,6 +242,7 @@ struct CallMemory {
     std::vector<HostArray> keep;  // arrays whose memory the buffers point into
     std::vector<std::pair<std::string, HostArray>> outputs;
     std::vector<ArrayMemory> staged_outputs;  // copied back into the caller's arrays after the run
+    std::vector<SepMemory> split_outputs;     // likewise, from their separate arrays
 };
 
 CallMemory call_memory(const KernelData& k, const CallArgs& c) {
@@ -252,13 +254,25 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c) {
     };
     for (const Variable& v : k.args) {
         if (v.kind == VarKind::ValueArg) continue;
-        const auto passed = c.arrays.find(v.name);
-        const ArrayMemory a = array_memory(v, passed != c.arrays.end() ? &passed->second : nullptr, c.ints);
-        if (v.is_output.value_or(false)) m.outputs.emplace_back(v.name, a.logical);
-        if (v.is_output.value_or(false) && a.staged) m.staged_outputs.push_back(a);
+        const auto found = c.arrays.find(v.name);
+        const HostArray* passed = found != c.arrays.end() ? &found->second : nullptr;
+        const bool written = v.is_output.value_or(false);
+        if (!sep_axes(v).empty()) {  // a buffer per separate array, under the names the device kernels take
+            const SepMemory split = sep_memory(v, passed, c.ints);
+            const std::vector<SepPiece> pieces = sep_pieces(v);
+            for (std::size_t n = 0; n < pieces.size(); ++n) add(pieces[n].name, split.pieces[n], true, written);
+            if (written) {
+                m.outputs.emplace_back(v.name, split.logical);
+                m.split_outputs.push_back(split);
+            }
+            continue;
+        }
+        const ArrayMemory a = array_memory(v, passed, c.ints);
+        if (written) m.outputs.emplace_back(v.name, a.logical);
+        if (written && a.staged) m.staged_outputs.push_back(a);
         // Every array goes to the device, outputs too: elements the kernel does not write keep their values,
         // as on the C target which works in place.
-        add(v.name, a.buffer, true, v.is_output.value_or(false));
+        add(v.name, a.buffer, true, written);
     }
     for (const Variable& t : k.temporaries)
         if (t.address_space == AddressSpace::Global) add(t.name, array_memory(t, nullptr, c.ints).buffer, true, false);
@@ -305,6 +319,7 @@ int call_kernel_body(lua_State* L) {
     }
     built->program->run(mem.buffers, launches);
     for (const ArrayMemory& a : mem.staged_outputs) copy_back(a);
+    for (const SepMemory& a : mem.split_outputs) copy_back(a);
     const auto& outputs = mem.outputs;
 
     if (h.kernel->options.return_dict) {

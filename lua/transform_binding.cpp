@@ -103,6 +103,13 @@ int set_temporary_address_space(lua_State* L) {
     return 1;
 }
 
+int tag_array_axes(lua_State* L) {
+    const char* f = "tag_array_axes";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    push_kernel(L, loom::tag_array_axes(k, name_list(L, 2, f), name_list(L, 3, f)));
+    return 1;
+}
+
 int preprocess_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "preprocess_kernel").kernel;
     push_kernel(L, loom::preprocess_kernel(k, target_from_name(k->options.target)));
@@ -357,6 +364,7 @@ const luaL_Reg kFunctions[] = {
     {"fix_parameters", trampoline<fix_parameters>},
     {"realize_reduction", trampoline<realize_reduction>},
     {"set_temporary_address_space", trampoline<set_temporary_address_space>},
+    {"tag_array_axes", trampoline<tag_array_axes>},
     {"preprocess_kernel", trampoline<preprocess_kernel>},
     {"get_one_linearized_kernel", trampoline<get_one_linearized_kernel>},
     {"expand_subst", trampoline<expand_subst>},

@@ -4,10 +4,12 @@
 
 #include <set>
 
+#include "codegen/vectorize.h"
 #include "ir/domain.h"
 #include "isl/isl.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
+#include "support/strings.h"
 
 namespace loom {
 
@@ -17,7 +19,45 @@ struct Placed {
     std::string name;
     Statement stmt;
     std::vector<long> positions;  // sequence position at each depth, outermost first
+    bool lanes_last = false;      // its innermost loop is a `vec` iname, run per instruction after the others
 };
+
+bool tagged(const KernelData& k, const std::string& iname, const char* tag) {
+    const auto it = k.iname_tags.find(iname);
+    return it != k.iname_tags.end() && it->second == tag;
+}
+
+// Whether the instances of `insn` are all values of its other inames times 0..length-1 of `lane`: then
+// running every lane at once needs no guard on it (loopy's vectorization bounds).
+bool lanes_are_full(const KernelData& k, const Instruction& insn, const std::string& lane, long length) {
+    std::vector<std::string> others;
+    for (const std::string& i : insn.within_inames)
+        if (i != lane) others.push_back(i);
+    std::vector<std::string> all = others;
+    all.push_back(lane);
+    const isl::set full = domain_of(k, all);
+    isl::set expected = isl_util::add_named_dims(domain_of(k, others), {lane}, false);
+    isl::set range(isl_util::ctx(), cat("{ [", join(all, ", "), "] : 0 <= ", lane, " < ", length, " }"));
+    range = isl_util::align_params(range, expected.space());
+    expected = isl_util::align_params(expected, range.space()).intersect(range);
+    return expected.is_equal(isl_util::align_params(full, expected.space()));
+}
+
+// Loops over a `vec` iname run each instruction in them on all lanes before the next one, as loopy's
+// vectorization does: on OpenCL at once where the instruction is vectorizable, otherwise (and on the other
+// targets) as unrolled copies. An inner loop inside a `vec` loop makes it an unrolled loop like `unr`.
+void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool vector_types) {
+    for (Placed& p : placed) {
+        if (p.stmt.barrier || p.stmt.loops.empty() || !tagged(k, p.stmt.loops.back(), "vec")) continue;
+        const std::string lane = p.stmt.loops.back();
+        const long length = static_extent(k, lane);
+        p.lanes_last = true;
+        if (vector_types && is_vectorizable(k, *p.stmt.insn, lane, length) && lanes_are_full(k, *p.stmt.insn, lane, length)) {
+            p.stmt.vector_iname = lane;
+            p.stmt.loops.pop_back();
+        }
+    }
+}
 
 // Sequence positions and loops of every instruction, from the linearization.
 std::vector<Placed> place_statements(const KernelData& k) {
@@ -40,7 +80,7 @@ std::vector<Placed> place_statements(const KernelData& k) {
             case LinearItem::Kind::Barrier: {
                 std::vector<long> pos = prefix;
                 pos.push_back(counter.back()++);
-                Statement st{nullptr, loops, std::nullopt};
+                Statement st{nullptr, loops, std::nullopt, {}};
                 if (item.kind == LinearItem::Kind::Barrier) {
                     st.barrier = item;
                 } else {
@@ -84,28 +124,36 @@ struct Schedule {
     isl::union_map options;
 };
 
-// The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0...]` of every statement (2d+1 form, padded), and
-// the AST build options that unroll loops tagged "unr".
+// The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0..., lanes]` of every statement (2d+1 form, padded;
+// the last dimension runs the lanes of an innermost `vec` loop after the statement's position in it, and is
+// left out when there are none), and the AST build options that unroll loops tagged "unr" and lanes.
 Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool hardware_as_params) {
     std::size_t depth = 0;
-    for (const Placed& p : placed) depth = std::max(depth, p.stmt.loops.size());
+    bool any_lanes = false;
+    for (const Placed& p : placed) {
+        depth = std::max(depth, p.positions.size() - 1);
+        any_lanes = any_lanes || p.lanes_last;
+    }
+    const int lanes_dim = static_cast<int>(2 * depth + 1);
     std::optional<isl::union_map> all;
     isl::union_map options(isl_util::ctx(), "{ }");
     for (const Placed& p : placed) {
-        std::vector<int> dim_of(2 * depth + 1, -1);
-        std::vector<long> constant(2 * depth + 1, 0);
-        for (std::size_t d = 0; d < p.stmt.loops.size(); ++d) {
+        std::vector<int> dim_of(2 * depth + 1 + any_lanes, -1);
+        std::vector<long> constant(dim_of.size(), 0);
+        const std::size_t loops = p.positions.size() - 1;
+        for (std::size_t d = 0; d < loops; ++d) {
             constant[2 * d] = p.positions[d];
-            dim_of[2 * d + 1] = static_cast<int>(d);
+            if (!(p.lanes_last && d + 1 == loops)) dim_of[2 * d + 1] = static_cast<int>(d);
         }
-        constant[2 * p.stmt.loops.size()] = p.positions.back();
+        constant[2 * loops] = p.positions.back();
+        const bool unrolled_lanes = p.lanes_last && p.stmt.vector_iname.empty();
+        if (unrolled_lanes) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(loops - 1);
         const isl::set dom = statement_domain(k, p, hardware_as_params);
         const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
-        for (std::size_t d = 0; d < p.stmt.loops.size(); ++d) {
-            const auto tag = k.iname_tags.find(p.stmt.loops[d]);
-            if (tag != k.iname_tags.end() && tag->second == "unr")
+        for (std::size_t d = 0; d < loops; ++d)
+            if (dim_of[2 * d + 1] >= 0 && (tagged(k, p.stmt.loops[d], "unr") || tagged(k, p.stmt.loops[d], "vec")))
                 options = options.unite(isl_util::loop_option(m, "unroll", static_cast<int>(2 * d + 1)));
-        }
+        if (unrolled_lanes) options = options.unite(isl_util::loop_option(m, "unroll", lanes_dim));
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
     }
     return {all ? *all : isl::union_map(isl_util::ctx(), "{ }"), options};
@@ -135,7 +183,9 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
         const isl_util::AstNode* s = first_statement(n);
         internal_assert(s != nullptr, "empty loop in generated AST");
         const std::size_t d = (std::stoul(n.iterator.substr(1)) - 1) / 2;
-        const std::string& iname = statements.at(s->statement).loops.at(d);
+        const std::vector<std::string>& loops = statements.at(s->statement).loops;
+        // Past the statement's loops: the lanes dimension, its innermost loop.
+        const std::string& iname = d < loops.size() ? loops[d] : loops.back();
         subst[n.iterator] = var(iname);
         n.iterator = iname;
     }
@@ -182,10 +232,11 @@ isl::set grid_context(const KernelData& k, bool hardware_as_params) {
 
 }  // namespace
 
-LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params) {
+LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types) {
     internal_assert(k.linearized, "build_loop_nest needs a linearized kernel");
     LoopNest out;
-    const std::vector<Placed> placed = place_statements(k);
+    std::vector<Placed> placed = place_statements(k);
+    plan_vector_lanes(k, placed, vector_types);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     const Schedule sched = schedule(k, placed, hardware_as_params);
     out.root = isl_util::generate_ast(sched.map, grid_context(k, hardware_as_params), sched.options);

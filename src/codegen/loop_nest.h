@@ -17,6 +17,7 @@ struct Statement {
     const Instruction* insn = nullptr;  // null for a barrier that barrier insertion placed
     std::vector<std::string> loops;
     std::optional<LinearItem> barrier;  // set for barriers (inserted or `... lbarrier`)
+    std::string vector_iname;           // runs on all values of this `vec` iname at once (not in `loops`)
 };
 
 struct LoopNest {
@@ -26,8 +27,10 @@ struct LoopNest {
 
 /// Builds the loop nest of a linearized kernel. With `hardware_as_params` (OpenCL, CUDA) the inames of
 /// hardware axes are parameters of the nest (the work-item's ids) whose range the launch grid guarantees;
-/// otherwise they are loops like any other. Loops over inames tagged "unr" are unrolled.
-LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params);
+/// otherwise they are loops like any other. Loops over inames tagged "unr" are unrolled. An innermost loop
+/// over a `vec` iname runs each instruction on all its values before the next instruction: at once, as
+/// vector operations, where `vector_types` (OpenCL) and the instruction is vectorizable, unrolled otherwise.
+LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types);
 
 /// The inames of `k` tagged as hardware axes ("g.N", "l.N").
 std::vector<std::string> hardware_inames(const KernelData& k);

@@ -27,6 +27,12 @@ Kernel add_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
 /// Places temporary `name` in `space` (private, local or global).
 Kernel set_temporary_address_space(const Kernel& k, const std::string& name, AddressSpace space);
 
+// --- array layouts (transform/array_axes.cpp)
+/// Gives the arrays `names` the dim tags `dim_tags` (one comma-separated string or one tag per entry, as
+/// lp.GlobalArg's dim_tags) and recomputes their layouts; LoopyError when one is not an array or the tags
+/// do not fit its axes.
+Kernel tag_array_axes(const Kernel& k, const std::vector<std::string>& names, const std::vector<std::string>& dim_tags);
+
 // --- inames (transform/iname.cpp)
 /// Declares that the inames of `order` nest in that order where the dependencies leave a choice.
 Kernel prioritize_loops(const Kernel& k, const std::vector<std::string>& order);
