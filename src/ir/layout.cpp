@@ -249,6 +249,7 @@ std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sh
 bool same_strides(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& a,
                   const std::vector<std::int64_t>& b) {
     if (a.size() != shape.size() || b.size() != shape.size()) return false;
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return true;  // no element to address
     for (std::size_t j = 0; j < shape.size(); ++j)
         if (shape[j] > 1 && a[j] != b[j]) return false;
     return true;

@@ -61,7 +61,8 @@ bool is_compact(const std::vector<std::int64_t>& shape, const std::vector<std::i
 /// The strides of a contiguous array of `shape` in C (last axis fastest) or Fortran ('F') order.
 std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& shape, char order);
 
-/// Whether two stride lists address an array of `shape` the same way (axes of extent 1 are not compared).
+/// Whether two stride lists address an array of `shape` the same way (axes of extent 1 are not compared, and
+/// any strides address an empty array the same way).
 bool same_strides(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& a,
                   const std::vector<std::int64_t>& b);
 
