@@ -197,6 +197,24 @@ std::string sep_piece_name(const Variable& v, const std::vector<std::int64_t>& i
     return v.name + "_s" + join(parts, "_");
 }
 
+Variable sep_piece_variable(const Variable& v, const SepPiece& piece) {
+    const std::vector<DimTag> tags = tags_per_axis(v);
+    Variable out = v;
+    out.name = piece.name;
+    out.shape.clear();
+    out.strides.clear();
+    out.stride_levels.clear();
+    out.dim_tags.clear();
+    for (std::size_t j = 0; j < tags.size(); ++j) {
+        if (tags[j].kind == Kind::Sep) continue;
+        out.shape.push_back(v.shape[j]);
+        out.strides.push_back(v.strides[j]);
+        out.stride_levels.push_back(v.stride_levels[j]);
+        out.dim_tags.push_back(tags[j]);
+    }
+    return out;
+}
+
 std::vector<SepPiece> sep_pieces(const Variable& v) {
     const std::vector<std::size_t> axes = sep_axes(v);
     std::vector<SepPiece> out;

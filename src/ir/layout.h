@@ -49,6 +49,8 @@ struct SepPiece {
 /// The separate arrays of `v`, in row-major order of their indices; empty without sep axes.
 std::vector<SepPiece> sep_pieces(const Variable& v);
 std::string sep_piece_name(const Variable& v, const std::vector<std::int64_t>& index);
+/// One separate array of `v` as a variable of its own: named as the piece, without the sep axes.
+Variable sep_piece_variable(const Variable& v, const SepPiece& piece);
 
 /// Elements a layout spans from its first one: 1 + the largest flat index, 0 for an empty array. Strides are
 /// non-negative.

@@ -206,3 +206,36 @@ do
     end
   end)
 end
+
+-- As in loopy, a sep argument may also be given as its separate arrays: a list (nested, one level per sep
+-- axis) of arrays without the sep axes. Written ones are written in place and returned as such a list.
+do
+  local knl = lp.make_kernel("{ [i,j,l]: 0<=i<n and 0<=j<2 and 0<=l<3 }", "out[j,l,i] = a[j,i,l] + 10*j + l",
+    { lp.GlobalArg("a", "float32", { shape = "2, n, 3", dim_tags = "sep,c,sep" }),
+      lp.GlobalArg("out", "float32", { shape = "2, 3, n", dim_tags = "sep,sep,c" }), "..." })
+  knl = lp.tag_inames(knl, { j = "unr", l = "unr" })
+  h.on_each_executor(function(exec, name)
+    for _, n in ipairs(SIZES) do
+      local a, out = {}, {}
+      for j = 1, 2 do
+        a[j], out[j] = {}, {}
+        for l = 1, 3 do
+          a[j][l] = lp.rand({ n }, "float32", 10 * j + l)
+          out[j][l] = lp.zeros({ n }, "float32")
+        end
+      end
+      local got = knl(exec, { a = a, out = out })
+      for j = 0, 1 do
+        for l = 0, 2 do
+          local want = function(i) return a[j + 1][l + 1]:get(i) + 10 * j + l end
+          h.check_array(out[j + 1][l + 1], want, name .. " sep list in place", { rtol = 1e-6 })
+          h.check_array(got[j + 1][l + 1], want, name .. " sep list returned", { rtol = 1e-6 })
+        end
+      end
+      -- An output not passed is allocated with the full shape.
+      local full = knl(exec, { a = a })
+      h.check_array(full, function(j, l, i) return a[j + 1][l + 1]:get(i) + 10 * j + l end, name .. " sep allocated",
+        { rtol = 1e-6, shape = { 2, 3, n } })
+    end
+  end)
+end

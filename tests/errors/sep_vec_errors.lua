@@ -57,4 +57,12 @@ h.on_each_executor(function(exec)
     { a = lp.zeros({ 3 }, "float32"), n = 3 })
   h.expect_error("ArgumentError", { "argument 'a'", "expected a float32 array" }, knl, exec,
     { a = lp.zeros({ 4, 3 }, "float64") })
+  -- or its separate arrays, one per index along the sep axis.
+  local three = { lp.zeros({ 3 }, "float32"), lp.zeros({ 3 }, "float32"), lp.zeros({ 3 }, "float32") }
+  h.expect_error("ArgumentError", { "argument 'a'", "a list of 4 separate arrays along sep axis 0" }, knl, exec,
+    { a = three })
+  three[4] = "x"
+  h.expect_error("ArgumentError", { "argument 'a'", "holds a string, not a loom.Array" }, knl, exec, { a = three })
+  three[4] = lp.zeros({ 2 }, "float32")
+  h.expect_error("ArgumentError", { "argument 'a_s3'", "expected shape (3,), got (2,)" }, knl, exec, { a = three })
 end)
