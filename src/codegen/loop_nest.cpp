@@ -19,7 +19,8 @@ struct Placed {
     std::string name;
     Statement stmt;
     std::vector<long> positions;  // sequence position at each depth, outermost first
-    bool lanes_last = false;      // its innermost loop is a `vec` iname, run per instruction after the others
+    std::vector<std::string> nest;  // the loops around it, outermost first (stmt.loops less a vectorized iname)
+    std::optional<std::size_t> lanes;  // depth in `nest` of a `vec` loop, which runs innermost for it
 };
 
 bool tagged(const KernelData& k, const std::string& iname, const char* tag) {
@@ -43,18 +44,20 @@ bool lanes_are_full(const KernelData& k, const Instruction& insn, const std::str
     return expected.is_equal(isl_util::align_params(full, expected.space()));
 }
 
-// Loops over a `vec` iname run each instruction in them on all lanes before the next one, as loopy's
-// vectorization does: on OpenCL at once where the instruction is vectorizable, otherwise (and on the other
-// targets) as unrolled copies. An inner loop inside a `vec` loop makes it an unrolled loop like `unr`.
+// A loop over a `vec` iname runs each instruction in it on all lanes, innermost, as loopy's vectorization
+// does: on OpenCL at once where the instruction is vectorizable, otherwise (and on the other targets) as
+// unrolled copies, one instruction after the other. Loops inside it stay around the lanes.
 void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool vector_types) {
     for (Placed& p : placed) {
-        if (p.stmt.barrier || p.stmt.loops.empty() || !tagged(k, p.stmt.loops.back(), "vec")) continue;
-        const std::string lane = p.stmt.loops.back();
+        if (p.stmt.barrier) continue;
+        const auto vec = std::find_if(p.nest.begin(), p.nest.end(), [&](const std::string& i) { return tagged(k, i, "vec"); });
+        if (vec == p.nest.end()) continue;
+        p.lanes = static_cast<std::size_t>(vec - p.nest.begin());
+        const std::string& lane = *vec;
         const long length = static_extent(k, lane);
-        p.lanes_last = true;
         if (vector_types && is_vectorizable(k, *p.stmt.insn, lane, length) && lanes_are_full(k, *p.stmt.insn, lane, length)) {
             p.stmt.vector_iname = lane;
-            p.stmt.loops.pop_back();
+            p.stmt.loops.erase(p.stmt.loops.begin() + static_cast<long>(*p.lanes));
         }
     }
 }
@@ -88,7 +91,7 @@ std::vector<Placed> place_statements(const KernelData& k) {
                     if (st.insn->kind == InsnKind::Barrier)
                         st.barrier = LinearItem{LinearItem::Kind::Barrier, st.insn->mem_kind, "", st.insn->barrier_kind};
                 }
-                out.push_back({"S" + std::to_string(out.size()), st, pos});
+                out.push_back({"S" + std::to_string(out.size()), st, pos, loops, std::nullopt});
                 break;
             }
             default: break;
@@ -125,14 +128,14 @@ struct Schedule {
 };
 
 // The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0..., lanes]` of every statement (2d+1 form, padded;
-// the last dimension runs the lanes of an innermost `vec` loop after the statement's position in it, and is
-// left out when there are none), and the AST build options that unroll loops tagged "unr" and lanes.
+// a `vec` loop is a constant 0 at its depth and runs in the last dimension, which is left out when there is
+// none), and the AST build options that unroll loops tagged "unr" and lanes.
 Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool hardware_as_params) {
     std::size_t depth = 0;
     bool any_lanes = false;
     for (const Placed& p : placed) {
-        depth = std::max(depth, p.positions.size() - 1);
-        any_lanes = any_lanes || p.lanes_last;
+        depth = std::max(depth, p.nest.size());
+        any_lanes = any_lanes || p.lanes;
     }
     const int lanes_dim = static_cast<int>(2 * depth + 1);
     std::optional<isl::union_map> all;
@@ -140,18 +143,20 @@ Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool h
     for (const Placed& p : placed) {
         std::vector<int> dim_of(2 * depth + 1 + any_lanes, -1);
         std::vector<long> constant(dim_of.size(), 0);
-        const std::size_t loops = p.positions.size() - 1;
-        for (std::size_t d = 0; d < loops; ++d) {
+        const bool vectorized = !p.stmt.vector_iname.empty();
+        // The statement's domain lacks a vectorized iname: the loops after it are one dimension earlier.
+        const auto domain_dim = [&](std::size_t d) { return static_cast<int>(vectorized && d > *p.lanes ? d - 1 : d); };
+        for (std::size_t d = 0; d < p.nest.size(); ++d) {
             constant[2 * d] = p.positions[d];
-            if (!(p.lanes_last && d + 1 == loops)) dim_of[2 * d + 1] = static_cast<int>(d);
+            if (p.lanes != d) dim_of[2 * d + 1] = domain_dim(d);
         }
-        constant[2 * loops] = p.positions.back();
-        const bool unrolled_lanes = p.lanes_last && p.stmt.vector_iname.empty();
-        if (unrolled_lanes) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(loops - 1);
+        constant[2 * p.nest.size()] = p.positions.back();
+        const bool unrolled_lanes = p.lanes && !vectorized;
+        if (unrolled_lanes) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(*p.lanes);
         const isl::set dom = statement_domain(k, p, hardware_as_params);
         const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
-        for (std::size_t d = 0; d < loops; ++d)
-            if (dim_of[2 * d + 1] >= 0 && (tagged(k, p.stmt.loops[d], "unr") || tagged(k, p.stmt.loops[d], "vec")))
+        for (std::size_t d = 0; d < p.nest.size(); ++d)
+            if (p.lanes != d && (tagged(k, p.nest[d], "unr") || tagged(k, p.nest[d], "vec")))
                 options = options.unite(isl_util::loop_option(m, "unroll", static_cast<int>(2 * d + 1)));
         if (unrolled_lanes) options = options.unite(isl_util::loop_option(m, "unroll", lanes_dim));
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
@@ -176,16 +181,15 @@ const isl_util::AstNode* first_statement(const isl_util::AstNode& n) {
 }
 
 // isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
-// statement below it.
+// statement below it, the one past them its `vec` loop. `nests`: the loops of each statement by depth.
 void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,
-                      const std::map<std::string, Statement>& statements) {
+                      const std::map<std::string, const Placed*>& nests) {
     if (n.kind == isl_util::AstNode::Kind::For) {
         const isl_util::AstNode* s = first_statement(n);
         internal_assert(s != nullptr, "empty loop in generated AST");
         const std::size_t d = (std::stoul(n.iterator.substr(1)) - 1) / 2;
-        const std::vector<std::string>& loops = statements.at(s->statement).loops;
-        // Past the statement's loops: the lanes dimension, its innermost loop.
-        const std::string& iname = d < loops.size() ? loops[d] : loops.back();
+        const Placed& p = *nests.at(s->statement);
+        const std::string& iname = d < p.nest.size() && p.lanes != d ? p.nest[d] : p.nest.at(p.lanes.value());
         subst[n.iterator] = var(iname);
         n.iterator = iname;
     }
@@ -193,7 +197,7 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
     n.cond = substitute(n.cond, subst);
     n.inc = substitute(n.inc, subst);
     for (ExprPtr& a : n.args) a = substitute(a, subst);
-    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, statements);
+    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, nests);
 }
 
 }  // namespace
@@ -240,7 +244,9 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     const Schedule sched = schedule(k, placed, hardware_as_params);
     out.root = isl_util::generate_ast(sched.map, grid_context(k, hardware_as_params), sched.options);
-    rename_iterators(out.root, {}, out.statements);
+    std::map<std::string, const Placed*> nests;
+    for (const Placed& p : placed) nests[p.name] = &p;
+    rename_iterators(out.root, {}, nests);
     return out;
 }
 

@@ -325,6 +325,13 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     }
 }
 
+std::set<std::string> inames_tagged(const KernelData& k, const std::string& tag) {
+    std::set<std::string> out;
+    for (const auto& [iname, t] : k.iname_tags)
+        if (t == tag) out.insert(iname);
+    return out;
+}
+
 }  // namespace
 
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
@@ -336,6 +343,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
     typed = resolve_address_spaces(typed);
+    typed = privatize_temporaries_with_inames(typed, inames_tagged(*typed, "vec"));  // loopy's realize_ilp
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));

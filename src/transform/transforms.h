@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,13 @@ Kernel set_temporary_address_space(const Kernel& k, const std::string& name, Add
 /// lp.GlobalArg's dim_tags) and recomputes their layouts; LoopyError when one is not an array or the tags
 /// do not fit its axes.
 Kernel tag_array_axes(const Kernel& k, const std::vector<std::string>& names, const std::vector<std::string>& dim_tags);
+
+// --- privatization (transform/privatize.cpp)
+/// loopy's privatize_temporaries_with_inames: each private temporary written inside `inames` (that its
+/// assignment does not already index by) gets one more axis per such iname, indexed by it in every access,
+/// so that the iterations of those inames have their own copies. Axes for `vec` inames are `vec` axes.
+/// LoopyError when writers need different axes, or an access lies outside an iname it needs.
+Kernel privatize_temporaries_with_inames(const Kernel& k, const std::set<std::string>& inames);
 
 // --- inames (transform/iname.cpp)
 /// Declares that the inames of `order` nest in that order where the dependencies leave a choice.

@@ -133,6 +133,39 @@ do
   end)
 end
 
+-- A reduction inside a vec loop: its accumulator gets a vec axis (loopy's realize_ilp), so the whole
+-- reduction runs on vectors; a vec iname over arrays without vec axes, and under a parallel axis.
+do
+  local knl = lp.make_kernel("{ [i,k,j]: 0<=i<n and 0<=k<4 and 0<=j<m }", "out[i,k] = sum(j, a[i,j,k])",
+    { lp.GlobalArg("a", "float32", { shape = "n, m, 4", dim_tags = "c,c,vec" }),
+      lp.GlobalArg("out", "float32", { shape = "n, 4", dim_tags = "c,vec" }), "..." })
+  knl = lp.tag_inames(knl, { k = "vec" })
+  check_code(knl, { "float4 acc_j[1];", "acc_j[0] = acc_j[0] + a[m * i + j];", "out[i] = acc_j[0];" })
+  local flat = lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<4 }", "out[4*i + k] = a[4*i + k] * 2",
+    { lp.GlobalArg("a,out", "float32", { shape = "4*n" }), "..." })
+  flat = lp.tag_inames(flat, { k = "vec" })
+  check_code(flat, { "out[3 + 4 * i] = a[3 + 4 * i] * 2.0f;" }, { "float4" })
+  local par = lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<4 }", "out[i,k] = a[i,k] * 2",
+    { lp.GlobalArg("a,out", "float32", { shape = "n, 4", dim_tags = "c,vec" }), "..." })
+  par = lp.tag_inames(lp.split_iname(par, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" }), { k = "vec" })
+  check_code(par, { "out[16 * gid(0) + lid(0)] = a[16 * gid(0) + lid(0)] * 2.0f;" })
+  h.on_each_executor(function(exec, name)
+    for _, n in ipairs({ 0, 1, 37 }) do
+      local m = 5
+      local a = lp.rand({ n, m, 4 }, "float32", 11)
+      h.check_array(knl(exec, { a = a }), function(i, k)
+        local s = 0
+        for j = 0, m - 1 do s = s + a:get(i, j, k) end
+        return s
+      end, name .. " vec reduction", { rtol = 1e-5 })
+      local b = lp.rand({ 4 * n }, "float32", 12)
+      h.check_array(flat(exec, { a = b }), function(i) return 2 * b:get(i) end, name .. " vec without vec axes")
+      local c = lp.rand({ n, 4 }, "float32", 13)
+      h.check_array(par(exec, { a = c }), function(i, k) return 2 * c:get(i, k) end, name .. " vec under l.0")
+    end
+  end)
+end
+
 -- lp.tag_array_axes re-lays out arrays of an existing kernel (string, list and method forms): the results
 -- are the untransformed kernel's.
 do
