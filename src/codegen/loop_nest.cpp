@@ -54,7 +54,10 @@ void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool ve
         if (vec == p.nest.end()) continue;
         p.lanes = static_cast<std::size_t>(vec - p.nest.begin());
         const std::string& lane = *vec;
-        const long length = static_extent(k, lane);
+        const std::optional<long> bound = isl_util::static_extent(domain_of(k, {lane}));
+        user_assert(bound.has_value(), "LoopyError", "iname '", lane, "' is tagged 'vec', but the number of its ",
+                    "values has no constant bound, which vectorizing or unrolling it needs");
+        const long length = *bound;
         if (vector_types && is_vectorizable(k, *p.stmt.insn, lane, length) && lanes_are_full(k, *p.stmt.insn, lane, length)) {
             p.stmt.vector_iname = lane;
             p.stmt.loops.erase(p.stmt.loops.begin() + static_cast<long>(*p.lanes));

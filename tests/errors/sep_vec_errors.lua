@@ -42,6 +42,10 @@ h.expect_error("LoopyError", { "subscript 'a[2, i]'", "out of bounds", "axis 0 (
 h.expect_error("LoopyError", { "array 'a' has a stride or offset of 6", "not a multiple of the size of its vectors (4)" },
   lp.generate_code, kernel_with("out[i,k] = a[i,0]", arg("a", "n, 4", "stride:6,vec")))
 
+h.expect_error("LoopyError", { "iname 'k' is tagged 'vec'", "no constant bound" }, lp.generate_code,
+  lp.tag_inames(lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<m }", "out[i,k] = 2*a[i,k]",
+    { arg("a,out", "n, m"), "..." }), { k = "vec" }))
+
 -- tag_array_axes.
 local plain = kernel_with("out[i,k] = a[i,k]", arg("a", "n, 4"))
 h.expect_error("LoopyError", "tag_array_axes: no array named 'b'", lp.tag_array_axes, plain, "b", "c,c")
