@@ -304,52 +304,64 @@ struct CallMemory {
     std::vector<Output> outputs;
     std::vector<ArrayMemory> staged_outputs;  // copied back into the caller's arrays after the run
     std::vector<SepMemory> split_outputs;     // likewise, from their separate arrays
+
+    void add(const std::string& name, const HostArray& a, bool read, bool written) {
+        buffer_of[name] = buffers.size();
+        buffers.push_back({a.data(), a.nbytes(), read, written});
+        keep.push_back(a);
+    }
 };
+
+// A sep argument given as its separate arrays: each is checked and passed as an argument of its own.
+void add_piece_list(CallMemory& m, const Variable& v, const std::vector<HostArray>& list, const CallArgs& c) {
+    const bool written = v.is_output.value_or(false);
+    const std::vector<SepPiece> pieces = sep_pieces(v);
+    Output out{v.name, {}, sep_extents(v)};
+    for (std::size_t n = 0; n < pieces.size(); ++n) {
+        const ArrayMemory a = array_memory(sep_piece_variable(v, pieces[n]), &list[n], c.ints);
+        if (written && a.staged) m.staged_outputs.push_back(a);
+        out.arrays.push_back(a.logical);
+        m.add(pieces[n].name, a.buffer, true, written);
+    }
+    if (written) m.outputs.push_back(std::move(out));
+}
+
+// A sep argument given as one array (or allocated): a buffer per separate array, under the names the device
+// kernels take.
+void add_split_array(CallMemory& m, const Variable& v, const HostArray* passed, const CallArgs& c) {
+    const bool written = v.is_output.value_or(false);
+    const SepMemory split = sep_memory(v, passed, c.ints);
+    const std::vector<SepPiece> pieces = sep_pieces(v);
+    for (std::size_t n = 0; n < pieces.size(); ++n) m.add(pieces[n].name, split.pieces[n], true, written);
+    if (!written) return;
+    m.outputs.push_back({v.name, {split.logical}, {}});
+    m.split_outputs.push_back(split);
+}
 
 CallMemory call_memory(const KernelData& k, const CallArgs& c) {
     CallMemory m;
-    auto add = [&](const std::string& name, const HostArray& a, bool read, bool written) {
-        m.buffer_of[name] = m.buffers.size();
-        m.buffers.push_back({a.data(), a.nbytes(), read, written});
-        m.keep.push_back(a);
-    };
     for (const Variable& v : k.args) {
         if (v.kind == VarKind::ValueArg) continue;
         const auto found = c.arrays.find(v.name);
         const HostArray* passed = found != c.arrays.end() ? &found->second : nullptr;
-        const bool written = v.is_output.value_or(false);
         if (const auto list = c.piece_lists.find(v.name); list != c.piece_lists.end()) {
-            // Each separate array is checked and passed as an argument of its own.
-            const std::vector<SepPiece> pieces = sep_pieces(v);
-            Output out{v.name, {}, sep_extents(v)};
-            for (std::size_t n = 0; n < pieces.size(); ++n) {
-                const ArrayMemory a = array_memory(sep_piece_variable(v, pieces[n]), &list->second[n], c.ints);
-                if (written && a.staged) m.staged_outputs.push_back(a);
-                out.arrays.push_back(a.logical);
-                add(pieces[n].name, a.buffer, true, written);
-            }
-            if (written) m.outputs.push_back(std::move(out));
+            add_piece_list(m, v, list->second, c);
             continue;
         }
-        if (!sep_axes(v).empty()) {  // a buffer per separate array, under the names the device kernels take
-            const SepMemory split = sep_memory(v, passed, c.ints);
-            const std::vector<SepPiece> pieces = sep_pieces(v);
-            for (std::size_t n = 0; n < pieces.size(); ++n) add(pieces[n].name, split.pieces[n], true, written);
-            if (written) {
-                m.outputs.push_back({v.name, {split.logical}, {}});
-                m.split_outputs.push_back(split);
-            }
+        if (!sep_axes(v).empty()) {
+            add_split_array(m, v, passed, c);
             continue;
         }
+        const bool written = v.is_output.value_or(false);
         const ArrayMemory a = array_memory(v, passed, c.ints);
         if (written) m.outputs.push_back({v.name, {a.logical}, {}});
         if (written && a.staged) m.staged_outputs.push_back(a);
         // Every array goes to the device, outputs too: elements the kernel does not write keep their values,
         // as on the C target which works in place.
-        add(v.name, a.buffer, true, written);
+        m.add(v.name, a.buffer, true, written);
     }
     for (const Variable& t : k.temporaries)
-        if (t.address_space == AddressSpace::Global) add(t.name, array_memory(t, nullptr, c.ints).buffer, true, false);
+        if (t.address_space == AddressSpace::Global) m.add(t.name, array_memory(t, nullptr, c.ints).buffer, true, false);
     return m;
 }
 

@@ -627,11 +627,9 @@ namespace {
 std::int64_t constant_index(const Variable& v, const ExprPtr& e, std::size_t j, const char* tag) {
     const std::optional<std::int64_t> n = eval_int(e->args[j], {});
     if (!n) {
-        std::vector<std::string> names;
-        for (const std::string& name : referenced_names(e->args[j])) names.push_back(name);
         user_error("LoopyError", "When trying to index the array '", v.name, "' along axis ", j, " (tagged '", tag,
                    "'), the index was not a compile-time constant (but it has to be in order for code to be ",
-                   "generated). You likely want to unroll the iname(s) '", join(names, ", "), "'.");
+                   "generated). You likely want to unroll the iname(s) '", join(referenced_names(e->args[j]), ", "), "'.");
     }
     const std::optional<std::int64_t> extent = eval_int(v.shape[j], {});
     user_assert(*n >= 0 && extent && *n < *extent, "LoopyError", "subscript '", to_string(e), "' is out of bounds along ",

@@ -101,7 +101,7 @@ std::string temporary_declaration(const Variable& t, TargetKind target) {
     std::string out = element_type(t, target) + (t.read_only ? " const " : " ") + t.name;
     if (!t.is_array) return t.initializer.empty() ? out : out + " = " + element_literal(t.initializer[0], t.dtype);
     const Storage s = storage_of(t);
-    const std::int64_t per_entry = element_type(t, target) == c_type(t.dtype, target) ? 1 : vector_size(t);
+    const std::int64_t per_entry = target == TargetKind::OpenCL ? vector_size(t) : 1;  // scalars in one entry
     user_assert(per_entry == 1 || t.initializer.empty(), "LoopyError", "temporary '", t.name,
                 "' has vector entries and an initializer, which this code generator does not support");
     out += "[" + (per_entry == 1 ? size_text(s) : std::to_string((s.size + per_entry - 1) / per_entry)) + "]";

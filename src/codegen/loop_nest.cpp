@@ -19,50 +19,13 @@ struct Placed {
     std::string name;
     Statement stmt;
     std::vector<long> positions;  // sequence position at each depth, outermost first
-    std::vector<std::string> nest;  // the loops around it, outermost first (stmt.loops less a vectorized iname)
+    std::vector<std::string> nest;     // the loops around it, outermost first (stmt.loops lacks a vectorized one)
     std::optional<std::size_t> lanes;  // depth in `nest` of a `vec` loop, which runs innermost for it
 };
 
 bool tagged(const KernelData& k, const std::string& iname, const char* tag) {
     const auto it = k.iname_tags.find(iname);
     return it != k.iname_tags.end() && it->second == tag;
-}
-
-// Whether the instances of `insn` are all values of its other inames times 0..length-1 of `lane`: then
-// running every lane at once needs no guard on it (loopy's vectorization bounds).
-bool lanes_are_full(const KernelData& k, const Instruction& insn, const std::string& lane, long length) {
-    std::vector<std::string> others;
-    for (const std::string& i : insn.within_inames)
-        if (i != lane) others.push_back(i);
-    std::vector<std::string> all = others;
-    all.push_back(lane);
-    const isl::set full = domain_of(k, all);
-    isl::set expected = isl_util::add_named_dims(domain_of(k, others), {lane}, false);
-    isl::set range(isl_util::ctx(), cat("{ [", join(all, ", "), "] : 0 <= ", lane, " < ", length, " }"));
-    range = isl_util::align_params(range, expected.space());
-    expected = isl_util::align_params(expected, range.space()).intersect(range);
-    return expected.is_equal(isl_util::align_params(full, expected.space()));
-}
-
-// A loop over a `vec` iname runs each instruction in it on all lanes, innermost, as loopy's vectorization
-// does: on OpenCL at once where the instruction is vectorizable, otherwise (and on the other targets) as
-// unrolled copies, one instruction after the other. Loops inside it stay around the lanes.
-void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool vector_types) {
-    for (Placed& p : placed) {
-        if (p.stmt.barrier) continue;
-        const auto vec = std::find_if(p.nest.begin(), p.nest.end(), [&](const std::string& i) { return tagged(k, i, "vec"); });
-        if (vec == p.nest.end()) continue;
-        p.lanes = static_cast<std::size_t>(vec - p.nest.begin());
-        const std::string& lane = *vec;
-        const std::optional<long> bound = isl_util::static_extent(domain_of(k, {lane}));
-        user_assert(bound.has_value(), "LoopyError", "iname '", lane, "' is tagged 'vec', but the number of its ",
-                    "values has no constant bound, which vectorizing or unrolling it needs");
-        const long length = *bound;
-        if (vector_types && is_vectorizable(k, *p.stmt.insn, lane, length) && lanes_are_full(k, *p.stmt.insn, lane, length)) {
-            p.stmt.vector_iname = lane;
-            p.stmt.loops.erase(p.stmt.loops.begin() + static_cast<long>(*p.lanes));
-        }
-    }
 }
 
 // Sequence positions and loops of every instruction, from the linearization.
@@ -101,6 +64,43 @@ std::vector<Placed> place_statements(const KernelData& k) {
         }
     }
     return out;
+}
+
+// Whether the instances of `insn` are all values of its other inames times 0..length-1 of `lane`: then
+// running every lane at once needs no guard on it (loopy's vectorization bounds).
+bool lanes_are_full(const KernelData& k, const Instruction& insn, const std::string& lane, long length) {
+    std::vector<std::string> others;
+    for (const std::string& i : insn.within_inames)
+        if (i != lane) others.push_back(i);
+    std::vector<std::string> all = others;
+    all.push_back(lane);
+    const isl::set full = domain_of(k, all);
+    isl::set expected = isl_util::add_named_dims(domain_of(k, others), {lane}, false);
+    isl::set range(isl_util::ctx(), cat("{ [", join(all, ", "), "] : 0 <= ", lane, " < ", length, " }"));
+    range = isl_util::align_params(range, expected.space());
+    expected = isl_util::align_params(expected, range.space()).intersect(range);
+    return expected.is_equal(isl_util::align_params(full, expected.space()));
+}
+
+// A loop over a `vec` iname runs each instruction in it on all lanes, innermost, as loopy's vectorization
+// does: on OpenCL at once where the instruction is vectorizable, otherwise (and on the other targets) as
+// unrolled copies, one instruction after the other. Loops inside it stay around the lanes.
+void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool vector_types) {
+    for (Placed& p : placed) {
+        if (p.stmt.barrier) continue;
+        const auto vec = std::find_if(p.nest.begin(), p.nest.end(), [&](const std::string& i) { return tagged(k, i, "vec"); });
+        if (vec == p.nest.end()) continue;
+        p.lanes = static_cast<std::size_t>(vec - p.nest.begin());
+        const std::string& lane = *vec;
+        const std::optional<long> bound = isl_util::static_extent(domain_of(k, {lane}));
+        user_assert(bound.has_value(), "LoopyError", "iname '", lane, "' is tagged 'vec', but the number of its ",
+                    "values has no constant bound, which vectorizing or unrolling it needs");
+        const long length = *bound;
+        if (vector_types && is_vectorizable(k, *p.stmt.insn, lane, length) && lanes_are_full(k, *p.stmt.insn, lane, length)) {
+            p.stmt.vector_iname = lane;
+            p.stmt.loops.erase(p.stmt.loops.begin() + static_cast<long>(*p.lanes));
+        }
+    }
 }
 
 // The inames of `insn` that are hardware axes.

@@ -51,8 +51,6 @@ Uses uses_of(const KernelData& part) {
     return u;
 }
 
-// The device kernel's parameters: the arrays it touches, every value argument, and the global
-// temporaries it touches (allocated by the caller), in that order.
 // The device kernel's parameters: the arrays it touches (an argument with `sep` axes as its separate
 // arrays), every value argument, and the global temporaries it touches (allocated by the caller), in that order.
 std::vector<KernelParam> kernel_params(const KernelData& part, const Uses& u) {
