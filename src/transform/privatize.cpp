@@ -29,10 +29,12 @@ std::vector<std::string> new_axes(const Instruction& insn, const std::string& na
 }
 
 // Temporary -> its new axes, in iname order; LoopyError when two writers need different ones (loopy's check).
-std::map<std::string, std::vector<std::string>> axes_to_add(const KernelData& k, const std::set<std::string>& inames) {
+std::map<std::string, std::vector<std::string>> axes_to_add(const KernelData& k, const std::set<std::string>& inames,
+                                                            const std::optional<std::set<std::string>>& only) {
     std::map<std::string, std::vector<std::string>> out;
     for (const Variable& t : k.temporaries) {
         if (t.address_space == AddressSpace::Local || t.address_space == AddressSpace::Global) continue;
+        if (only && !only->count(t.name)) continue;
         for (const Instruction& insn : k.instructions) {
             const std::vector<std::string> axes = new_axes(insn, t.name, inames);
             if (axes.empty()) continue;
@@ -64,8 +66,14 @@ ExprPtr with_extra_indices(const ExprPtr& e, const std::map<std::string, std::ve
 
 }  // namespace
 
-Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<std::string>& inames) {
-    const std::map<std::string, std::vector<std::string>> axes = axes_to_add(*kernel, inames);
+Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<std::string>& inames,
+                                         const std::optional<std::set<std::string>>& only_var_names) {
+    for (const std::string& i : inames)
+        user_assert(is_iname(*kernel, i), "LoopyError", "privatize_temporaries_with_inames: no iname named '", i, "'");
+    for (const std::string& name : only_var_names.value_or(std::set<std::string>{}))
+        user_assert(kernel.find_variable(name) != nullptr, "LoopyError", "privatize_temporaries_with_inames: '", name,
+                    "' is not used in kernel '", kernel->name, "'");
+    const std::map<std::string, std::vector<std::string>> axes = axes_to_add(*kernel, inames, only_var_names);
     if (axes.empty()) return kernel;
     KernelData k = kernel.copy();
     for (Instruction& insn : k.instructions) {

@@ -38,8 +38,10 @@ Kernel tag_array_axes(const Kernel& k, const std::vector<std::string>& names, co
 /// loopy's privatize_temporaries_with_inames: each private temporary written inside `inames` (that its
 /// assignment does not already index by) gets one more axis per such iname, indexed by it in every access,
 /// so that the iterations of those inames have their own copies. Axes for `vec` inames are `vec` axes.
-/// LoopyError when writers need different axes, or an access lies outside an iname it needs.
-Kernel privatize_temporaries_with_inames(const Kernel& k, const std::set<std::string>& inames);
+/// `only_var_names`: privatize only those. LoopyError when writers need different axes, or an access lies
+/// outside an iname it needs.
+Kernel privatize_temporaries_with_inames(const Kernel& k, const std::set<std::string>& inames,
+                                         const std::optional<std::set<std::string>>& only_var_names = std::nullopt);
 
 // --- inames (transform/iname.cpp)
 /// Declares that the inames of `order` nest in that order where the dependencies leave a choice.

@@ -50,12 +50,15 @@ do
   h.on_each_executor(function(exec, name)
     for _, n in ipairs(SIZES) do
       local a = lp.rand({ n, 3 }, "float32", 3)
-      local out = knl(exec, { a = a })
-      h.check_array(out, function(i, k)
+      local want = function(i, k)
         if k == 0 then return a:get(i, 1) * a:get(i, 2) end
         if k == 1 then return a:get(i, 0) + 3 end
         return a:get(i, 2)
-      end, name .. " float3 entries", { rtol = 1e-6 })
+      end
+      h.check_array(knl(exec, { a = a }), want, name .. " float3 entries", { rtol = 1e-6 })
+      local given = lp.zeros({ n, 3 }, "float32")
+      knl(exec, { a = a, out = given })
+      h.check_array(given, want, name .. " float3 entries in place", { rtol = 1e-6 })
     end
   end)
 end
@@ -163,6 +166,28 @@ do
       local c = lp.rand({ n, 4 }, "float32", 13)
       h.check_array(par(exec, { a = c }), function(i, k) return 2 * c:get(i, k) end, name .. " vec under l.0")
     end
+  end)
+end
+
+-- lp.privatize_temporaries_with_inames, what vec loops apply to their temporaries, on its own: the
+-- temporary gets an axis along the iname and gives what the untransformed kernel gives.
+do
+  local base = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<3 }", [[
+    <> t = a[i,j] * 2 {id=w}
+    <> u = t + 1 {id=u, dep=w}
+    out[i,j] = t * u {dep=u}
+    ]], { lp.GlobalArg("a,out", "float32", { shape = "n, 3" }), "..." })
+  local both = lp.privatize_temporaries_with_inames(base, "j")
+  local only_t = base:privatize_temporaries_with_inames({ "j" }, "t")
+  h.check(contains(tostring(both), "u: type: <auto/runtime>, shape: (3)"), "listing:\n%s", tostring(both))
+  h.check(contains(tostring(only_t), "t: type: <auto/runtime>, shape: (3)") and
+    not contains(tostring(only_t), "u: type: <auto/runtime>, shape: (3)"), "listing:\n%s", tostring(only_t))
+  check_code(both, { "float t[3];", "t[j] = a[3 * i + j] * 2.0f;", "out[3 * i + j] = t[j] * u[j];" })
+  h.on_each_executor(function(exec, name)
+    local a = lp.rand({ 6, 3 }, "float32", 14)
+    local want = base(exec, { a = a })
+    h.check_array(both(exec, { a = a }), want, name .. " privatized")
+    h.check_array(only_t(exec, { a = a }), want, name .. " privatized t only")
   end)
 end
 

@@ -46,6 +46,18 @@ h.expect_error("LoopyError", { "iname 'k' is tagged 'vec'", "no constant bound" 
   lp.tag_inames(lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<m }", "out[i,k] = 2*a[i,k]",
     { arg("a,out", "n, m"), "..." }), { k = "vec" }))
 
+-- privatize_temporaries_with_inames (as vec loops apply it).
+local private = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<3 }", { "<> t = a[i,j] {id=w}", "out[i] = t {dep=w, inames=i}" },
+  { arg("a", "n, 3"), "..." })
+h.expect_error("LoopyError", { "instruction '", "touches variable 't'", "not within that iname" },
+  lp.privatize_temporaries_with_inames, private, "j")
+h.expect_error("LoopyError", "no iname named 'q'", lp.privatize_temporaries_with_inames, private, "q")
+h.expect_error("LoopyError", "'z' is not used in kernel", lp.privatize_temporaries_with_inames, private, "j", "z")
+local two_writers = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<3 }",
+  { "<> t = a[i,j] {id=w}", "t = 1 {id=v, dep=w, inames=i}", "out[i,j] = t {dep=v}" }, { arg("a", "n, 3"), "..." })
+h.expect_error("LoopyError", { "instruction 'v' requires adding indices for privatizing var 't' on iname(s) 'i'",
+  "previous instructions required different inames 'i, j'" }, lp.privatize_temporaries_with_inames, two_writers, "i,j")
+
 -- tag_array_axes.
 local plain = kernel_with("out[i,k] = a[i,k]", arg("a", "n, 4"))
 h.expect_error("LoopyError", "tag_array_axes: no array named 'b'", lp.tag_array_axes, plain, "b", "c,c")
