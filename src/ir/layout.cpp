@@ -47,7 +47,9 @@ std::int64_t constant_extent(const Variable& v, std::size_t j, const char* tag) 
     return e->ival;
 }
 
-void check_supported(const Variable& v, const std::vector<DimTag>& tags) {
+// loopy's rules for `sep` and `vec` axes: constant extents, separate arrays only of arguments, one vector
+// axis of a length OpenCL has vector types for.
+void check_sep_and_vec(const Variable& v, const std::vector<DimTag>& tags) {
     int vec_axes = 0;
     for (std::size_t j = 0; j < tags.size(); ++j) {
         if (tags[j].kind == Kind::Sep) {
@@ -64,6 +66,10 @@ void check_supported(const Variable& v, const std::vector<DimTag>& tags) {
                     "' has complex entries, which cannot be vector entries ('vec' axis ", j, ")");
     }
     user_assert(vec_axes <= 1, "LoopyError", "array '", v.name, "' may only have one axis tagged 'vec'");
+}
+
+void check_supported(const Variable& v, const std::vector<DimTag>& tags) {
+    check_sep_and_vec(v, tags);
     const auto explicit_level = [](const DimTag& t) { return t.level >= 0; };
     std::vector<DimTag> storage;
     std::copy_if(tags.begin(), tags.end(), std::back_inserter(storage), is_storage_tag);
@@ -143,12 +149,23 @@ std::string dim_tags_text(const Variable& v) {
     return "(" + join(tags, ", ") + ")";
 }
 
-std::optional<std::size_t> vec_axis(const Variable& v) {
-    if (!v.is_array || v.dim_tags.empty()) return std::nullopt;
+namespace {
+
+// The axes of `v` tagged `kind`, in order.
+std::vector<std::size_t> axes_tagged(const Variable& v, Kind kind) {
+    std::vector<std::size_t> out;
+    if (!v.is_array || v.dim_tags.empty()) return out;
     const std::vector<DimTag> tags = tags_per_axis(v);
     for (std::size_t j = 0; j < tags.size(); ++j)
-        if (tags[j].kind == Kind::Vec) return j;
-    return std::nullopt;
+        if (tags[j].kind == kind) out.push_back(j);
+    return out;
+}
+
+}  // namespace
+
+std::optional<std::size_t> vec_axis(const Variable& v) {
+    const std::vector<std::size_t> axes = axes_tagged(v, Kind::Vec);
+    return axes.empty() ? std::nullopt : std::optional<std::size_t>(axes[0]);
 }
 
 std::int64_t vector_length(const Variable& v) {
@@ -182,14 +199,7 @@ ExprPtr stride_in_vectors(const Variable& v, const ExprPtr& s) {
     return out;
 }
 
-std::vector<std::size_t> sep_axes(const Variable& v) {
-    std::vector<std::size_t> out;
-    if (!v.is_array || v.dim_tags.empty()) return out;
-    const std::vector<DimTag> tags = tags_per_axis(v);
-    for (std::size_t j = 0; j < tags.size(); ++j)
-        if (tags[j].kind == Kind::Sep) out.push_back(j);
-    return out;
-}
+std::vector<std::size_t> sep_axes(const Variable& v) { return axes_tagged(v, Kind::Sep); }
 
 std::string sep_piece_name(const Variable& v, const std::vector<std::int64_t>& index) {
     std::vector<std::string> parts;
@@ -224,9 +234,9 @@ std::vector<SepPiece> sep_pieces(const Variable& v) {
     if (std::find(extents.begin(), extents.end(), 0) != extents.end()) return out;
     for (;;) {
         out.push_back({sep_piece_name(v, index), index});
-        std::size_t j = axes.size();
-        while (j-- > 0 && ++index[j] == extents[j]) index[j] = 0;
-        if (j == static_cast<std::size_t>(-1)) return out;
+        std::size_t j = axes.size();  // the next index, last axis fastest
+        for (; j > 0 && ++index[j - 1] == extents[j - 1]; --j) index[j - 1] = 0;
+        if (j == 0) return out;
     }
 }
 

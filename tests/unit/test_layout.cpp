@@ -146,6 +146,15 @@ TEST_CASE("sep axes: separate arrays named as loopy's", "[layout]") {
     CHECK(names == std::vector<std::string>{"a_s0_0", "a_s0_1", "a_s0_2", "a_s1_0", "a_s1_1", "a_s1_2"});
     CHECK(sep_pieces(v)[4].index == std::vector<std::int64_t>{1, 1});
     CHECK(sep_pieces(array("n", "c")).empty());
+    // A piece is an array of its own: the other axes, their strides and tags.
+    Variable sv = array("2, n, 4", "sep,c,vec");
+    compute_layout(sv);
+    const Variable piece = sep_piece_variable(sv, sep_pieces(sv)[1]);
+    CHECK(piece.name == "a_s1");
+    CHECK(piece.shape.size() == 2);
+    CHECK(to_string(piece.strides[0]) == "4");
+    CHECK(vec_axis(piece) == std::optional<std::size_t>(1));
+    CHECK(sep_axes(piece).empty());
     Variable t = array("2, n", "sep,c");
     t.kind = VarKind::Temporary;
     CHECK_THROWS_WITH(compute_layout(t), Catch::Contains("only arguments may be split into separate arrays"));
