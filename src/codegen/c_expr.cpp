@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/types.h"
+#include "codegen/declarations.h"
 #include "ir/domain.h"
 #include "ir/eval.h"
 #include "ir/layout.h"
@@ -670,6 +671,7 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
     }
     int prec = kPrimary;
     const std::string name = piece.empty() ? e->name : sep_piece_name(*v, piece);
+    if (vec && is_single_vector(*v)) return name + entry;
     return name + "[" + (flat ? print_integer_sum(flat, DType::Unknown, prec) : "0") + "]" + entry;
 }
 

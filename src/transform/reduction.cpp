@@ -18,7 +18,10 @@ namespace {
 
 bool is_arg_extremum(const std::string& op) { return op == "argmax" || op == "argmin"; }
 
-bool is_parallel_tag(const std::string& tag) { return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0; }
+// Hardware axes, and `vec` inames, whose lanes run at once.
+bool is_parallel_tag(const std::string& tag) {
+    return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0 || tag == "vec";
+}
 
 // The smallest (`lowest`) or largest value of an integer type, as an expression.
 ExprPtr integer_extreme(DType t, bool lowest) {

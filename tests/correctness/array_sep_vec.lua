@@ -120,7 +120,7 @@ do
   end)
 end
 
--- A private temporary of vector type.
+-- A private temporary of vector type: one vector is a plain variable, as loopy declares it.
 do
   local knl = lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<4 }", [[
     t[k] = a[i,k] * a[i,k] {id=sq}
@@ -128,7 +128,7 @@ do
     ]], { lp.GlobalArg("a,out", "float32", { shape = "n, 4", dim_tags = "c,vec" }),
       lp.TemporaryVariable("t", "float32", { shape = "4", dim_tags = "vec" }), "..." })
   knl = lp.tag_inames(knl, { k = "vec" })
-  check_code(knl, { "float4 t[1];", "t[0] = a[i] * a[i];", "out[i] = t[0] + a[i];" })
+  check_code(knl, { "float4 t;", "t = a[i] * a[i];", "out[i] = t + a[i];" })
   h.on_each_executor(function(exec, name)
     local a = lp.rand({ 5, 4 }, "float32", 7)
     h.check_array(knl(exec, { a = a }), function(i, k) return a:get(i, k) ^ 2 + a:get(i, k) end, name .. " vec temporary",
@@ -143,7 +143,7 @@ do
     { lp.GlobalArg("a", "float32", { shape = "n, m, 4", dim_tags = "c,c,vec" }),
       lp.GlobalArg("out", "float32", { shape = "n, 4", dim_tags = "c,vec" }), "..." })
   knl = lp.tag_inames(knl, { k = "vec" })
-  check_code(knl, { "float4 acc_j[1];", "acc_j[0] = acc_j[0] + a[m * i + j];", "out[i] = acc_j[0];" })
+  check_code(knl, { "float4 acc_j;", "acc_j = acc_j + a[m * i + j];", "out[i] = acc_j;" })
   local flat = lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<4 }", "out[4*i + k] = a[4*i + k] * 2",
     { lp.GlobalArg("a,out", "float32", { shape = "4*n" }), "..." })
   flat = lp.tag_inames(flat, { k = "vec" })

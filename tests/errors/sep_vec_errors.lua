@@ -46,6 +46,10 @@ h.expect_error("LoopyError", { "iname 'k' is tagged 'vec'", "no constant bound" 
   lp.tag_inames(lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<m }", "out[i,k] = 2*a[i,k]",
     { arg("a,out", "n, m"), "..." }), { k = "vec" }))
 
+-- A reduction over a vec iname (loopy allows only local parallelism in reductions).
+h.expect_error("LoopyError", { "over iname 'k' tagged 'vec'", "only sequential reductions" }, lp.generate_code,
+  lp.tag_inames(kernel_with("out[i] = sum(k, a[i,k])", arg("a", "n, 4", "c,vec")), { k = "vec" }))
+
 -- privatize_temporaries_with_inames (as vec loops apply it).
 local private = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<3 }", { "<> t = a[i,j] {id=w}", "out[i] = t {dep=w, inames=i}" },
   { arg("a", "n, 3"), "..." })
