@@ -217,7 +217,7 @@ void find_values_from_shapes(const KernelData& k, CallArgs& c) {
         for (const auto& [name, arr] : c.arrays) from_shape(*find_variable(k, name), arr);
         for (const auto& [name, list] : c.piece_lists) {
             const Variable& av = *find_variable(k, name);
-            from_shape(sep_piece_variable(av, sep_pieces(av)[0]), list[0]);
+            if (!list.empty()) from_shape(sep_piece_variable(av, sep_pieces(av)[0]), list[0]);
         }
         if (!c.ints.count(v.name) && is_offset_of_an_array(k, v.name)) c.ints[v.name] = 0;
         if (!c.ints.count(v.name))
@@ -231,7 +231,7 @@ std::map<std::string, DType> call_dtypes(const KernelData& k, const CallArgs& c)
     for (const auto& [name, arr] : c.arrays)
         if (find_variable(k, name)->dtype == DType::Unknown) out[name] = arr.dtype();
     for (const auto& [name, list] : c.piece_lists)
-        if (find_variable(k, name)->dtype == DType::Unknown) out[name] = list[0].dtype();
+        if (!list.empty() && find_variable(k, name)->dtype == DType::Unknown) out[name] = list[0].dtype();
     for (const auto& [name, t] : c.value_types)
         if (find_variable(k, name)->dtype == DType::Unknown) out[name] = t;
     return out;
