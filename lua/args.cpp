@@ -82,6 +82,11 @@ void check_option_keys(lua_State* L, int arg, const char* fname, std::initialize
     }
 }
 
+void check_options(lua_State* L, int arg, const char* fname, std::initializer_list<const char*> allowed) {
+    if (!lua_isnoneornil(L, arg)) check_table(L, arg, fname);
+    check_option_keys(L, arg, fname, allowed);
+}
+
 namespace {
 
 // Pushes field `key` of the table at `arg`; returns false (nothing pushed) when absent or nil.

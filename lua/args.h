@@ -24,6 +24,8 @@ void* check_udata(lua_State* L, int arg, const char* tname, const char* fname);
 
 /// Rejects keys of the options table at `arg` (if it is a table) that are not in `allowed`.
 void check_option_keys(lua_State* L, int arg, const char* fname, std::initializer_list<const char*> allowed);
+/// An optional options table: absent, nil, or a table with only `allowed` keys.
+void check_options(lua_State* L, int arg, const char* fname, std::initializer_list<const char*> allowed);
 
 /// Option readers: field `key` of the table at `arg` (absent table or nil field gives nullopt).
 std::optional<std::string> opt_string(lua_State* L, int arg, const char* key, const char* fname);

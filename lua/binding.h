@@ -37,6 +37,17 @@ DType check_dtype(lua_State* L, int idx, const char* fname);
 void register_kernel_api(lua_State* L, int module_table);
 void register_transform_api(lua_State* L, int module_table);
 void register_exec_api(lua_State* L, int module_table);
+/// set_instruction_priority, add_dependency, add_nosync, add_barrier (lua/instruction_binding.cpp).
+void register_instruction_api(lua_State* L, int module_table);
+/// auto_test_vs_ref (lua/auto_test.cpp).
+void register_auto_test_api(lua_State* L, int module_table);
+
+/// Whether the value at `idx` is an executor (lp.cl.queue, lp.c.executor).
+bool is_executor(lua_State* L, int idx);
+/// Pushes the executor that `knl{...}` uses for `target` ("opencl" or "c"), made on first use.
+void push_default_executor(lua_State* L, const std::string& target);
+/// lp.set_warnings, and the stderr sink for the engine's warnings.
+void register_warning_api(lua_State* L, int module_table);
 
 /// The Kernel call `knl(exec, {args})` / `knl{args}` (the "__call" metamethod).
 int call_kernel(lua_State* L);

@@ -16,24 +16,6 @@ std::int64_t eval_for(const Variable& v, const ExprPtr& e, const Values& values,
     return *n;
 }
 
-// Calls f(index, flat) for every index of `shape` in C order, with flat = offset + index . strides.
-template <class F>
-void each_element(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides,
-                  std::int64_t offset, F&& f) {
-    std::int64_t count = 1;
-    for (const std::int64_t n : shape) count *= n;
-    std::vector<std::int64_t> index(shape.size(), 0);
-    for (std::int64_t done = 0; done < count; ++done) {
-        std::int64_t flat = offset;
-        for (std::size_t j = 0; j < shape.size(); ++j) flat += index[j] * strides[j];
-        f(index, flat);
-        for (std::size_t j = shape.size(); j-- > 0;) {
-            if (++index[j] < shape[j]) break;
-            index[j] = 0;
-        }
-    }
-}
-
 ArrayMemory unstaged(const HostArray& buffer, const HostArray& logical) { return {buffer, logical, false, {}, 0}; }
 
 // Elements a buffer of `v` needs for a layout spanning `span`: whole vectors, as a 3-vector is loaded whole.

@@ -25,6 +25,25 @@ struct ArrayMemory {
     std::int64_t offset = 0;
 };
 
+/// Calls f(index, flat) for every index of `shape` in C order, with flat = offset + index . strides (one
+/// stride per axis).
+template <class F>
+void each_element(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides,
+                  std::int64_t offset, F&& f) {
+    std::int64_t count = 1;
+    for (const std::int64_t n : shape) count *= n;
+    std::vector<std::int64_t> index(shape.size(), 0);
+    for (std::int64_t done = 0; done < count; ++done) {
+        std::int64_t flat = offset;
+        for (std::size_t j = 0; j < shape.size(); ++j) flat += index[j] * strides[j];
+        f(index, flat);
+        for (std::size_t j = shape.size(); j-- > 0;) {
+            if (++index[j] < shape[j]) break;
+            index[j] = 0;
+        }
+    }
+}
+
 /// The shape of `v` for these parameter values (ArgumentError when one is missing).
 std::vector<std::int64_t> eval_shape(const Variable& v, const Values& values);
 

@@ -83,9 +83,12 @@ int set_caching_enabled(lua_State* L) {
     return 0;
 }
 
+// Where the registry keeps the executor that `knl{...}` uses for `target`.
+std::string default_executor_key(const std::string& target) { return "loom.default_executor." + target; }
+
 // The executor that `knl{...}` uses: one per target, made on first use.
 std::shared_ptr<backend::Executor> default_executor(lua_State* L, const std::string& target) {
-    const std::string key = "loom.default_executor." + target;
+    const std::string key = default_executor_key(target);
     lua_getfield(L, LUA_REGISTRYINDEX, key.c_str());
     if (ExecutorHandle* h = test_executor(L, -1)) {
         auto e = h->exec;
@@ -426,6 +429,13 @@ const luaL_Reg kCFunctions[] = {{"executor", trampoline<c_executor>}, {nullptr, 
 }  // namespace
 
 int call_kernel(lua_State* L) { return call_kernel_body(L); }
+
+bool is_executor(lua_State* L, int idx) { return test_executor(L, idx) != nullptr; }
+
+void push_default_executor(lua_State* L, const std::string& target) {
+    default_executor(L, target);
+    lua_getfield(L, LUA_REGISTRYINDEX, default_executor_key(target).c_str());
+}
 
 void register_exec_api(lua_State* L, int module_table) {
     luaL_newmetatable(L, kExecutorMeta);

@@ -356,9 +356,21 @@ bool is_arg_spec(lua_State* L, int idx) {
     return same;
 }
 
+// Whether the table at `idx` has a key that is not a list index (so it holds options, not declarations).
+bool has_named_keys(lua_State* L, int idx) {
+    lua_pushnil(L);
+    while (lua_next(L, idx) != 0) {
+        lua_pop(L, 1);
+        if (!lua_isinteger(L, -1)) return lua_pop(L, 1), true;
+    }
+    return false;
+}
+
 void read_args(lua_State* L, int idx, MakeKernelInput& in) {
     if (lua_isnoneornil(L, idx)) return;
     check_table(L, idx, "make_kernel");
+    if (has_named_keys(L, idx))
+        arg_error(L, idx, "make_kernel", "the declaration list has named entries; options go in the fourth argument");
     in.guess_remaining_args = false;
     const lua_Integer n = luaL_len(L, idx);
     for (lua_Integer i = 1; i <= n; ++i) {
@@ -416,6 +428,11 @@ int make_kernel(lua_State* L) {
     MakeKernelInput in;
     in.domains = string_or_list(L, 1, "make_kernel", "domains");
     in.instructions = string_or_list(L, 2, "make_kernel", "instructions");
+    // make_kernel(domains, instructions, {assumptions=...}): loopy's keyword arguments without a declaration list.
+    if (lua_istable(L, 3) && lua_isnoneornil(L, 4) && has_named_keys(L, 3)) {
+        lua_pushnil(L);
+        lua_insert(L, 3);
+    }
     if (!lua_isnoneornil(L, 4)) check_table(L, 4, "make_kernel");
     read_make_options(L, 4, in);  // first: default_order applies to the declarations
     read_args(L, 3, in);

@@ -16,7 +16,10 @@ int open_module(lua_State* L) {
     register_kernel_api(L, module_table);
     register_transform_api(L, module_table);
     register_exec_api(L, module_table);
+    register_warning_api(L, module_table);
     register_array_api(L, module_table);
+    register_instruction_api(L, module_table);
+    register_auto_test_api(L, module_table);
     lua_pushstring(L, LOOM_VERSION);
     lua_setfield(L, module_table, "VERSION");
     return 1;

@@ -7,6 +7,7 @@
 #include "lua/binding.h"
 #include "lua/trampoline.h"
 #include "schedule/linearize.h"
+#include "schedule/save_reload.h"
 #include "support/strings.h"
 #include "transform/transforms.h"
 
@@ -47,12 +48,14 @@ int set_options(lua_State* L) {
     check_table(L, 2, f);
     check_option_keys(L, 2, f,
                       {"write_code", "return_dict", "allow_terminal_colors", "check_dep_resolution", "build_options",
-                       "target", "write_wrapper", "no_numpy", "cl_exec_manage_array_events", "trace_assignments"});
+                       "target", "write_wrapper", "no_numpy", "cl_exec_manage_array_events", "trace_assignments",
+                       "insert_gbarriers"});
     OptionUpdate u;
     u.write_code = opt_bool(L, 2, "write_code", f);
     u.return_dict = opt_bool(L, 2, "return_dict", f);
     u.allow_terminal_colors = opt_bool(L, 2, "allow_terminal_colors", f);
     u.check_dep_resolution = opt_bool(L, 2, "check_dep_resolution", f);
+    u.insert_gbarriers = opt_bool(L, 2, "insert_gbarriers", f);
     u.build_options = opt_string_list(L, 2, "build_options", f);
     u.target = opt_string(L, 2, "target", f);
     if (u.target) target_from_name(*u.target);
@@ -135,6 +138,14 @@ int get_one_linearized_kernel(lua_State* L) {
     return 1;
 }
 
+// As loopy: a kernel not yet linearized is preprocessed and linearized first, to see its device kernels.
+int save_and_reload_temporaries(lua_State* L) {
+    const Kernel& k = check_kernel(L, 1, "save_and_reload_temporaries").kernel;
+    const Kernel linear = k->linearized ? k : loom::preprocess_kernel(k, target_from_name(k->options.target));
+    push_kernel(L, loom::save_and_reload_temporaries(linear));
+    return 1;
+}
+
 // `within`: a match expression, or a list of instruction ids.
 std::string opt_within(lua_State* L, int arg, const char* fname) {
     if (!lua_istable(L, arg)) return "";
@@ -190,12 +201,6 @@ void for_each_named(lua_State* L, int idx, int arg, const char* fname, F&& f) {
         f(key, lua_gettop(L));
         lua_pop(L, 1);
     }
-}
-
-// An optional options table: absent, nil, or a table with only `allowed` keys.
-void check_options(lua_State* L, int arg, const char* fname, std::initializer_list<const char*> allowed) {
-    if (!lua_isnoneornil(L, arg)) check_table(L, arg, fname);
-    check_option_keys(L, arg, fname, allowed);
 }
 
 SplitOptions split_options(lua_State* L, int arg, const char* fname) {
@@ -361,6 +366,80 @@ int assignment_to_subst(lua_State* L) {
     return 1;
 }
 
+// --- precompute and prefetch
+
+AddressSpace opt_address_space(lua_State* L, int arg, const char* fname) {
+    const std::optional<std::string> space = opt_string(L, arg, "temporary_address_space", fname);
+    if (!space || *space == "auto") return AddressSpace::Auto;
+    if (*space == "private") return AddressSpace::Private;
+    if (*space == "local") return AddressSpace::Local;
+    if (*space == "global") return AddressSpace::Global;
+    arg_error(L, arg, fname, cat("option 'temporary_address_space': unknown address space '", *space, "'"));
+}
+
+// Sweep inames: a list, a comma-separated string, or nil for none.
+std::vector<std::string> sweep_list(lua_State* L, int idx, const char* fname) {
+    return lua_isnoneornil(L, idx) ? std::vector<std::string>{} : name_list(L, idx, fname);
+}
+
+std::optional<std::vector<std::string>> opt_names(lua_State* L, int arg, const char* key, const char* fname) {
+    if (!lua_istable(L, arg) || lua_getfield(L, arg, key) == LUA_TNIL) {
+        if (lua_istable(L, arg)) lua_pop(L, 1);
+        return std::nullopt;
+    }
+    std::vector<std::string> out = name_list(L, lua_gettop(L), fname);
+    lua_pop(L, 1);
+    return out;
+}
+
+// lp.precompute(knl, subst_use, sweep_inames, {options}); subst_use is a rule name, a use "f(i, j+1)", or a
+// list of uses.
+int precompute(lua_State* L) {
+    const char* f = "precompute";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    std::vector<std::string> uses;
+    if (lua_type(L, 2) == LUA_TSTRING) uses.emplace_back(lua_tostring(L, 2));
+    else uses = name_list(L, 2, f);
+    const std::vector<std::string> sweep = sweep_list(L, 3, f);
+    check_options(L, 4, f, {"storage_axes", "precompute_inames", "precompute_outer_inames", "temporary_name",
+                            "temporary_address_space", "default_tag", "within", "fetch_bounding_box",
+                            "compute_insn_id", "dtype"});
+    PrecomputeOptions o;
+    o.storage_axes = opt_names(L, 4, "storage_axes", f).value_or(std::vector<std::string>{});
+    o.precompute_inames = opt_names(L, 4, "precompute_inames", f).value_or(std::vector<std::string>{});
+    o.precompute_outer_inames = opt_names(L, 4, "precompute_outer_inames", f);
+    o.temporary_name = opt_string(L, 4, "temporary_name", f).value_or("");
+    o.temporary_address_space = opt_address_space(L, 4, f);
+    o.default_tag = opt_tag(L, 4, "default_tag", f);
+    o.within = opt_within(L, 4, f);
+    o.fetch_bounding_box = opt_bool(L, 4, "fetch_bounding_box", f).value_or(false);
+    o.compute_insn_id = opt_string(L, 4, "compute_insn_id", f).value_or("");
+    if (lua_istable(L, 4) && lua_getfield(L, 4, "dtype") != LUA_TNIL) o.dtype = check_dtype(L, lua_gettop(L), f);
+    lua_settop(L, 4);
+    push_kernel(L, loom::precompute(k, uses, sweep, o));
+    return 1;
+}
+
+int add_prefetch(lua_State* L) {
+    const char* f = "add_prefetch";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::string var_name = check_string(L, 2, f);
+    const std::vector<std::string> sweep = sweep_list(L, 3, f);
+    check_options(L, 4, f, {"dim_arg_names", "temporary_name", "default_tag", "fetch_outer_inames",
+                            "temporary_address_space", "fetch_bounding_box", "prefetch_insn_id", "within"});
+    PrefetchOptions o;
+    o.dim_arg_names = opt_names(L, 4, "dim_arg_names", f).value_or(std::vector<std::string>{});
+    o.temporary_name = opt_string(L, 4, "temporary_name", f).value_or("");
+    o.default_tag = opt_tag(L, 4, "default_tag", f);
+    o.fetch_outer_inames = opt_names(L, 4, "fetch_outer_inames", f);
+    o.temporary_address_space = opt_address_space(L, 4, f);
+    o.fetch_bounding_box = opt_bool(L, 4, "fetch_bounding_box", f).value_or(false);
+    o.prefetch_insn_id = opt_string(L, 4, "prefetch_insn_id", f).value_or("");
+    o.within = opt_within(L, 4, f);
+    push_kernel(L, loom::add_prefetch(k, var_name, sweep, o));
+    return 1;
+}
+
 const luaL_Reg kFunctions[] = {
     {"set_options", trampoline<set_options>},
     {"add_dtypes", trampoline<add_dtypes>},
@@ -381,9 +460,12 @@ const luaL_Reg kFunctions[] = {
     {"privatize_temporaries_with_inames", trampoline<privatize_temporaries_with_inames>},
     {"preprocess_kernel", trampoline<preprocess_kernel>},
     {"get_one_linearized_kernel", trampoline<get_one_linearized_kernel>},
+    {"save_and_reload_temporaries", trampoline<save_and_reload_temporaries>},
     {"expand_subst", trampoline<expand_subst>},
     {"extract_subst", trampoline<extract_subst>},
     {"assignment_to_subst", trampoline<assignment_to_subst>},
+    {"precompute", trampoline<precompute>},
+    {"add_prefetch", trampoline<add_prefetch>},
     {nullptr, nullptr},
 };
 

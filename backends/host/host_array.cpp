@@ -461,13 +461,15 @@ HostArray HostArray::reshape(Shape shape) const {
 
 // ---- Comparison ----
 
+bool isclose(std::complex<double> a, std::complex<double> b, double rtol, double atol) {
+    // Written so that NaN compares false; a == b lets equal infinities through.
+    return a == b || std::abs(a - b) <= atol + rtol * std::abs(b);
+}
+
 bool allclose(const HostArray& a, const HostArray& b, double rtol, double atol) {
     check_same_shape(a, b, "allclose");
     bool close = true;
-    for_each_pair(a, b, [&](std::complex<double> x, std::complex<double> y) {
-        // Written so that NaN compares false; x == y lets equal infinities through.
-        close = close && (x == y || std::abs(x - y) <= atol + rtol * std::abs(y));
-    });
+    for_each_pair(a, b, [&](std::complex<double> x, std::complex<double> y) { close = close && isclose(x, y, rtol, atol); });
     return close;
 }
 

@@ -106,6 +106,8 @@ private:
     std::shared_ptr<std::byte> storage_;
 };
 
+/// numpy.isclose for one pair of elements: |a - b| <= atol + rtol * |b|; NaN is never close, equal infinities are.
+bool isclose(std::complex<double> a, std::complex<double> b, double rtol, double atol);
 /// numpy.allclose: |a - b| <= atol + rtol * |b| elementwise; NaN is never close, equal infinities are. The
 /// shapes must match (no broadcasting); the dtypes may differ.
 bool allclose(const HostArray& a, const HostArray& b, double rtol = 1e-5, double atol = 1e-8);

@@ -3,6 +3,7 @@
 #include <CL/cl.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
@@ -132,6 +133,26 @@ std::string device_string(cl_device_id device, cl_device_info what) {
     return info_string(get, "clGetDeviceInfo");
 }
 
+/// What the device allows for one work-group: in all, and per axis.
+struct WorkGroupLimits {
+    std::size_t max_size = 0;
+    std::array<std::size_t, 3> max_items{0, 0, 0};
+};
+
+WorkGroupLimits work_group_limits(cl_device_id device) {
+    WorkGroupLimits l;
+    check(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof l.max_size, &l.max_size, nullptr),
+          "clGetDeviceInfo(CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+    cl_uint dims = 0;
+    check(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims, &dims, nullptr),
+          "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS)");
+    std::vector<std::size_t> items(dims);
+    check(clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof(std::size_t), items.data(), nullptr),
+          "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+    for (std::size_t d = 0; d < 3 && d < items.size(); ++d) l.max_items[d] = items[d];
+    return l;
+}
+
 std::string build_log(cl_program program, cl_device_id device) {
     const auto get = [&](std::size_t size, void* data, std::size_t* size_ret) {
         return clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, data, size_ret);
@@ -214,6 +235,7 @@ struct Device {
     cl_device_id id;
     std::string description;
     std::string identity;  // what the compiled binaries depend on: part of every cache key
+    WorkGroupLimits limits;
     ContextHandle context;
     QueueHandle queue;
 };
@@ -231,7 +253,8 @@ std::shared_ptr<const Device> open_device(const DeviceEntry& e) {
     QueueHandle queue(clCreateCommandQueue(context.get(), e.device, 0, &err));
     check(err, "clCreateCommandQueue");
     return std::make_shared<const Device>(
-        Device{e.device, cat(e.device_name, " on ", e.platform_name), identity, std::move(context), std::move(queue)});
+        Device{e.device, cat(e.device_name, " on ", e.platform_name), identity, work_group_limits(e.device),
+               std::move(context), std::move(queue)});
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -308,6 +331,23 @@ private:
         }
     }
 
+    // The work-group size is fixed when the kernel is generated; the device may not offer that many
+    // work-items (loopy leaves this to the OpenCL runtime's INVALID_WORK_GROUP_SIZE).
+    void check_work_group_size(const std::string& name, const Launch& launch) const {
+        const WorkGroupLimits& limits = device_->limits;
+        std::size_t total = 1;
+        for (unsigned d = 0; d < launch.dims; ++d) {
+            total *= launch.local[d];
+            user_assert(launch.local[d] <= limits.max_items[d], "RuntimeError", "kernel '", name,
+                        "' needs work-groups of ", launch.local[d], " work-items along axis ", d, " (local size ",
+                        sizes_text(launch.local.data(), launch.dims), "), but device '", device_->description,
+                        "' allows at most ", limits.max_items[d], " there (CL_DEVICE_MAX_WORK_ITEM_SIZES)");
+        }
+        user_assert(total <= limits.max_size, "RuntimeError", "kernel '", name, "' needs work-groups of ", total,
+                    " work-items (local size ", sizes_text(launch.local.data(), launch.dims), "), but device '",
+                    device_->description, "' allows at most ", limits.max_size, " (CL_DEVICE_MAX_WORK_GROUP_SIZE)");
+    }
+
     void enqueue(const Launch& launch, const std::vector<MemHandle>& memory) const {
         internal_assert(launch.kernel < kernels_.size(), "no kernel ", launch.kernel);
         internal_assert(launch.dims >= 1 && launch.dims <= 3, "launch with ", launch.dims, " dimensions");
@@ -317,6 +357,7 @@ private:
         cl_kernel kernel = kernels_[launch.kernel].get();
         for (std::size_t i = 0; i < launch.args.size(); ++i)
             set_arg(kernel, static_cast<cl_uint>(i), spec.params[i], launch.args[i], memory);
+        check_work_group_size(spec.name, launch);
         std::size_t global[3];
         for (unsigned d = 0; d < launch.dims; ++d) global[d] = launch.groups[d] * launch.local[d];
         // OpenCL 1.2 rejects an empty grid, which simply means there is nothing to do.

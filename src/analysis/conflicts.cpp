@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "ir/access.h"
+#include "ir/atomic.h"
 #include "ir/domain.h"
 #include "isl/isl.h"
 
@@ -11,8 +12,10 @@ namespace loom {
 
 namespace {
 
+// Plain reads and writes, and the accesses of atomic updates (each a read and a write, but not in conflict
+// with another atomic update: updates of one element from different work-items need no ordering).
 struct Relations {
-    std::optional<isl::map> reads, writes;
+    std::optional<isl::map> reads, writes, atomic;
 };
 
 void add(std::optional<isl::map>& acc, const isl::map& m) { acc = acc ? isl_util::unite(*acc, m) : m; }
@@ -23,7 +26,8 @@ Relations relations(const KernelData& k, const Instruction& insn, const std::str
     Relations r;
     for (const Access& a : accesses_of(insn)) {
         if (a.name != variable) continue;
-        add(a.is_write ? r.writes : r.reads, isl_util::access_map(dom, a.indices));
+        add(is_atomic_update_access(insn, a) ? r.atomic : a.is_write ? r.writes : r.reads,
+            isl_util::access_map(dom, a.indices));
     }
     return r;
 }
@@ -94,7 +98,9 @@ std::vector<std::string> conflicting_variables(const Instruction& a, const Instr
 bool has_conflict(const KernelData& k, const ConflictQuery& q) {
     const Relations s = relations(k, *q.source, q.variable), t = relations(k, *q.sink, q.variable);
     std::optional<isl::map> rel;
-    for (const auto& p : {pairs(s.writes, t.reads), pairs(s.reads, t.writes), pairs(s.writes, t.writes)})
+    for (const auto& p : {pairs(s.writes, t.reads), pairs(s.reads, t.writes), pairs(s.writes, t.writes),
+                          pairs(s.atomic, t.reads), pairs(s.atomic, t.writes), pairs(s.reads, t.atomic),
+                          pairs(s.writes, t.atomic)})
         if (p) add(rel, *p);
     if (!rel) return false;
     isl::map r = *rel;

@@ -1,6 +1,7 @@
 // Exact memory conflicts between two instructions, from isl access relations: do instances of `source`
 // and `sink` touch a common element of a variable (at least one of them writing it) across work-items
-// that a barrier would have to separate?
+// that a barrier would have to separate? Two atomic updates (`{atomic}`) of one element never conflict; an
+// atomic update and a plain access, or an `{atomic=init}` store, do.
 #pragma once
 
 #include <string>

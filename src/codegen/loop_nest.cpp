@@ -2,10 +2,12 @@
 
 #include <isl/union_map.h>
 
+#include <algorithm>
 #include <set>
 
 #include "codegen/vectorize.h"
 #include "ir/domain.h"
+#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
@@ -21,11 +23,29 @@ struct Placed {
     std::vector<long> positions;  // sequence position at each depth, outermost first
     std::vector<std::string> nest;     // the loops around it, outermost first (stmt.loops lacks a vectorized one)
     std::optional<std::size_t> lanes;  // depth in `nest` of a `vec` loop, which runs innermost for it
+    std::vector<int> slab;             // per loop of `nest`: 0 head (or no slabs), 1 bulk, 2 tail
+    std::optional<isl::set> piece;     // over the loops: the slabs this copy runs, unset for all
 };
 
 bool tagged(const KernelData& k, const std::string& iname, const char* tag) {
     const auto it = k.iname_tags.find(iname);
     return it != k.iname_tags.end() && it->second == tag;
+}
+
+// The loops of `insn`: a grid loop over a hardware axis (the C target's group loops) stands for the
+// instruction's own iname on that axis, so that instructions with different inames on one axis share the
+// loop, each within its own bounds.
+std::vector<std::string> loops_of(const KernelData& k, const Instruction& insn, const std::vector<std::string>& loops) {
+    std::vector<std::string> out = loops;
+    for (std::string& l : out) {
+        const auto tag = k.iname_tags.find(l);
+        if (insn.within_inames.count(l) || tag == k.iname_tags.end() || !is_hardware_tag(tag->second)) continue;
+        for (const std::string& i : insn.within_inames) {
+            const auto own = k.iname_tags.find(i);
+            if (own != k.iname_tags.end() && own->second == tag->second) l = i;
+        }
+    }
+    return out;
 }
 
 // Sequence positions and loops of every instruction, from the linearization.
@@ -49,15 +69,17 @@ std::vector<Placed> place_statements(const KernelData& k) {
             case LinearItem::Kind::Barrier: {
                 std::vector<long> pos = prefix;
                 pos.push_back(counter.back()++);
-                Statement st{nullptr, loops, std::nullopt, {}};
+                Statement st{nullptr, loops, std::nullopt, {}, {}};
                 if (item.kind == LinearItem::Kind::Barrier) {
                     st.barrier = item;
                 } else {
                     st.insn = find_instruction(k, item.name);
+                    st.loops = loops_of(k, *st.insn, loops);
                     if (st.insn->kind == InsnKind::Barrier)
                         st.barrier = LinearItem{LinearItem::Kind::Barrier, st.insn->mem_kind, "", st.insn->barrier_kind};
                 }
-                out.push_back({"S" + std::to_string(out.size()), st, pos, loops, std::nullopt});
+                out.push_back({"S" + std::to_string(out.size()), st, pos, st.loops, std::nullopt,
+                               std::vector<int>(loops.size(), 0), std::nullopt});
                 break;
             }
             default: break;
@@ -99,6 +121,8 @@ void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool ve
         if (vector_types && is_vectorizable(k, *p.stmt.insn, lane, length) && lanes_are_full(k, *p.stmt.insn, lane, length)) {
             p.stmt.vector_iname = lane;
             p.stmt.loops.erase(p.stmt.loops.begin() + static_cast<long>(*p.lanes));
+            // Slabs of the loops around are independent of the lanes, which are full.
+            if (p.piece) p.piece = isl_util::project_out(*p.piece, {lane});
         }
     }
 }
@@ -113,9 +137,77 @@ std::vector<std::string> hardware_of(const KernelData& k, const Instruction& ins
     return out;
 }
 
-// The domain of a statement: its loops as set dimensions and, with `hardware_as_params`, its hardware
+// split_iname's slabs of `iname` when it is emitted as a loop: hardware axes, unrolled inames and vec
+// lanes have none.
+std::optional<std::pair<int, int>> slabs_of(const KernelData& k, const std::string& iname) {
+    const auto it = k.iname_slabs.find(iname);
+    if (it == k.iname_slabs.end()) return std::nullopt;
+    const auto tag = k.iname_tags.find(iname);
+    if (tag != k.iname_tags.end() &&
+        (is_hardware_tag(tag->second) || is_unrolled_tag(tag->second) || tag->second == "vec"))
+        return std::nullopt;
+    return it->second;
+}
+
+// The three slabs (head, bulk, tail) of loop `d` of `loops`, as sets over all of `loops`: the first `head`
+// and the last `tail` values of the loop for each iteration of the loops around it, and the rest.
+std::vector<isl::set> slab_pieces(const KernelData& k, const std::vector<std::string>& loops, std::size_t d,
+                                  std::pair<int, int> slabs) {
+    const std::vector<std::string> prefix(loops.begin(), loops.begin() + static_cast<long>(d) + 1);
+    const std::vector<std::string> rest(loops.begin() + static_cast<long>(d) + 1, loops.end());
+    const isl::set range = domain_of(k, prefix);
+    const isl::set past_head = isl_util::beyond(range, static_cast<int>(d), slabs.first, true);
+    const isl::set before_tail = isl_util::beyond(range, static_cast<int>(d), slabs.second, false);
+    std::vector<isl::set> out;
+    for (const isl::set& piece :
+         {range.subtract(past_head), past_head.intersect(before_tail), past_head.subtract(before_tail)})
+        out.push_back(isl_util::add_named_dims(piece, rest, false));
+    return out;
+}
+
+// The copies of `p`, one per non-empty slab of its loop `d` (`pieces`: head, bulk, tail).
+void add_slab_copies(const Placed& p, std::size_t d, const std::vector<isl::set>& pieces, std::vector<Placed>& out) {
+    static const char* const names[] = {"initial", "bulk", "final"};
+    const auto non_empty = std::count_if(pieces.begin(), pieces.end(), [](const isl::set& x) { return !x.is_empty(); });
+    const std::string& loop = p.stmt.loops[d];
+    for (int s = 0; s < 3; ++s) {
+        const isl::set& piece = pieces[static_cast<std::size_t>(s)];
+        if (piece.is_empty()) continue;
+        Placed copy = p;
+        copy.name += cat("_", s);
+        copy.slab[d] = s;
+        if (non_empty > 1) copy.stmt.slab_comments[loop] = cat(names[s], " slab for '", loop, "'");
+        copy.piece = p.piece ? p.piece->intersect(isl_util::align_params(piece, p.piece->space())) : piece;
+        out.push_back(std::move(copy));
+    }
+}
+
+// Each statement in a loop with slabs becomes one copy per non-empty slab; the copies of one slab stay
+// together in the loop's sequence position, so the loop is emitted as head, bulk and tail loops.
+std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> placed) {
+    std::map<std::pair<std::vector<std::string>, std::size_t>, std::vector<isl::set>> pieces;  // statements share loops
+    for (std::size_t d = 0;; ++d) {
+        bool deeper = false;
+        std::vector<Placed> next;
+        for (Placed& p : placed) {
+            deeper = deeper || p.stmt.loops.size() > d;
+            const auto slabs = p.stmt.loops.size() > d ? slabs_of(k, p.stmt.loops[d]) : std::nullopt;
+            if (!slabs) {
+                next.push_back(std::move(p));
+                continue;
+            }
+            auto [it, fresh] = pieces.try_emplace({p.stmt.loops, d});
+            if (fresh) it->second = slab_pieces(k, p.stmt.loops, d, *slabs);
+            add_slab_copies(p, d, it->second, next);
+        }
+        placed = std::move(next);
+        if (!deeper) return placed;
+    }
+}
+
+// The domain of a statement's loops as set dimensions and, with `hardware_as_params`, its hardware
 // inames as parameters.
-isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
+isl::set loops_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
     // Every work-item must reach a barrier: it is not restricted by the work-item ids.
     if (!hardware_as_params || p.stmt.barrier) return domain_of(k, p.stmt.loops);
     std::vector<std::string> dims = hardware_of(k, *p.stmt.insn);
@@ -123,6 +215,21 @@ isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as
     dims.insert(dims.end(), p.stmt.loops.begin(), p.stmt.loops.end());
     const isl::set d = domain_of(k, dims);
     return isl_util::dims_to_params(d, std::vector<std::string>(dims.begin(), dims.begin() + static_cast<long>(n_hw)));
+}
+
+// The domain of a statement: that of its loops, restricted to its slabs.
+isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
+    const isl::set d = loops_domain(k, p, hardware_as_params);
+    if (!p.piece) return d;
+    const isl::set piece = isl_util::align_params(*p.piece, d.space());
+    return isl_util::align_params(d, piece.space()).intersect(piece);
+}
+
+// isl unrolls only loops with a bounded number of iterations.
+void check_unrollable(const KernelData& k, const std::string& iname) {
+    const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumption_context(k));
+    user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
+                "' is not a constant, cannot unroll");
 }
 
 struct Schedule {
@@ -149,18 +256,26 @@ Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool h
         const bool vectorized = !p.stmt.vector_iname.empty();
         // The statement's domain lacks a vectorized iname: the loops after it are one dimension earlier.
         const auto domain_dim = [&](std::size_t d) { return static_cast<int>(vectorized && d > *p.lanes ? d - 1 : d); };
+        // A loop's slabs are consecutive positions of the sequence around it: head, bulk, tail.
         for (std::size_t d = 0; d < p.nest.size(); ++d) {
-            constant[2 * d] = p.positions[d];
+            constant[2 * d] = 3 * p.positions[d] + p.slab[d];
             if (p.lanes != d) dim_of[2 * d + 1] = domain_dim(d);
         }
-        constant[2 * p.nest.size()] = p.positions.back();
+        constant[2 * p.nest.size()] = 3 * p.positions.back();
         const bool unrolled_lanes = p.lanes && !vectorized;
         if (unrolled_lanes) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(*p.lanes);
         const isl::set dom = statement_domain(k, p, hardware_as_params);
         const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
-        for (std::size_t d = 0; d < p.nest.size(); ++d)
-            if (p.lanes != d && (tagged(k, p.nest[d], "unr") || tagged(k, p.nest[d], "vec")))
-                options = options.unite(isl_util::loop_option(m, "unroll", static_cast<int>(2 * d + 1)));
+        for (std::size_t d = 0; d < p.nest.size(); ++d) {
+            if (p.lanes == d) continue;
+            // Other loops stay whole ("atomic"): isl would otherwise peel iterations of a loop around an
+            // unrolled one where the unrolled copies' guards change. A `vec` loop other than the lanes is
+            // unrolled.
+            const auto tag = k.iname_tags.find(p.nest[d]);
+            const bool unrolled = tag != k.iname_tags.end() && (is_unrolled_tag(tag->second) || tag->second == "vec");
+            if (unrolled) check_unrollable(k, p.nest[d]);
+            options = options.unite(isl_util::loop_option(m, unrolled ? "unroll" : "atomic", static_cast<int>(2 * d + 1)));
+        }
         if (unrolled_lanes) options = options.unite(isl_util::loop_option(m, "unroll", lanes_dim));
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
     }
@@ -174,13 +289,6 @@ ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& subst
         const auto it = subst.find(n->name);
         return it == subst.end() ? n : it->second;
     });
-}
-
-const isl_util::AstNode* first_statement(const isl_util::AstNode& n) {
-    if (n.kind == isl_util::AstNode::Kind::User) return &n;
-    for (const isl_util::AstNode& c : n.children)
-        if (const isl_util::AstNode* s = first_statement(c)) return s;
-    return nullptr;
 }
 
 // isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
@@ -205,6 +313,13 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
 
 }  // namespace
 
+const isl_util::AstNode* first_statement(const isl_util::AstNode& n) {
+    if (n.kind == isl_util::AstNode::Kind::User) return &n;
+    for (const isl_util::AstNode& c : n.children)
+        if (const isl_util::AstNode* s = first_statement(c)) return s;
+    return nullptr;
+}
+
 std::vector<std::string> hardware_inames(const KernelData& k) {
     // Of a linearized kernel, only those its instructions run in: a device kernel's grid covers its own.
     std::set<std::string> used;
@@ -226,10 +341,17 @@ namespace {
 isl::set grid_context(const KernelData& k, bool hardware_as_params) {
     isl::set ctx = assumption_context(k);
     if (!hardware_as_params) return ctx;
+    // Work-items exist for every local id below the static work-group size, whatever the parameters; the
+    // size of an axis is that of its largest iname.
+    std::map<std::string, long> group_size;  // local axis tag -> work-group size on it
     for (const std::string& h : hardware_inames(k)) {
-        // Work-items exist for every local id below the static work-group size, whatever the parameters.
-        const bool local = k.iname_tags.at(h)[0] == 'l';
-        isl::set box = local ? isl_util::param_range(h, 0, static_extent(k, h) - 1) : isl_util::index_box(domain_of(k, {h}));
+        const std::string& tag = k.iname_tags.at(h);
+        if (tag[0] == 'l') group_size[tag] = std::max(group_size[tag], static_extent(k, h));
+    }
+    for (const std::string& h : hardware_inames(k)) {
+        const std::string& tag = k.iname_tags.at(h);
+        isl::set box = tag[0] == 'l' ? isl_util::param_range(h, 0, group_size.at(tag) - 1)
+                                     : isl_util::index_box(domain_of(k, {h}));
         ctx = isl_util::align_params(ctx, box.space());
         box = isl_util::align_params(box, ctx.space());
         ctx = ctx.intersect(box);
@@ -242,7 +364,7 @@ isl::set grid_context(const KernelData& k, bool hardware_as_params) {
 LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types) {
     internal_assert(k.linearized, "build_loop_nest needs a linearized kernel");
     LoopNest out;
-    std::vector<Placed> placed = place_statements(k);
+    std::vector<Placed> placed = separate_slabs(k, place_statements(k));
     plan_vector_lanes(k, placed, vector_types);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     const Schedule sched = schedule(k, placed, hardware_as_params);

@@ -1,16 +1,21 @@
 #include "codegen/lower.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <set>
 #include <sstream>
 
 #include "analysis/types.h"
+#include "codegen/atomics.h"
 #include "codegen/c_expr.h"
 #include "codegen/declarations.h"
+#include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
 #include "analysis/address_space.h"
+#include "analysis/write_races.h"
 #include "schedule/barriers.h"
+#include "schedule/global_barriers.h"
 #include "schedule/grid_loops.h"
 #include "schedule/kernel_split.h"
 #include "schedule/linearize.h"
@@ -20,6 +25,8 @@
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
+#include "transform/auto_axes.h"
+#include "transform/privatize.h"
 #include "transform/transforms.h"
 
 namespace loom {
@@ -73,6 +80,7 @@ std::string param_decl(const KernelParam& p, const KernelData& k, TargetKind t) 
     if (!p.is_pointer) return c_type(p.dtype, t) + " const " + p.name;
     std::string space;
     if (t == TargetKind::OpenCL) space = v.kind == VarKind::ConstantArg ? "__constant " : "__global ";
+    if (t == TargetKind::OpenCL && v.for_atomic) space += "volatile ";  // as loopy declares atomic arrays
     return space + element_type(v, t) + (p.is_written ? "" : " const") + " *__restrict__ " + p.name;
 }
 
@@ -146,17 +154,33 @@ private:
     }
 
     void block(const isl_util::AstNode& b, int depth) {
-        for (const isl_util::AstNode& c : b.children) node(c, depth);
+        std::string last_comment;
+        for (const isl_util::AstNode& c : b.children) {
+            const std::string comment = slab_comment(nest_, c, open_loops_);
+            const bool fresh = !comment.empty() && !open_slabs_.count(comment);
+            if (fresh && comment != last_comment) os_ << indent(depth) << "/* " << comment << " */\n";
+            last_comment = comment;
+            if (fresh) open_slabs_.insert(comment);
+            node(c, depth);
+            if (fresh) open_slabs_.erase(comment);
+        }
     }
 
     // A body of one statement goes without braces, as loopy prints it.
     void body(const isl_util::AstNode& b, int depth) {
         const bool single = b.children.size() == 1 &&
                             !(b.children[0].kind == isl_util::AstNode::Kind::If && b.children[0].children.size() > 1);
-        if (single) return node(b.children[0], depth + 1);
+        // A statement that is a block of its own (an atomic compare-and-swap loop) brings its braces.
+        if (single) return node(b.children[0], depth + (is_block_statement(b.children[0]) ? 0 : 1));
         os_ << indent(depth) << "{\n";
         block(b, depth + 1);
         os_ << indent(depth) << "}\n";
+    }
+
+    bool is_block_statement(const isl_util::AstNode& n) const {
+        if (n.kind != isl_util::AstNode::Kind::User) return false;
+        const Instruction* insn = nest_.statements.at(n.statement).insn;
+        return insn && insn->atomic && insn->predicates.empty() && atomic_needs_block(k_, target_, *insn);
     }
 
     std::string loop_condition(const ExprPtr& cond) {
@@ -173,10 +197,13 @@ private:
             case Kind::For: {
                 const bool unit = n.inc->kind == ExprKind::IntLit && n.inc->ival == 1;
                 if (starts_parallel_region(n.iterator)) os_ << indent(depth) << parallel_pragma();
+                if (const std::string p = unroll_pragma(k_, n.iterator, target_); !p.empty()) os_ << indent(depth) << p;
                 os_ << indent(depth) << "for (int " << n.iterator << " = " << printer_.print(n.init) << "; "
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
+                open_loops_.push_back(n.iterator);
                 body(n.children[0], depth);
+                open_loops_.pop_back();
                 break;
             }
             case Kind::If:
@@ -224,14 +251,16 @@ private:
                     "' assigns several values; only reductions may do that");
         printer_.set_statement_inames({insn.within_inames.begin(), insn.within_inames.end()});
         printer_.set_vector_iname(s.vector_iname);
-        std::string text = printer_.assignment(inst(insn.assignees[0]), inst(insn.expression));
+        const std::vector<std::string> lines =
+            insn.atomic ? atomic_assignment(k_, printer_, target_, insn, inst(insn.assignees[0]), inst(insn.expression))
+                        : std::vector<std::string>{printer_.assignment(inst(insn.assignees[0]), inst(insn.expression))};
         if (!insn.predicates.empty()) {
             ExprPtr cond;
             for (const ExprPtr& p : insn.predicates) cond = cond ? binary(BinOp::And, cond, inst(p)) : inst(p);
             os_ << indent(depth) << "if (" << printer_.print(cond) << ")\n";
-            ++depth;
+            if (lines.size() == 1) ++depth;  // a block brings its braces
         }
-        os_ << indent(depth) << text << "\n";
+        for (const std::string& line : lines) os_ << indent(depth) << line << "\n";
     }
 
     // On the C target the outermost group-axis loop runs its iterations on OpenMP threads.
@@ -243,11 +272,14 @@ private:
         return true;
     }
 
-    // Private temporaries are per work-item: each thread needs its own copy.
+    // Private and local temporaries are per work-item and per group: each thread needs its own copy of
+    // those the body declares up front (the scratch values of atomics are declared in their own blocks).
+    // Global ones are parameters, shared by all.
     std::string parallel_pragma() const {
         std::vector<std::string> priv;
         for (const Variable& t : k_.temporaries)
-            if (!at_program_scope(t, target_)) priv.push_back(t.name);
+            if (t.address_space != AddressSpace::Global && !at_program_scope(t, target_) && uses_.any(t.name))
+                priv.push_back(t.name);
         return "#pragma omp parallel for" + (priv.empty() ? std::string() : " private(" + join(priv, ", ") + ")") + "\n";
     }
 
@@ -258,25 +290,33 @@ private:
     TargetKind target_;
     std::ostringstream os_;
     bool in_parallel_region_ = false;
+    std::vector<std::string> open_loops_;  // the loops around the node being emitted, outermost first
+    std::set<std::string> open_slabs_;     // the slabs the node being emitted is in (already commented)
 };
 
-bool uses_double(const KernelData& k) {
+// Whether a variable of `k` has one of `types`.
+bool uses_type(const KernelData& k, std::initializer_list<DType> types) {
     for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
         for (const Variable& v : *vars)
-            if (v.dtype == DType::Float64 || v.dtype == DType::Complex128) return true;
+            if (std::find(types.begin(), types.end(), v.dtype) != types.end()) return true;
     return false;
 }
 
 std::string preamble(const KernelData& k, TargetKind t) {
     switch (t) {
         case TargetKind::OpenCL: {
-            std::string p = "#define lid(N) ((int) get_local_id(N))\n#define gid(N) ((int) get_group_id(N))\n";
-            if (uses_double(k))
+            std::string p = atomic_extensions(k, t) +
+                            "#define lid(N) ((int) get_local_id(N))\n#define gid(N) ((int) get_group_id(N))\n";
+            if (uses_type(k, {DType::Float64, DType::Complex128}))
                 p += "#if __OPENCL_C_VERSION__ < 120\n#pragma OPENCL EXTENSION cl_khr_fp64: enable\n#endif\n";
             return p + "\n";
         }
         case TargetKind::C: return "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n";
-        case TargetKind::CUDA: return "";
+        case TargetKind::CUDA:
+            // The fixed-width names C spells these types with (nvcc's own headers define only some).
+            if (uses_type(k, {DType::Int8, DType::Int16, DType::Int64, DType::UInt8, DType::UInt16, DType::UInt64}))
+                return "#include <stdint.h>\n\n";
+            return "";
     }
     return "";
 }
@@ -323,25 +363,23 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     }
 }
 
-std::set<std::string> inames_tagged(const KernelData& k, const std::string& tag) {
-    std::set<std::string> out;
-    for (const auto& [iname, t] : k.iname_tags)
-        if (t == tag) out.insert(iname);
-    return out;
-}
-
 }  // namespace
 
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
     // Substitution rules are macros: expanded first, so that everything after sees plain expressions.
     // Reductions are realized once the argument types are known (max/min's neutral element and the
     // accumulators' types depend on them); the accumulators are typed by the second inference.
-    Kernel typed = infer_types(expand_subst(k), dtypes, false);
+    // Automatic local axes are assigned first: everything after sees concrete hardware axes.
+    Kernel typed = infer_types(assign_automatic_axes(expand_subst(k)), dtypes, false);
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
-    typed = resolve_address_spaces(typed);
-    typed = privatize_temporaries_with_inames(typed, inames_tagged(*typed, "vec"));  // loopy's realize_ilp
+    // ILP and vec privatization follows reduction realization so that accumulators get their axes too; write
+    // races are judged on the result, with every address space known.
+    typed = realize_ilp(resolve_address_spaces(typed));
+    // Inserted global barriers are instructions, so that the split they make survives relinearization.
+    if (typed->options.insert_gbarriers && !k->linearized) typed = insert_global_barriers(typed);
+    check_for_write_races(*typed);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
@@ -350,6 +388,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
 }
 
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
+    check_definitions(*k);
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;
     std::string kernels_text;
@@ -359,6 +398,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         part.linearization = seg.items;
         // The C target runs the grid as loops, per device kernel.
         if (target == TargetKind::C) part = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(part)))).copy();
+        add_atomic_scratch_variables(part);
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);
         DeviceKernel dk;

@@ -156,6 +156,12 @@ long static_extent(const KernelData& k, const std::string& iname) {
     return *n;
 }
 
+isl::set slab_domain(const std::string& iname, const ExprPtr& extent) {
+    isl::set d = isl_util::add_named_dims(isl::set(isl_util::ctx(), "{ [] }"), {iname}, false);
+    d = isl_util::add_constraint(d, var(iname), BinOp::Ge, int_lit(0));
+    return isl_util::add_constraint(d, var(iname), BinOp::Lt, extent);
+}
+
 isl::set assumption_context(const KernelData& k) {
     isl::set ctx = k.assumptions;
     for (const isl::set& d : k.domains) ctx = isl_util::align_params(ctx, d.space());

@@ -35,6 +35,10 @@ isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);
 /// it needs. StaticValueFindingError when unbounded.
 long static_extent(const KernelData& k, const std::string& iname);
 
+/// A new domain `0 <= iname < extent` (extent quasi-affine in the parameters): a loop that a transformation
+/// adds.
+isl::set slab_domain(const std::string& iname, const ExprPtr& extent);
+
 /// The assumptions as a parameter set aligned with the kernel's parameters (inames excluded).
 isl::set assumption_context(const KernelData& k);
 

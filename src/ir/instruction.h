@@ -44,7 +44,11 @@ struct Instruction {
     std::set<std::string> groups;
     std::set<std::string> conflicts_with_groups;
     int priority = 0;
+    /// `{atomic}`: the assignment is one atomic read-modify-write of its left-hand side (loopy's AtomicUpdate:
+    /// reads of exactly the left-hand side expression belong to it). With `atomic_init` (`{atomic=init}`) it is
+    /// an atomic store instead (loopy's AtomicInit).
     bool atomic = false;
+    bool atomic_init = false;
 
     std::string barrier_kind;  // Barrier: "local" or "global"
     std::string mem_kind;      // Barrier: "local" or "global" (from `{mem_kind=...}`)

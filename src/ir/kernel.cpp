@@ -1,6 +1,7 @@
 #include "ir/kernel.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include <isl/set.h>
@@ -81,8 +82,9 @@ namespace {
 
 const char* kRule = "---------------------------------------------------------------------------\n";
 
-std::string type_text(DType t) {
-    return t == DType::Unknown ? dtype_name(t) : cat("np:dtype('", dtype_name(t), "')");
+// loopy's type text; arrays for atomic access have numpy types marked atomic.
+std::string type_text(DType t, bool atomic = false) {
+    return t == DType::Unknown ? dtype_name(t) : cat(atomic ? "np_atomic" : "np", ":dtype('", dtype_name(t), "')");
 }
 
 std::string tuple_text(const std::vector<ExprPtr>& parts) {
@@ -99,7 +101,7 @@ std::string variable_line(const Variable& v) {
         os << "ValueArg, type: " << type_text(v.dtype);
         return os.str();
     }
-    os << "type: " << type_text(v.dtype);
+    os << "type: " << type_text(v.dtype, v.for_atomic);
     if (v.is_array) {
         os << ", shape: " << (v.shape_auto ? std::string("auto") : v.shape.empty() ? "()" : tuple_text(v.shape));
         if (!v.strides.empty()) os << ", dim_tags: " << dim_tags_text(v);
@@ -134,7 +136,10 @@ std::string attributes_text(const Instruction& insn, bool with_dependencies) {
     if (with_dependencies && !insn.depends_on.empty())
         attrs.push_back("dep=" + join(std::vector<std::string>(insn.depends_on.begin(), insn.depends_on.end()), ":"));
     if (insn.priority) attrs.push_back(cat("priority=", insn.priority));
-    if (insn.atomic) attrs.push_back("atomic");
+    // loopy prints the atomicity with its (default) memory ordering and scope.
+    if (insn.atomic)
+        attrs.push_back(
+            cat("atomic=", insn.atomic_init ? "init" : "update", "[", insn.assignees[0]->name, "]SEQ_CST/auto"));
     if (!insn.tags.empty()) attrs.push_back("tags=" + join({insn.tags.begin(), insn.tags.end()}, ":"));
     if (!insn.groups.empty()) attrs.push_back("groups=" + join({insn.groups.begin(), insn.groups.end()}, ":"));
     if (!insn.conflicts_with_groups.empty())
@@ -164,13 +169,32 @@ std::string instruction_body(const Instruction& insn) {
     return out;
 }
 
-// Instructions in order, wrapped in `for`/`end` as their loop sets change (loopy's listing).
+// Appends `insn` to `order` after the instructions it depends on that are not there yet.
+void print_after_dependencies(const KernelData& k, const Instruction& insn, std::set<std::string>& printed,
+                              std::vector<const Instruction*>& order) {
+    if (!printed.insert(insn.id).second) return;
+    for (const std::string& dep : insn.depends_on)
+        if (const Instruction* d = find_instruction(k, dep)) print_after_dependencies(k, *d, printed, order);
+    order.push_back(&insn);
+}
+
+// The instructions in source order, except that each comes after its dependencies (loopy's printed order:
+// a barrier added at the end shows where it acts).
+std::vector<const Instruction*> printed_order(const KernelData& k) {
+    std::set<std::string> printed;
+    std::vector<const Instruction*> order;
+    for (const Instruction& insn : k.instructions) print_after_dependencies(k, insn, printed, order);
+    return order;
+}
+
+// Instructions in printed order, wrapped in `for`/`end` as their loop sets change (loopy's listing).
 void instructions_section(std::ostringstream& os, const KernelData& k, bool with_dependencies) {
     std::vector<std::string> open;
     auto sorted_inames = [&](const Instruction& insn) {
         return std::vector<std::string>(insn.within_inames.begin(), insn.within_inames.end());
     };
-    for (const Instruction& insn : k.instructions) {
+    for (const Instruction* insn_ptr : printed_order(k)) {
+        const Instruction& insn = *insn_ptr;
         const std::vector<std::string> want = sorted_inames(insn);
         std::size_t common = 0;
         while (common < open.size() && common < want.size() && open[common] == want[common]) ++common;
@@ -246,7 +270,9 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
     os << kRule << "DOMAINS:\n";
     domains_section(os, k);
     os << kRule << "INAME TAGS:\n";
-    for (const std::string& i : kernel.all_inames()) {
+    std::vector<std::string> inames = kernel.all_inames();
+    std::sort(inames.begin(), inames.end());  // loopy lists them by name
+    for (const std::string& i : inames) {
         const std::string tag = kernel.iname_tag(i);
         os << i << ": " << (tag.empty() ? "None" : tag) << "\n";
     }

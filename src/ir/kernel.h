@@ -65,6 +65,7 @@ struct KernelOptions {
     bool return_dict = false;
     bool allow_terminal_colors = false;
     bool check_dep_resolution = true;
+    bool insert_gbarriers = false;  // global barriers where cross-group dependencies need them
     std::vector<std::string> build_options;
     std::string target = "opencl";  // "opencl", "c", "cuda"
     DType index_dtype = DType::Int32;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "ir/access.h"
+#include "ir/kernel.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -93,6 +95,26 @@ std::vector<std::string> rules_used(const ExprPtr& e, const std::vector<Substitu
         if (r && std::find(out.begin(), out.end(), r->name) == out.end()) out.push_back(r->name);
     });
     return out;
+}
+
+void drop_unused_rules(KernelData& k) {
+    std::set<std::string> used;
+    std::vector<std::string> work;
+    auto note = [&](const ExprPtr& e) {
+        for (const std::string& r : rules_used(e, k.substitutions))
+            if (used.insert(r).second) work.push_back(r);
+    };
+    for (const Instruction& insn : k.instructions) {
+        note(insn.expression);
+        for (const ExprPtr& a : insn.assignees) note(a);
+        for (const ExprPtr& p : insn.predicates) note(p);
+    }
+    while (!work.empty()) {
+        const std::string r = work.back();
+        work.pop_back();
+        note(find_rule(k.substitutions, r)->expression);
+    }
+    std::erase_if(k.substitutions, [&](const SubstitutionRule& r) { return !used.count(r.name); });
 }
 
 }  // namespace loom

@@ -8,6 +8,8 @@
 
 namespace loom {
 
+struct KernelData;
+
 /// The rule named `name`, or null.
 const SubstitutionRule* find_rule(const std::vector<SubstitutionRule>& rules, const std::string& name);
 
@@ -22,5 +24,9 @@ Instruction expand_rules(Instruction insn, const std::vector<SubstitutionRule>& 
 
 /// Names of the rules `e` uses directly.
 std::vector<std::string> rules_used(const ExprPtr& e, const std::vector<SubstitutionRule>& rules);
+
+/// Drops the rules that no instruction uses any more, directly or through other rules (as loopy does once a
+/// transformation leaves a rule unused).
+void drop_unused_rules(KernelData& k);
 
 }  // namespace loom

@@ -1,6 +1,7 @@
 #include "isl/isl.h"
 
 #include <isl/aff.h>
+#include <isl/constraint.h>
 #include <isl/ast.h>
 #include <isl/ast_build.h>
 #include <isl/options.h>
@@ -211,12 +212,15 @@ std::optional<std::int64_t> int_constant(const ExprPtr& e) {
 
 isl_pw_aff* binary_aff(const ExprPtr& e, isl_set* dom) {
     const auto rhs_const = int_constant(e->args[1]);
-    if ((e->op == BinOp::FloorDiv || e->op == BinOp::Mod) && !(rhs_const && *rhs_const > 0)) return nullptr;
+    // C division and remainder come from isl's own expressions, where they equal the floored ones.
+    const bool division = e->op == BinOp::FloorDiv || e->op == BinOp::CDiv;
+    const bool remainder = e->op == BinOp::Mod || e->op == BinOp::CMod;
+    if ((division || remainder) && !(rhs_const && *rhs_const > 0)) return nullptr;
     isl_pw_aff* a = build_pw_aff(e->args[0], dom);
     if (!a) return nullptr;
-    if (e->op == BinOp::FloorDiv || e->op == BinOp::Mod) {
+    if (division || remainder) {
         isl_val* d = isl_val_int_from_si(isl_set_get_ctx(dom), *rhs_const);
-        if (e->op == BinOp::Mod) return isl_pw_aff_mod_val(a, d);
+        if (remainder) return isl_pw_aff_mod_val(a, d);
         return isl_pw_aff_floor(isl_pw_aff_scale_down_val(a, d));
     }
     isl_pw_aff* b = build_pw_aff(e->args[1], dom);
@@ -298,17 +302,47 @@ isl::set dims_to_params(const isl::set& s, const std::vector<std::string>& names
     return isl::manage(cur);
 }
 
+namespace {
+
+// One piece's formula when it gives the value of `pw` everywhere on pw's domain (isl's coalescing keeps
+// e.g. the n = 0 piece of floor((127 + n)/128) apart); otherwise `pw` itself.
+isl_pw_aff* single_piece_if_equal(isl_pw_aff* pw) {
+    struct Search {
+        isl_pw_aff* whole;
+        isl_pw_aff* found = nullptr;
+    } search{pw};
+    isl_pw_aff_foreach_piece(
+        pw,
+        [](isl_set* piece, isl_aff* aff, void* user) {
+            auto* s = static_cast<Search*>(user);
+            isl_set_free(piece);
+            isl_pw_aff* candidate = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(aff), isl_set_coalesce(isl_pw_aff_domain(isl_pw_aff_copy(s->whole))));
+            if (!s->found && isl_pw_aff_is_equal(candidate, s->whole) == isl_bool_true) {
+                s->found = candidate;
+                return isl_stat_error;  // stops the walk
+            }
+            isl_pw_aff_free(candidate);
+            return isl_stat_ok;
+        },
+        &search);
+    if (!search.found) return pw;
+    isl_pw_aff_free(pw);
+    return search.found;
+}
+
+}  // namespace
+
 isl::pw_aff extent(const isl::set& s, int pos, const isl::set& context) {
     isl_pw_aff* max = isl_set_dim_max(s.copy(), pos);
     isl_pw_aff* one = isl_pw_aff_val_on_domain(isl_pw_aff_domain(isl_pw_aff_copy(max)), isl_val_one(isl_set_get_ctx(s.get())));
     isl_pw_aff* size = isl_pw_aff_add(max, one);
-    // Where the set is empty the extent is 0; isl merges that piece into the formula when it fits.
+    // Where the set is empty the extent is 0; that piece folds into the formula when the formula gives 0 there.
     isl_set* params = isl_set_align_params(context.copy(), isl_pw_aff_get_space(size));
     isl_pw_aff* zero = isl_pw_aff_zero_on_domain(isl_local_space_from_space(isl_set_get_space(params)));
     zero = isl_pw_aff_intersect_domain(zero, isl_set_copy(params));
     size = isl_pw_aff_union_max(size, zero);
-    size = isl_pw_aff_coalesce(isl_pw_aff_gist_params(size, params));
-    return isl::manage(size);
+    size = isl_pw_aff_coalesce(isl_pw_aff_gist_params(size, isl_set_copy(params)));
+    return isl::manage(isl_pw_aff_gist_params(single_piece_if_equal(size), params));
 }
 
 isl::set index_box(const isl::set& one_dim) {
@@ -452,6 +486,20 @@ isl::union_map loop_option(const isl::map& schedule, const std::string& kind, in
     isl_map* m = isl_map_from_domain_and_range(times, isl_set_universe(target));
     m = isl_map_fix_si(m, isl_dim_out, 0, dim);
     return isl::manage(isl_union_map_from_map(m));
+}
+
+isl::set beyond(const isl::set& s, int pos, int distance, bool above) {
+    isl_map* m = isl_map_universe(isl_space_map_from_set(isl_set_get_space(s.get())));
+    const int n = static_cast<int>(isl_set_dim(s.get(), isl_dim_set));
+    for (int d = 0; d < n; ++d)
+        if (d != pos) m = isl_map_equate(m, isl_dim_in, d, isl_dim_out, d);
+    // above: out - in - distance >= 0; below: in - out - distance >= 0.
+    isl_constraint* c = isl_constraint_alloc_inequality(isl_local_space_from_space(isl_map_get_space(m)));
+    c = isl_constraint_set_coefficient_si(c, isl_dim_out, pos, above ? 1 : -1);
+    c = isl_constraint_set_coefficient_si(c, isl_dim_in, pos, above ? -1 : 1);
+    c = isl_constraint_set_constant_si(c, -distance);
+    m = isl_map_add_constraint(m, c);
+    return isl::manage(isl_set_intersect(isl_set_apply(s.copy(), m), s.copy()));
 }
 
 namespace {

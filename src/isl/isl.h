@@ -90,6 +90,11 @@ bool is_empty(const isl::map& m);
 /// schedule map), e.g. kind "unroll" or "separate".
 isl::union_map loop_option(const isl::map& schedule, const std::string& kind, int dim);
 
+/// The points of `s` at least `distance` above (`above`) or below some point of `s` that agrees with them in
+/// every other set dimension, along set dimension `pos`: with distance h, the points past the first h values
+/// of that dimension (slabs of split_iname).
+isl::set beyond(const isl::set& s, int pos, int distance, bool above);
+
 // --- Sets edited by dimension name (the iname transformations). A name is a set dimension or a parameter.
 
 /// Whether `name` is a set dimension or a parameter of `s`.

@@ -257,10 +257,16 @@ void add_dup(AttributeContext& c, const Attribute& a) {
     for (const Piece& p : entries(c, a)) c.insn.dup.push_back(p.text);
 }
 
+// `atomic` is an atomic update, `atomic=init` an atomic store (the only directive loopy's syntax has).
 void set_atomic(AttributeContext& c, const Attribute& a) {
-    if (a.value) c.src.fail(a.key.offset, "attribute 'atomic' takes no value");
     if (c.insn.kind != InsnKind::Assignment || c.insn.assignees.size() != 1)
         c.src.fail(a.key.offset, "'atomic' needs an assignment with exactly one left-hand side");
+    if (a.value) {
+        const Piece& v = value_of(c, a);
+        if (v.text != "init")
+            c.src.fail(v.offset, cat("atomicity directive '", v.text, "' not understood (expected 'init')"));
+        c.insn.atomic_init = true;
+    }
     c.insn.atomic = true;
 }
 

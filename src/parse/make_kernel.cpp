@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/atomic.h"
 #include "ir/layout.h"
 #include "ir/domain.h"
 #include "ir/subst_rule.h"
@@ -210,6 +211,16 @@ std::set<std::string> bounding_inames(const KernelData& k, const Instruction& in
     return out;
 }
 
+// The loops of writer `w` that its readers inherit: all but those its assignees are indexed by (each
+// iteration of those writes a different element).
+std::set<std::string> implicit_inames(const Instruction& w, const std::vector<std::string>& inames) {
+    std::set<std::string> out = w.within_inames;
+    for (const ExprPtr& lhs : w.assignees)
+        for (const std::string& n : referenced_names(lhs))
+            if (contains(inames, n)) out.erase(n);
+    return out;
+}
+
 // The loops each instruction runs in: the inames it uses (plus enclosing `for` blocks and `inames=`),
 // plus the inames shared by all writers of the temporaries it reads (loopy's heuristic), plus the loops
 // bounding its loops.
@@ -231,12 +242,13 @@ void find_within_inames(KernelData& k) {
                 std::optional<std::set<std::string>> common;
                 for (const Instruction& w : k.instructions) {
                     if (&w == &insn || !written_names(w).count(var_name)) continue;
+                    const std::set<std::string> implicit = implicit_inames(w, inames);
                     if (!common) {
-                        common = w.within_inames;
+                        common = implicit;
                     } else {
                         std::set<std::string> both;
-                        std::set_intersection(common->begin(), common->end(), w.within_inames.begin(),
-                                              w.within_inames.end(), std::inserter(both, both.begin()));
+                        std::set_intersection(common->begin(), common->end(), implicit.begin(), implicit.end(),
+                                              std::inserter(both, both.begin()));
                         common = both;
                     }
                 }
@@ -466,6 +478,7 @@ Kernel make_kernel(const MakeKernelInput& in) {
     for (std::size_t i = declared_args; i < k.args.size(); ++i) k.args[i].order = in.default_order;
     for (std::size_t i = declared_temporaries; i < k.temporaries.size(); ++i) k.temporaries[i].order = in.default_order;
     infer_io(k);
+    mark_atomic_variables(k);
     find_within_inames(k);
     resolve_dependencies(k, in.seq_dependencies);
     check_rule_names(k);

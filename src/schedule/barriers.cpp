@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "analysis/conflicts.h"
+#include "ir/iname_tags.h"
+#include "schedule/kernel_split.h"
 #include "schedule/linear_tree.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
@@ -34,6 +36,12 @@ bool nosync(const Instruction& sink, const Instruction& source, SyncScope scope)
 
 bool depends(const Instruction& later, const Instruction& earlier) { return later.depends_on.count(earlier.id) != 0; }
 
+// A dependency that local barriers must order: not waived by a nosync on the dependent instruction (loopy
+// looks there for loop-carried, reversed dependencies too).
+bool needs_local_sync(const Instruction& dependent, const Instruction& prerequisite) {
+    return depends(dependent, prerequisite) && !nosync(dependent, prerequisite, SyncScope::Local);
+}
+
 class BarrierInserter {
 public:
     explicit BarrierInserter(const KernelData& k) : k_(k) {}
@@ -49,6 +57,7 @@ public:
                         break;
                     }
                     if (auto reason = needed_before(*t, loops, pending)) {
+                        check_outside_ilp(loops, *reason);
                         block.insert(block.begin() + static_cast<long>(i), barrier(*reason));
                         ++i;
                         pending.clear();
@@ -60,6 +69,7 @@ public:
                     // A hazard between what ran before the loop and what runs in it is resolved once,
                     // before the loop, not in every iteration.
                     if (auto reason = needed_before_loop(n, loops, pending)) {
+                        check_outside_ilp(loops, *reason);
                         block.insert(block.begin() + static_cast<long>(i), barrier(*reason));
                         ++i;
                         pending.clear();
@@ -69,7 +79,10 @@ public:
                     inner.push_back(loop.item.name);
                     std::vector<Pending> body_pending = pending;
                     process(loop.body, inner, body_pending);
-                    if (auto reason = carried_hazard(loop, loops)) loop.body.insert(loop.body.begin(), barrier(*reason));
+                    if (auto reason = carried_hazard(loop, loops)) {
+                        check_outside_ilp(inner, *reason);
+                        loop.body.insert(loop.body.begin(), barrier(*reason));
+                    }
                     for (Pending& p : body_pending) pending.push_back(std::move(p));
                     break;
                 }
@@ -80,6 +93,17 @@ public:
     }
 
 private:
+    // ILP iterations of a work-item run interleaved (unrolled) or in any order: no barrier can separate
+    // them, so one needed inside an ILP loop is an error, as in loopy.
+    void check_outside_ilp(const std::vector<std::string>& loops, const LinearItem& reason) const {
+        for (const std::string& l : loops) {
+            const auto tag = k_.iname_tags.find(l);
+            user_assert(tag == k_.iname_tags.end() || !is_ilp_tag(tag->second), "LoopyError", k_.name,
+                        ": a barrier is needed inside the loop over ILP iname '", l, "' (", reason.comment,
+                        "), but barriers cannot be placed inside ILP loops");
+        }
+    }
+
     bool shared_memory(const std::string& v) const {
         const Variable* var = find_variable(k_, v);
         if (!var) return false;
@@ -89,7 +113,6 @@ private:
 
     std::optional<std::string> crossing(const Instruction& source, const Instruction& sink,
                                         const std::vector<std::string>& same, const std::string& carried) const {
-        if (nosync(sink, source, SyncScope::Local)) return std::nullopt;
         for (const std::string& v : conflicting_variables(source, sink)) {
             if (!shared_memory(v)) continue;
             ConflictQuery q{&source, &sink, v, same, carried, ConflictScope::WorkItemsOfGroup};
@@ -101,7 +124,7 @@ private:
     std::optional<LinearItem> needed_before(const Instruction& t, const std::vector<std::string>& loops,
                                             const std::vector<Pending>& pending) const {
         for (const Pending& p : pending) {
-            if (!depends(t, *p.insn)) continue;
+            if (!needs_local_sync(t, *p.insn)) continue;
             if (auto v = crossing(*p.insn, t, common_prefix(loops, p.loops), "")) return item(*v, t, *p.insn, "depends on");
         }
         return std::nullopt;
@@ -113,7 +136,7 @@ private:
         collect(loop.body, false, insns);
         for (const Placed& t : insns)
             for (const Pending& p : pending) {
-                if (!depends(*t.insn, *p.insn)) continue;
+                if (!needs_local_sync(*t.insn, *p.insn)) continue;
                 if (auto v = crossing(*p.insn, *t.insn, common_prefix(loops, p.loops), ""))
                     return item(*v, *t.insn, *p.insn, "depends on");
             }
@@ -166,7 +189,7 @@ private:
         collect(loop.body, false, insns);
         for (const Placed& x : insns)
             for (const Placed& y : insns) {
-                if (!(depends(*y.insn, *x.insn) || depends(*x.insn, *y.insn))) continue;
+                if (!(needs_local_sync(*y.insn, *x.insn) || needs_local_sync(*x.insn, *y.insn))) continue;
                 if (x.barrier_after || y.barrier_before) continue;
                 if (auto v = crossing(*x.insn, *y.insn, outer, loop.item.name))
                     return depends(*y.insn, *x.insn) ? item(*v, *y.insn, *x.insn, "depends on")
@@ -201,13 +224,38 @@ std::map<std::string, std::vector<std::string>> loop_stacks(const KernelData& k)
     return out;
 }
 
+// Whether a `... gbarrier` runs between `source` and `sink`: then they end up in different device kernels
+// (a global barrier can only split the kernel outside every sequential loop).
+class GlobalBarrierPositions {
+public:
+    explicit GlobalBarrierPositions(const KernelData& k) {
+        for (std::size_t i = 0; i < k.linearization.size(); ++i) {
+            const LinearItem& it = k.linearization[i];
+            if (it.kind != LinearItem::Kind::RunInstruction) continue;
+            position_[it.name] = i;
+            const Instruction* insn = find_instruction(k, it.name);
+            if (insn && is_global_barrier(*insn)) barriers_.push_back(i);
+        }
+    }
+
+    bool between(const std::string& source, const std::string& sink) const {
+        const std::size_t from = position_.at(source), to = position_.at(sink);
+        return std::any_of(barriers_.begin(), barriers_.end(), [&](std::size_t b) { return from < b && b < to; });
+    }
+
+private:
+    std::map<std::string, std::size_t> position_;
+    std::vector<std::size_t> barriers_;
+};
+
 // Dependencies across work-groups cannot be ordered inside one device kernel.
 void check_global_dependencies(const KernelData& k) {
     const auto stacks = loop_stacks(k);
+    const GlobalBarrierPositions global_barriers(k);
     for (const Instruction& t : k.instructions)
         for (const std::string& dep : t.depends_on) {
             const Instruction* s = find_instruction(k, dep);
-            if (!s || nosync(t, *s, SyncScope::Global)) continue;
+            if (!s || nosync(t, *s, SyncScope::Global) || global_barriers.between(s->id, t.id)) continue;
             const std::vector<std::string> same = common_prefix(stacks.at(s->id), stacks.at(t.id));
             for (const std::string& v : conflicting_variables(*s, t)) {
                 const Variable* var = find_variable(k, v);

@@ -7,10 +7,10 @@
 #include "ir/access.h"
 #include "ir/domain.h"
 #include "isl/isl.h"
-#include "parse/make_kernel.h"
 #include "schedule/linear_tree.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
+#include "transform/privatize.h"
 
 namespace loom {
 
@@ -24,8 +24,11 @@ public:
 
     std::vector<LinearNode> run(const std::vector<LinearNode>& tree) {
         std::vector<LinearNode> body = phases(tree);
-        // Group axes outermost, axis 0 innermost among them.
-        for (const std::string& g : hardware_of_kind('g')) body = {loop(g, std::move(body))};
+        // Group axes outermost, axis 0 innermost among them: one loop per axis, which stands for every
+        // iname on that axis (see the loop nest).
+        std::set<std::string> axes;
+        for (const std::string& g : hardware_of_kind('g'))
+            if (axes.insert(tag(g)).second) body = {loop(g, std::move(body))};
         return body;
     }
 
@@ -43,11 +46,14 @@ private:
         return it == k_.iname_tags.end() ? "" : it->second;
     }
 
-    // Hardware inames of kind 'g' or 'l', highest axis first.
+    // Hardware inames of kind 'g' or 'l' that the instructions use, highest axis first.
     std::vector<std::string> hardware_of_kind(char kind) const {
-        std::vector<std::string> out;
-        for (const auto& [iname, t] : k_.iname_tags)
-            if (is_hardware_tag(t) && t[0] == kind) out.push_back(iname);
+        std::set<std::string> used;
+        for (const LinearItem& it : k_.linearization)
+            if (it.kind == LinearItem::Kind::RunInstruction)
+                for (const std::string& i : find_instruction(k_, it.name)->within_inames)
+                    if (is_hardware_tag(tag(i)) && tag(i)[0] == kind) used.insert(i);
+        std::vector<std::string> out(used.begin(), used.end());
         std::stable_sort(out.begin(), out.end(),
                          [&](const std::string& a, const std::string& b) { return axis_of(tag(a)) > axis_of(tag(b)); });
         return out;
@@ -137,15 +143,8 @@ private:
 // accessing instruction's local iname on that axis.
 void privatize(KernelData& k, const std::string& name) {
     std::map<std::string, std::string> iname_of_axis;  // "l.0" -> an iname, for the extents
-    std::vector<Instruction*> users;
-    for (Instruction& insn : k.instructions) {
-        const std::set<std::string> names = [&] {
-            std::set<std::string> s = read_names(insn);
-            for (const std::string& w : written_names(insn)) s.insert(w);
-            return s;
-        }();
-        if (!names.count(name)) continue;
-        users.push_back(&insn);
+    for (const Instruction& insn : k.instructions) {
+        if (!read_names(insn).count(name) && !written_names(insn).count(name)) continue;
         for (const std::string& i : insn.within_inames) {
             const auto t = k.iname_tags.find(i);
             if (t != k.iname_tags.end() && t->second.rfind("l.", 0) == 0) iname_of_axis.emplace(t->second, i);
@@ -160,34 +159,13 @@ void privatize(KernelData& k, const std::string& name) {
         user_error("LoopyError", "private temporary '", name, "' lives across a barrier but instruction '", insn.id,
                    "' uses it outside the local axis ", axis_tag);
     };
-    for (Instruction* insn : users) {
+    std::vector<ExprPtr> extents;
+    for (const std::string& a : axes) extents.push_back(int_lit(static_extent(k, iname_of_axis.at(a))));
+    add_temporary_axes(k, name, extents, true, [&](const Instruction& insn) {
         std::vector<ExprPtr> lead;
-        for (const std::string& a : axes) lead.push_back(index_for(*insn, a));
-        auto extend = [&](const ExprPtr& e) {
-            return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
-                if (n->name != name) return n;
-                if (n->kind == ExprKind::Var) return subscript(name, lead);
-                if (n->kind != ExprKind::Subscript) return n;
-                std::vector<ExprPtr> idx = lead;
-                idx.insert(idx.end(), n->args.begin(), n->args.end());
-                return subscript(name, idx);
-            });
-        };
-        for (ExprPtr& a : insn->assignees) a = extend(a);
-        if (insn->expression) insn->expression = extend(insn->expression);
-        for (ExprPtr& p : insn->predicates) p = extend(p);
-    }
-    Variable* v = find_variable(k, name);
-    std::vector<ExprPtr> shape;
-    for (const std::string& a : axes) shape.push_back(int_lit(static_extent(k, iname_of_axis.at(a))));
-    shape.insert(shape.end(), v->shape.begin(), v->shape.end());
-    v->shape = shape;
-    v->is_array = true;
-    // The per-work-item copies make a new layout: declared tags described the old axes.
-    v->dim_tags.clear();
-    v->stride_levels.clear();
-    v->strides.clear();
-    set_default_strides(*v);
+        for (const std::string& a : axes) lead.push_back(index_for(insn, a));
+        return lead;
+    });
 }
 
 }  // namespace

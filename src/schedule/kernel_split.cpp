@@ -24,9 +24,10 @@ std::string kernel_name(const KernelData& k, std::size_t index) {
     return index == 0 ? k.name : cat(k.name, "_", index - 1);
 }
 
-// A private or local temporary must be written in every device kernel that reads it.
-void check_definitions(const KernelData& k, const std::vector<DeviceSegment>& segments) {
-    for (const DeviceSegment& seg : segments) {
+}  // namespace
+
+void check_definitions(const KernelData& k) {
+    for (const DeviceSegment& seg : device_segments(k)) {
         std::set<std::string> written, read;
         for (const LinearItem& it : seg.items) {
             if (it.kind != LinearItem::Kind::RunInstruction) continue;
@@ -43,8 +44,6 @@ void check_definitions(const KernelData& k, const std::vector<DeviceSegment>& se
         }
     }
 }
-
-}  // namespace
 
 std::vector<DeviceSegment> device_segments(const KernelData& k) {
     std::vector<DeviceSegment> out;
@@ -87,7 +86,6 @@ Kernel split_device_kernels(const Kernel& kernel) {
     }
     KernelData data = kernel.copy();
     data.linearization = std::move(out);
-    check_definitions(data, device_segments(data));
     return Kernel(std::make_shared<const KernelData>(std::move(data)));
 }
 

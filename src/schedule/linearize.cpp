@@ -6,6 +6,7 @@
 
 #include "ir/access.h"
 #include "ir/domain.h"
+#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -109,9 +110,21 @@ private:
             if (!runnable(*insn)) continue;
             const std::set<std::string> loops = loop_inames(*insn);
             const bool inside = std::includes(loops.begin(), loops.end(), active.begin(), active.end());
-            if (inside && (loops.size() == active.size()) == exact) out.push_back(insn);
+            if (inside && (loops.size() == active.size()) == exact && (exact || may_enter_from_here(loops)))
+                out.push_back(insn);
         }
         return out;
+    }
+
+    // Inside an ILP loop only ILP loops open: the ILP loop is left (and entered again later) around any
+    // other loop, which keeps ILP innermost as loopy's breakable ILP loops do.
+    bool may_enter_from_here(const std::set<std::string>& loops) const {
+        const bool in_ilp =
+            std::any_of(active_.begin(), active_.end(), [&](const std::string& i) { return nesting_rank(i) == 3; });
+        if (!in_ilp) return true;
+        return std::all_of(loops.begin(), loops.end(), [&](const std::string& i) {
+            return nesting_rank(i) == 3 || std::count(active_.begin(), active_.end(), i) != 0;
+        });
     }
 
     void run_instruction(const Instruction* insn) {
@@ -127,7 +140,7 @@ private:
 
     // Whether `outer` must enclose `inner`, by a loop priority or by domain nesting.
     bool must_enclose(const std::string& outer, const std::string& inner) const {
-        const int ro = hardware_rank(outer), ri = hardware_rank(inner);
+        const int ro = nesting_rank(outer), ri = nesting_rank(inner);
         if (ro != ri) return ro < ri;
         for (const std::vector<std::string>& prio : k_->loop_priority) {
             const auto o = std::find(prio.begin(), prio.end(), outer), i = std::find(prio.begin(), prio.end(), inner);
@@ -171,12 +184,13 @@ private:
         }
     }
 
-    // Group axes (0) enclose local axes (1), which enclose loops (2).
-    int hardware_rank(const std::string& iname) const {
+    // Group axes (0) enclose local axes (1), which enclose loops (2), which enclose ILP loops (3): as in
+    // loopy, ILP inames nest innermost, whatever the loop priorities say.
+    int nesting_rank(const std::string& iname) const {
         const std::string tag = k_.iname_tag(iname);
         if (tag.rfind("g.", 0) == 0) return 0;
         if (tag.rfind("l.", 0) == 0) return 1;
-        return 2;
+        return is_ilp_tag(tag) ? 3 : 2;
     }
 
     // The loops of a nested domain go inside those of its ancestors; a domain bounded by temporaries is

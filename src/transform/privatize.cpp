@@ -1,7 +1,16 @@
-#include <algorithm>
+// loopy's privatize_temporaries_with_inames, and the axis insertion it shares with the C target's
+// per-work-item temporaries.
+#include "transform/privatize.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/access.h"
 #include "ir/domain.h"
+#include "ir/iname_tags.h"
 #include "ir/layout.h"
+#include "isl/isl.h"
 #include "parse/dim_tags.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -11,91 +20,121 @@ namespace loom {
 
 namespace {
 
-bool mentions(const ExprPtr& e, const std::string& name) {
-    const std::vector<std::string> names = referenced_names(e);
-    return std::find(names.begin(), names.end(), name) != names.end();
+// The dim tags of `v` once it has `added` new axes: `c` for each axis, as loopy forgets a privatized
+// temporary's layout, but the new `vec` axes and a `vec` axis it already has stay vector entries.
+std::vector<DimTag> tags_with_axes(const Variable& v, const std::vector<std::string>& added, bool leading) {
+    const std::optional<std::size_t> vec = vec_axis(v);
+    std::vector<std::string> tags;
+    for (std::size_t a = 0; a < v.shape.size(); ++a) tags.push_back(vec == a ? "vec" : "c");
+    tags.insert(leading ? tags.begin() : tags.end(), added.begin(), added.end());
+    return parse_dim_tags(tags, v.name);
 }
 
-// The privatizing inames a writer of temporary `name` needs as new axes: those it runs in that its
-// assignee does not already index by.
-std::vector<std::string> new_axes(const Instruction& insn, const std::string& name, const std::set<std::string>& inames) {
-    std::vector<std::string> out;
-    for (const ExprPtr& a : insn.assignees) {
-        if (a->name != name) continue;
-        for (const std::string& i : insn.within_inames)
-            if (inames.count(i) && !mentions(a, i)) out.push_back(i);
+}  // namespace
+
+void add_temporary_axes(KernelData& k, const std::string& name, const std::vector<ExprPtr>& extents, bool leading,
+                        const std::function<std::vector<ExprPtr>(const Instruction&)>& index_of,
+                        std::vector<std::string> axis_tags) {
+    for (Instruction& insn : k.instructions) {
+        if (!read_names(insn).count(name) && !written_names(insn).count(name)) continue;
+        const std::vector<ExprPtr> added = index_of(insn);
+        auto extend = [&](const ExprPtr& e) {
+            return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+                if (n->name != name || (n->kind != ExprKind::Var && n->kind != ExprKind::Subscript)) return n;
+                std::vector<ExprPtr> idx = n->kind == ExprKind::Subscript ? n->args : std::vector<ExprPtr>{};
+                idx.insert(leading ? idx.begin() : idx.end(), added.begin(), added.end());
+                return subscript(name, idx);
+            });
+        };
+        for (ExprPtr& a : insn.assignees) a = extend(a);
+        if (insn.expression) insn.expression = extend(insn.expression);
+        for (ExprPtr& p : insn.predicates) p = extend(p);
     }
-    return out;
+    Variable* v = find_variable(k, name);
+    axis_tags.resize(extents.size(), "c");
+    v->dim_tags = tags_with_axes(*v, axis_tags, leading);
+    v->shape.insert(leading ? v->shape.begin() : v->shape.end(), extents.begin(), extents.end());
+    v->is_array = true;
+    v->stride_levels.clear();
+    v->strides.clear();
+    compute_layout(*v);
 }
 
-// Temporary -> its new axes, in iname order; LoopyError when two writers need different ones (loopy's check).
-std::map<std::string, std::vector<std::string>> axes_to_add(const KernelData& k, const std::set<std::string>& inames,
+namespace {
+
+// The privatizing inames each temporary needs: those its writers run in but do not index it by. Writers
+// that need different ones are an error, as in loopy.
+std::map<std::string, std::vector<std::string>> axes_needed(const KernelData& k, const std::set<std::string>& inames,
                                                             const std::optional<std::set<std::string>>& only) {
     std::map<std::string, std::vector<std::string>> out;
-    for (const Variable& t : k.temporaries) {
-        if (t.address_space == AddressSpace::Local || t.address_space == AddressSpace::Global) continue;
-        if (only && !only->count(t.name)) continue;
-        for (const Instruction& insn : k.instructions) {
-            const std::vector<std::string> axes = new_axes(insn, t.name, inames);
-            if (axes.empty()) continue;
-            const auto [it, added] = out.emplace(t.name, axes);
-            user_assert(added || it->second == axes, "LoopyError", "instruction '", insn.id,
-                        "' requires adding indices for privatizing var '", t.name, "' on iname(s) '", join(axes, ", "),
-                        "', but previous instructions required different inames '", join(it->second, ", "), "'");
+    for (const Instruction& insn : k.instructions)
+        for (const ExprPtr& lhs : insn.assignees) {
+            const Variable* v = find_variable(k, lhs->name);
+            if (!v || v->kind != VarKind::Temporary || (only && !only->count(v->name))) continue;
+            const std::vector<std::string> indexed = referenced_names(lhs);
+            std::vector<std::string> needed;
+            for (const std::string& i : insn.within_inames)
+                if (inames.count(i) && std::find(indexed.begin(), indexed.end(), i) == indexed.end()) needed.push_back(i);
+            if (needed.empty()) continue;
+            const auto it = out.emplace(v->name, needed).first;
+            user_assert(it->second == needed, "LoopyError", "instruction '", insn.id,
+                        "' requires adding indices for privatizing var '", v->name, "' on iname(s) '",
+                        join(needed, ", "), "', but previous instructions required different inames '",
+                        join(it->second, ", "), "'");
         }
-    }
     return out;
-}
-
-// Every access to a privatized temporary gains its new indices, which the instruction must run in.
-ExprPtr with_extra_indices(const ExprPtr& e, const std::map<std::string, std::vector<std::string>>& axes,
-                           const Instruction& insn) {
-    return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
-        const auto it = axes.find(n->name);
-        if (it == axes.end() || (n->kind != ExprKind::Var && n->kind != ExprKind::Subscript)) return n;
-        std::vector<ExprPtr> idx = n->kind == ExprKind::Subscript ? n->args : std::vector<ExprPtr>{};
-        for (const std::string& i : it->second) {
-            user_assert(insn.within_inames.count(i) != 0, "LoopyError", "instruction '", insn.id,
-                        "' touches variable '", n->name, "', which privatization (as performed for vec inames) ",
-                        "gives an axis along iname '", i, "', but the instruction is not within that iname");
-            idx.push_back(var(i));
-        }
-        return subscript(n->name, idx);
-    });
 }
 
 }  // namespace
 
 Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<std::string>& inames,
                                          const std::optional<std::set<std::string>>& only_var_names) {
+    const KernelData& src = *kernel;
     for (const std::string& i : inames)
-        user_assert(is_iname(*kernel, i), "LoopyError", "privatize_temporaries_with_inames: no iname named '", i, "'");
-    for (const std::string& name : only_var_names.value_or(std::set<std::string>{}))
-        user_assert(kernel.find_variable(name) != nullptr, "LoopyError", "privatize_temporaries_with_inames: '", name,
-                    "' is not used in kernel '", kernel->name, "'");
-    const std::map<std::string, std::vector<std::string>> axes = axes_to_add(*kernel, inames, only_var_names);
-    if (axes.empty()) return kernel;
+        user_assert(is_iname(src, i), "LoopyError", "privatize_temporaries_with_inames: no iname named '", i, "'");
+    for (const std::string& v : only_var_names.value_or(std::set<std::string>{}))
+        user_assert(find_variable(src, v) != nullptr, "LoopyError", "privatize_temporaries_with_inames: variable '", v,
+                    "' is not used in kernel '", src.name, "'");
+    const auto needed = axes_needed(src, inames, only_var_names);
+    if (needed.empty()) return kernel;
     KernelData k = kernel.copy();
-    for (Instruction& insn : k.instructions) {
-        for (ExprPtr& a : insn.assignees) a = with_extra_indices(a, axes, insn);
-        if (insn.expression) insn.expression = with_extra_indices(insn.expression, axes, insn);
-        for (ExprPtr& p : insn.predicates) p = with_extra_indices(p, axes, insn);
-    }
-    for (const auto& [name, new_inames] : axes) {
-        Variable& t = *find_variable(k, name);
-        std::vector<std::string> tags(t.shape.size(), "c");
-        for (const std::string& i : new_inames) {
-            t.shape.push_back(int_lit(static_extent(k, i)));
-            tags.push_back(k.iname_tags.count(i) && k.iname_tags.at(i) == "vec" ? "vec" : "c");
+    const isl::set ctx = assumption_context(src);
+    for (const auto& [name, axes] : needed) {
+        std::vector<ExprPtr> extents;
+        std::vector<std::string> tags;
+        std::map<std::string, ExprPtr> offset;
+        for (const std::string& i : axes) {
+            const isl::set dom = domain_of(src, {i});
+            const auto length = isl_util::static_max(isl_util::dim_size(dom, 0), ctx);
+            const auto lower = isl_util::single_piece_expr(isl_util::dim_min(dom, 0), ctx);
+            user_assert(length.has_value() && lower.has_value(), "LoopyError", "privatizing '", name,
+                        "' over iname '", i, "' needs a bounded length and a single lower bound of that iname");
+            extents.push_back(int_lit(*length));
+            tags.push_back(kernel.iname_tag(i) == "vec" ? "vec" : "c");
+            offset[i] = *lower;
         }
-        t.is_array = true;
-        t.dim_tags.clear();
-        for (const std::string& tag : tags) t.dim_tags.push_back(parse_dim_tag(tag, name));
-        t.strides.clear();
-        t.stride_levels.clear();
-        compute_layout(t);
+        add_temporary_axes(k, name, extents, false, [&](const Instruction& insn) {
+            std::vector<ExprPtr> idx;
+            for (const std::string& i : axes) {
+                user_assert(insn.within_inames.count(i) != 0, "LoopyError", "Kernel '", src.name, "': Instruction '",
+                            insn.id, "': touched variable that (for privatization, e.g. as performed for ILP) ",
+                            "required iname(s) '", i, "', but that the instruction was not previously within the ",
+                            "iname(s). To remedy this, first promote the instruction into the iname.");
+                const ExprPtr& lo = offset.at(i);
+                const bool zero = lo->kind == ExprKind::IntLit && lo->ival == 0;
+                idx.push_back(zero ? var(i) : binary(BinOp::Sub, var(i), lo));
+            }
+            return idx;
+        }, tags);
     }
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+Kernel realize_ilp(const Kernel& k) {
+    std::set<std::string> privatizing;
+    for (const auto& [iname, tag] : k->iname_tags)
+        if (is_ilp_tag(tag) || tag == "vec") privatizing.insert(iname);
+    return privatizing.empty() ? k : privatize_temporaries_with_inames(k, privatizing);
 }
 
 }  // namespace loom

@@ -1,13 +1,18 @@
-// Sequential realization of reductions, as loopy's realize_reduction does it for loops that are not
-// parallel: every reduction becomes a private accumulator, an instruction that sets it to the operation's
-// neutral element outside the reduction loops, and one that folds the body into it inside them.
+// Realization of reductions, as loopy's realize_reduction. Over loops that are not parallel, every reduction
+// becomes a private accumulator, an instruction that sets it to the operation's neutral element outside the
+// reduction loops, and one that folds the body into it inside them. Over a local axis it becomes a tree
+// reduction in local memory (see realize_local).
 #include <cmath>
-#include <deque>
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <map>
 #include <set>
 
 #include "analysis/types.h"
+#include "ir/domain.h"
+#include "ir/names.h"
+#include "parse/make_kernel.h"
 #include "support/error.h"
 #include "support/strings.h"
 #include "transform/transforms.h"
@@ -18,10 +23,6 @@ namespace {
 
 bool is_arg_extremum(const std::string& op) { return op == "argmax" || op == "argmin"; }
 
-// Hardware axes, and `vec` inames, whose lanes run at once.
-bool is_parallel_tag(const std::string& tag) {
-    return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0 || tag == "vec";
-}
 
 // The smallest (`lowest`) or largest value of an integer type, as an expression.
 ExprPtr integer_extreme(DType t, bool lowest) {
@@ -70,29 +71,6 @@ ExprPtr fold(const std::string& op, const ExprPtr& acc, const ExprPtr& value) {
     if (op == "max" || op == "argmax") return call("max", {acc, value});
     return call("min", {acc, value});
 }
-
-// Names not yet taken by variables, inames, parameters or instructions: `base`, then `base_0`, `base_1`...
-// as loopy's UniqueNameGenerator.
-class NameGenerator {
-public:
-    explicit NameGenerator(const KernelData& k) {
-        for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
-            for (const Variable& v : *vars) taken_.insert(v.name);
-        for (const std::string& n : all_inames(k)) taken_.insert(n);
-        for (const std::string& n : all_params(k)) taken_.insert(n);
-        for (const Instruction& insn : k.instructions) taken_.insert(insn.id);
-    }
-
-    std::string operator()(const std::string& base) {
-        std::string name = base;
-        for (int n = 0; taken_.count(name); ++n) name = cat(base, "_", n);
-        taken_.insert(name);
-        return name;
-    }
-
-private:
-    std::set<std::string> taken_;
-};
 
 // The outermost, leftmost reduction of `e`, or null.
 ExprPtr first_reduction(const ExprPtr& e) {
@@ -153,11 +131,27 @@ public:
     }
 
 private:
-    void check_sequential(const Instruction& insn, const ExprPtr& red) const {
-        for (const std::string& i : red->inames)
-            user_assert(!is_parallel_tag(kernel_.iname_tag(i)), "LoopyError", "realize_reduction: reduction '",
-                        to_string(red), "' in instruction '", insn.id, "' is over iname '", i, "' tagged '",
-                        kernel_.iname_tag(i), "'; only sequential reductions are supported");
+    // The local iname a reduction runs over in parallel, or "" for a sequential reduction.
+    std::string parallel_iname(const Instruction& insn, const ExprPtr& red) const {
+        std::vector<std::string> local, sequential;
+        for (const std::string& i : red->inames) {
+            const std::string tag = kernel_.iname_tag(i);
+            user_assert(tag.rfind("g.", 0) != 0, "LoopyError", "realize_reduction: reduction '", to_string(red),
+                        "' in instruction '", insn.id, "' is over iname '", i, "' tagged '", tag,
+                        "': work-groups cannot combine their results within one device kernel. Reduce in two "
+                        "stages: each group reduces its part over an l.N (or sequential) iname into a global array "
+                        "of partial results, and a second kernel (or the same one after a gbarrier) reduces those");
+            user_assert(tag != "vec", "LoopyError", "realize_reduction: reduction '", to_string(red),
+                        "' in instruction '", insn.id, "' is over iname '", i,
+                        "' tagged 'vec'; only sequential reductions (or tree reductions over one l.N iname) are supported");
+            (tag.rfind("l.", 0) == 0 ? local : sequential).push_back(i);
+        }
+        if (local.empty()) return "";
+        user_assert(local.size() == 1 && sequential.empty(), "LoopyError", "realize_reduction: reduction '",
+                    to_string(red), "' in instruction '", insn.id, "' is over ", join(red->inames, ", "),
+                    ": a parallel reduction runs over exactly one l.N iname and nothing else (split the reduction "
+                    "into nested ones)");
+        return local[0];
     }
 
     // A private scalar accumulator; its type is the body's where known, else found later from its writes.
@@ -201,9 +195,11 @@ private:
     }
 
     std::vector<Instruction> realize(const Instruction& insn, const ExprPtr& red) {
-        check_sequential(insn, red);
-        const Site site = site_of(insn, red);
+        if (is_arg_extremum(red->name)) check_arg_extremum_form(insn, red);
+        const std::string local = parallel_iname(insn, red);
         const DType t = body_type(red, 0);
+        if (!local.empty()) return realize_local(insn, red, local, t);
+        const Site site = site_of(insn, red);
         const ExprPtr acc = accumulator(site.acc_base, t);
         if (is_arg_extremum(red->name)) return realize_arg_extremum(insn, red, acc, t, site);
 
@@ -219,13 +215,16 @@ private:
         return {std::move(init), std::move(update), std::move(rewritten)};
     }
 
+    void check_arg_extremum_form(const Instruction& insn, const ExprPtr& red) const {
+        user_assert(insn.expression == red && insn.assignees.size() == 2, "LoopyError", "instruction '", insn.id,
+                    "': ", red->name, " must be the whole right-hand side of an assignment to two variables, as in "
+                    "'v, i = ", red->name, "(i, a[i], i)'");
+    }
+
     // argmax/argmin keep a value and an index accumulator. The index moves only on a strict improvement, so
     // the first extreme element wins (and NaNs never do), and is updated before the value it compares with.
     std::vector<Instruction> realize_arg_extremum(const Instruction& insn, const ExprPtr& red, const ExprPtr& acc,
                                                   DType t, const Site& site) {
-        user_assert(insn.expression == red && insn.assignees.size() == 2, "LoopyError", "instruction '", insn.id,
-                    "': ", red->name, " must be the whole right-hand side of an assignment to two variables, as in "
-                    "'v, i = ", red->name, "(i, a[i], i)'");
         const ExprPtr index_acc = accumulator(site.acc_base, body_type(red, 1));
         const ExprPtr& value = red->args[0];
         const ExprPtr& index = red->args[1];
@@ -254,6 +253,191 @@ private:
         value_out.depends_on.insert({update.id, index_out.id});
         return {std::move(init), std::move(index_init), std::move(index_update), std::move(update),
                 std::move(index_out), std::move(value_out)};
+    }
+
+    // --- Parallel reduction over a local iname, as loopy's tree reduction. Each accumulator is a local
+    // array with one element per work-item on the reduction's axis (and per work-item of the instruction's
+    // own local axes): every work-item sets its element to the neutral element, those in range then to
+    // their term, and stages halve the array (work-item s folds in element s + half) until element 0 holds
+    // the result, read by work-item 0. Barrier insertion puts the barriers between the stages.
+
+    // What the stages work on: the instruction's local inames (leading accumulator axes) and the extents.
+    struct Tree {
+        std::string iname, tag;
+        long size = 1;
+        std::vector<ExprPtr> outer;      // the instruction's local inames, as index expressions
+        std::vector<ExprPtr> outer_size;
+    };
+
+    Tree tree_of(const Instruction& insn, const std::string& iname) const {
+        Tree tree{iname, kernel_.iname_tag(iname), static_extent(*kernel_, iname), {}, {}};
+        for (const std::string& o : insn.within_inames)
+            if (kernel_.iname_tag(o).rfind("l.", 0) == 0) {
+                user_assert(kernel_.iname_tag(o) != tree.tag, "LoopyError", "realize_reduction: instruction '",
+                            insn.id, "' runs on iname '", o, "' tagged '", tree.tag, "', the axis its reduction over '",
+                            iname, "' needs");
+                tree.outer.push_back(var(o));
+                tree.outer_size.push_back(int_lit(static_extent(*kernel_, o)));
+            }
+        return tree;
+    }
+
+    static ExprPtr element(const Tree& tree, const std::string& acc, ExprPtr index) {
+        std::vector<ExprPtr> idx = tree.outer;
+        idx.push_back(std::move(index));
+        return subscript(acc, idx);
+    }
+
+    std::string local_accumulator(const Tree& tree, DType t) {
+        Variable acc;
+        acc.name = names_("acc_" + tree.iname);
+        acc.kind = VarKind::Temporary;
+        acc.dtype = t;
+        acc.address_space = AddressSpace::Local;
+        acc.shape = tree.outer_size;
+        acc.shape.push_back(int_lit(tree.size));
+        set_default_strides(acc);
+        out_.temporaries.push_back(acc);
+        return acc.name;
+    }
+
+    // A new iname on the reduction's axis with `extent` work-items.
+    std::string axis_iname(const Tree& tree, const std::string& base, long extent) {
+        const std::string name = names_(base);
+        out_.domains.push_back(slab_domain(name, int_lit(extent)));
+        out_.iname_tags[name] = tree.tag;
+        return name;
+    }
+
+    // One accumulator of the tree: its array and the term each work-item in range contributes.
+    struct Lane {
+        std::string acc;
+        ExprPtr neutral, term;
+    };
+
+    // The stage instructions combining element `s` with element `s + half` of every lane.
+    using StageBuilder = std::function<std::vector<Instruction>(const std::string& id, const ExprPtr& s,
+                                                                const ExprPtr& above, std::set<std::string> within,
+                                                                std::set<std::string> deps)>;
+
+    // The init, transfer and stage instructions of a tree, the iname of work-item 0 after the last stage
+    // (where the result is read) and what the reading waits for: the last stage (the transfer if none).
+    struct Built {
+        std::vector<Instruction> made;
+        std::string reader;
+        std::set<std::string> last;
+    };
+
+    Built build_tree(const Instruction& insn, const Tree& tree,
+                                                                const std::vector<Lane>& lanes,
+                                                                const StageBuilder& stage) {
+        std::vector<Instruction> made;
+        const std::string base = origin_of(insn.id) + "_" + tree.iname;
+        const std::string all = axis_iname(tree, "red_" + tree.iname, tree.size);
+        std::set<std::string> within = insn.within_inames, transfer_deps = insn.depends_on;
+        within.insert(all);
+        for (const Lane& lane : lanes) {
+            // Not under the instruction's predicates: every element must hold the neutral one, as in loopy.
+            Instruction init = assignment_like(insn, names_(base + "_init"), element(tree, lane.acc, var(all)),
+                                               lane.neutral, within, {});
+            init.predicates.clear();
+            transfer_deps.insert(init.id);
+            made.push_back(std::move(init));
+        }
+        within = insn.within_inames;
+        within.insert(tree.iname);
+        for (const Lane& lane : lanes) {
+            Instruction transfer = assignment_like(insn, names_(base + "_transfer"),
+                                                   element(tree, lane.acc, var(tree.iname)), lane.term, within,
+                                                   transfer_deps);
+            origin_[transfer.id] = origin_of(insn.id);
+            made.push_back(std::move(transfer));
+        }
+        // Every stage waits on the init and transfer directly, not only through the stage before it: barrier
+        // insertion looks at direct dependencies, and in a loop the next iteration's init must not overwrite
+        // what this iteration's last stages still read.
+        std::set<std::string> filled;
+        for (const Instruction& m : made) filled.insert(m.id);
+        std::set<std::string> deps = filled;
+        std::string reader = all;
+        long width = 1;
+        while (width < tree.size) width *= 2;
+        for (long bound = tree.size, k = 0; width > 1; bound = width, ++k) {
+            width /= 2;
+            reader = axis_iname(tree, cat("red_", tree.iname, "_s", k), bound - width);
+            within = insn.within_inames;
+            within.insert(reader);
+            std::vector<Instruction> step = stage(names_(cat("red_", tree.iname, "_stage_", k)), var(reader),
+                                                  binary(BinOp::Add, var(reader), int_lit(width)), within, deps);
+            deps = filled;
+            deps.insert(step.back().id);
+            for (Instruction& st : step) made.push_back(std::move(st));
+        }
+        return {std::move(made), reader, deps};
+    }
+
+    std::vector<Instruction> realize_local(const Instruction& insn, const ExprPtr& red, const std::string& iname,
+                                           DType t) {
+        const Tree tree = tree_of(insn, iname);
+        if (is_arg_extremum(red->name)) return realize_local_arg_extremum(insn, red, tree, t);
+        const std::string acc = local_accumulator(tree, t);
+        const std::string& op = red->name;
+        auto stage = [&](const std::string& id, const ExprPtr& s, const ExprPtr& above, std::set<std::string> within,
+                         std::set<std::string> deps) {
+            const ExprPtr mine = element(tree, acc, s);
+            return std::vector<Instruction>{assignment_like(insn, id, mine, fold(op, mine, element(tree, acc, above)),
+                                                            std::move(within), std::move(deps))};
+        };
+        Built built = build_tree(insn, tree, {{acc, neutral_element(red, t), red->args[0]}}, stage);
+        Instruction rewritten = insn;
+        rewritten.expression = replace_node(insn.expression, red, element(tree, acc, int_lit(0)));
+        read_result(rewritten, built);
+        built.made.push_back(std::move(rewritten));
+        return std::move(built.made);
+    }
+
+    // The instruction reading the tree's result runs in work-item 0 of the reduction's axis, after the
+    // last stage.
+    static void read_result(Instruction& insn, const Built& built) {
+        insn.within_inames.insert(built.reader);
+        insn.depends_on.insert(built.last.begin(), built.last.end());
+    }
+
+    // argmax/argmin: a value and an index array. A stage takes the upper element's index when its value is
+    // strictly better, or equal with a smaller index, so that the first extreme element wins as in the
+    // sequential realization; the index moves before the value it compares with.
+    std::vector<Instruction> realize_local_arg_extremum(const Instruction& insn, const ExprPtr& red,
+                                                        const Tree& tree, DType t) {
+        const std::string value = local_accumulator(tree, t);
+        const std::string index = local_accumulator(tree, body_type(red, 1));
+        const BinOp better_op = red->name == "argmax" ? BinOp::Gt : BinOp::Lt;
+        auto stage = [&](const std::string& id, const ExprPtr& s, const ExprPtr& above, std::set<std::string> within,
+                         std::set<std::string> deps) {
+            const ExprPtr v = element(tree, value, s), v_up = element(tree, value, above);
+            const ExprPtr i = element(tree, index, s), i_up = element(tree, index, above);
+            const ExprPtr better = binary(BinOp::Or, binary(better_op, v_up, v),
+                                          binary(BinOp::And, binary(BinOp::Eq, v_up, v), binary(BinOp::Lt, i_up, i)));
+            Instruction index_step = assignment_like(insn, names_(id + "_index"), i, if_then_else(better, i_up, i),
+                                                     within, std::move(deps));
+            Instruction value_step = assignment_like(insn, id, v, fold(red->name, v, v_up), std::move(within),
+                                                     {index_step.id});
+            return std::vector<Instruction>{std::move(index_step), std::move(value_step)};
+        };
+        const std::vector<Lane> lanes{{value, neutral_element(red, t), red->args[0]},
+                                      {index, int_lit(-1), red->args[1]}};
+        Built built = build_tree(insn, tree, lanes, stage);
+        Instruction index_out = assignment_like(insn, names_(insn.id + "_index"), insn.assignees[1],
+                                                element(tree, index, int_lit(0)), insn.within_inames, insn.depends_on);
+        index_out.within_inames_is_final = insn.within_inames_is_final;
+        read_result(index_out, built);
+        Instruction value_out = insn;
+        value_out.assignees = {insn.assignees[0]};
+        value_out.expression = element(tree, value, int_lit(0));
+        read_result(value_out, built);
+        value_out.depends_on.insert(index_out.id);
+        built.made.push_back(std::move(index_out));
+        built.made.push_back(std::move(value_out));
+        return std::move(built.made);
     }
 
     const Kernel& kernel_;

@@ -18,28 +18,6 @@ namespace {
 
 Kernel wrap(KernelData k) { return Kernel(std::make_shared<const KernelData>(std::move(k))); }
 
-// Rules that the instructions use, directly or through other rules; the others are dropped, as loopy does
-// once a transformation leaves a rule unused.
-void drop_unused_rules(KernelData& k) {
-    std::set<std::string> used;
-    std::vector<std::string> work;
-    auto note = [&](const ExprPtr& e) {
-        for (const std::string& r : rules_used(e, k.substitutions))
-            if (used.insert(r).second) work.push_back(r);
-    };
-    for (const Instruction& insn : k.instructions) {
-        note(insn.expression);
-        for (const ExprPtr& a : insn.assignees) note(a);
-        for (const ExprPtr& p : insn.predicates) note(p);
-    }
-    while (!work.empty()) {
-        const std::string r = work.back();
-        work.pop_back();
-        note(find_rule(k.substitutions, r)->expression);
-    }
-    std::erase_if(k.substitutions, [&](const SubstitutionRule& r) { return !used.count(r.name); });
-}
-
 // Structural equality of `e` with `pattern`, where the names in `params` match any subexpression (the same
 // one at every occurrence; `bound` records what each matched).
 bool unify(const ExprPtr& pattern, const ExprPtr& e, const std::vector<std::string>& params,

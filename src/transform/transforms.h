@@ -17,7 +17,7 @@ namespace loom {
 // --- options and data (transform/data.cpp)
 /// Options given by name; values are already converted by the caller.
 struct OptionUpdate {
-    std::optional<bool> write_code, return_dict, allow_terminal_colors, check_dep_resolution;
+    std::optional<bool> write_code, return_dict, allow_terminal_colors, check_dep_resolution, insert_gbarriers;
     std::optional<std::vector<std::string>> build_options;
     std::optional<std::string> target;
 };
@@ -35,11 +35,11 @@ Kernel set_temporary_address_space(const Kernel& k, const std::string& name, Add
 Kernel tag_array_axes(const Kernel& k, const std::vector<std::string>& names, const std::vector<std::string>& dim_tags);
 
 // --- privatization (transform/privatize.cpp)
-/// loopy's privatize_temporaries_with_inames: each private temporary written inside `inames` (that its
-/// assignment does not already index by) gets one more axis per such iname, indexed by it in every access,
-/// so that the iterations of those inames have their own copies. Axes for `vec` inames are `vec` axes.
-/// `only_var_names`: privatize only those. LoopyError when writers need different axes, or an access lies
-/// outside an iname it needs.
+/// loopy's privatize_temporaries_with_inames: gives each iteration of `inames` its own entry of the
+/// temporaries written inside them (only those in `only_var_names` when given): a new last axis per iname a
+/// writer runs in without indexing by it, indexed by the iname minus its lower bound; axes for `vec` inames
+/// are `vec` axes. What ILP and vec loops need. LoopyError when writers need different axes, or an access
+/// lies outside an iname it needs.
 Kernel privatize_temporaries_with_inames(const Kernel& k, const std::set<std::string>& inames,
                                          const std::optional<std::set<std::string>>& only_var_names = std::nullopt);
 
@@ -96,13 +96,47 @@ Kernel remove_unused_inames(const Kernel& k, const std::vector<std::string>& ina
 /// parameters the domains do not use) expressions.
 Kernel fix_parameters(const Kernel& k, const std::map<std::string, ExprPtr>& values);
 
+// --- instruction ordering and synchronization (transform/instruction.cpp)
+/// Sets the priority of the instructions `insn_match` selects; among ready instructions the linearizer runs
+/// the highest priority first.
+Kernel set_instruction_priority(const Kernel& k, const std::string& insn_match, int priority);
+/// Makes the instructions `insn_match` selects depend on `depends_on` (an instruction id, or a match
+/// expression). A LoopyError when either selects nothing.
+Kernel add_dependency(const Kernel& k, const std::string& insn_match, const std::string& depends_on);
+
+struct NoSyncOptions {
+    bool bidirectional = false;  // the source gets a nosync on the sink too
+    bool force = false;          // add it even where the sink does not (transitively) depend on the source
+    bool empty_ok = false;       // no error when nothing matches or nothing is added
+};
+/// Adds `nosync` entries of `scope` ("local", "global" or "any") on the sinks for the sources, where a sink
+/// depends on a source (or their groups conflict) unless `force`. `source` and `sink` are ids or match
+/// expressions. The barrier analysis then adds no barrier of that scope for those dependencies.
+Kernel add_nosync(const Kernel& k, const std::string& scope, const std::string& source, const std::string& sink,
+                  const NoSyncOptions& options = {});
+
+struct BarrierOptions {
+    std::string id_based_on;                // default "g_barrier" / "l_barrier"
+    std::set<std::string> within_inames;    // the loops the barrier runs in; default none
+    std::string synchronization_kind = "global";
+    std::string mem_kind;                   // default: the synchronization kind
+    std::set<std::string> tags;
+};
+/// Adds a barrier instruction that depends on the instructions `insn_before` selects and on which those
+/// `insn_after` selects depend (either may be nullopt: no dependencies that way). A global barrier splits
+/// the device kernel there.
+Kernel add_barrier(const Kernel& k, const std::optional<std::string>& insn_before,
+                   const std::optional<std::string>& insn_after, const BarrierOptions& options = {});
+
 // --- reductions (transform/reduction.cpp)
 /// Realizes every reduction sequentially, as loopy does: a private accumulator `acc_<inames>`, an
 /// instruction `<id>_<inames>_init` setting it to the neutral element in the instruction's loops, an
 /// instruction `<id>_<inames>_update` folding the body in inside the reduction loops too, and the
 /// instruction rewritten to read the accumulator. argmax/argmin also keep an index accumulator (-1 while
 /// empty; the first extreme element wins). Accumulators are typed from their bodies where the types are
-/// known. Reductions over parallel (`l.N`, `g.N`) inames are an error. Without reductions, returns `k`.
+/// known. A reduction over one `l.N` iname becomes loopy's tree reduction in a local array `acc_<iname>`
+/// (inames `red_<iname>`, `red_<iname>_s<k>`, instructions `..._init`, `..._transfer`, `red_<iname>_stage_<k>`;
+/// barriers come from barrier insertion); over `g.N` inames it is a LoopyError. Without reductions, returns `k`.
 Kernel realize_reduction(const Kernel& k);
 
 // --- substitution rules (transform/subst.cpp)
@@ -121,5 +155,49 @@ Kernel extract_subst(const Kernel& k, const std::string& subst_name, const std::
 Kernel assignment_to_subst(const Kernel& k, const std::string& lhs_name,
                            const std::vector<std::string>& extra_arguments = {}, const std::string& within = "",
                            bool force_retain_argument = false);
+
+// --- precomputation and prefetching (transform/precompute.cpp)
+/// Options of precompute; empty strings and lists mean "not given".
+struct PrecomputeOptions {
+    std::vector<std::string> storage_axes;       // rule argument names or inames; default: see precompute
+    std::vector<std::string> precompute_inames;  // names of the new inames, one per storage axis
+    std::optional<std::vector<std::string>> precompute_outer_inames;  // the compute instruction's other loops
+    std::string temporary_name;                  // default: a fresh name based on the rule's
+    AddressSpace temporary_address_space = AddressSpace::Auto;
+    std::string default_tag;                     // tag of the new inames; "l.auto" picks free local axes
+    std::string within;                          // match expression selecting the uses to replace
+    bool fetch_bounding_box = false;             // compute the footprint's bounding box, not the footprint
+    std::string compute_insn_id;                 // default: a fresh id based on the rule's name
+    DType dtype = DType::Unknown;                // of the temporary; Unknown: inferred from the rule
+};
+/// Stores the values of substitution rule `subst_uses` in a temporary, computed by a new instruction before
+/// the uses, as loopy's precompute: for each iteration of the inames not in `sweep_inames`, the footprint of
+/// the uses (the argument tuples they need as the sweep inames run) is boxed by isl; each storage axis the
+/// box does not reduce to one element becomes an axis of the temporary and a new iname (named after the
+/// rule argument, `<rule>_<iname>` for a swept iname the value depends on, or `precompute_inames`), and
+/// the uses become reads of the temporary at the right offsets. Storage axes default to the swept inames
+/// the arguments do not use, then the arguments. `subst_uses` are the rule's name, or uses such as
+/// "f(i, j+1)" whose footprint is taken instead of the kernel's uses (uses outside it are kept).
+/// LoopyError for an unknown rule or sweep iname, a sweep iname not used, or (without fetch_bounding_box)
+/// a footprint that is not convex; StaticValueFindingError when the box has no constant size.
+Kernel precompute(const Kernel& k, const std::vector<std::string>& subst_uses, const std::vector<std::string>& sweep_inames,
+                  const PrecomputeOptions& options = {});
+
+struct PrefetchOptions {
+    std::vector<std::string> dim_arg_names;      // names of the fetch inames, one per array axis
+    std::string temporary_name;                  // default: <var>_fetch
+    std::string default_tag;
+    std::optional<std::vector<std::string>> fetch_outer_inames;
+    AddressSpace temporary_address_space = AddressSpace::Auto;
+    bool fetch_bounding_box = false;
+    std::string prefetch_insn_id;                // default: <var>_fetch_rule
+    std::string within;
+};
+/// Prefetches the reads of variable `var` into a temporary, as loopy's add_prefetch: the reads become uses
+/// of a rule `<var>_fetch_rule` (extract_subst), which is then precomputed over `sweep_inames`. `var` may
+/// be a footprint subscript such as "a[i, :]": its footprint (`:` sweeping the whole axis) is fetched and
+/// only the reads inside it are replaced.
+Kernel add_prefetch(const Kernel& k, const std::string& var, const std::vector<std::string>& sweep_inames,
+                    const PrefetchOptions& options = {});
 
 }  // namespace loom

@@ -133,4 +133,19 @@ do
   end)
 end
 
+-- Options may stand in place of the declaration list (loopy's keyword arguments); a declaration list with
+-- named entries as well as options is an error.
+do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "a[i] = 3", { assumptions = "n >= 1", name = "fill" })
+  h.check_equal(knl.name, "fill", "options in third position")
+  h.check_equal(knl.args[1].name, "a", "arguments guessed when no declaration list is given")
+  h.on_each_executor(function(exec, name)
+    h.check_array(knl(exec, { a = lp.zeros(N, "float32") }), function() return 3 end, name .. " options only",
+      { dtype = "float32" })
+  end)
+  local ok, err = pcall(lp.make_kernel, "{ [i]: 0<=i<n }", "a[i] = 3", { assumptions = "n >= 1" }, {})
+  h.check_equal(ok, false, "named entries in the declaration list")
+  h.check_equal(err.kind, "ArgumentError", "named entries in the declaration list: kind")
+end
+
 print("arguments: ok")

@@ -297,3 +297,63 @@ do
     end
   end)
 end
+
+-- Where vec meets ILP and slabs: realize_ilp privatizes a temporary over the ILP and the vec iname at once
+-- (a `c` axis and a `vec` axis: an array of float4 on OpenCL), a slab split of the loop around a vec loop
+-- keeps its vector statements in each slab, and a reduction whose loop is split with slabs inside a vec
+-- loop runs on vectors in both slabs.
+do
+  local base = lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<4 }", [[
+    <> t = 2*a[i,k] {id=w}
+    out[i,k] = t + a[i,k] {dep=w}
+    ]], { lp.GlobalArg("a,out", "float32", { shape = "n, 4", dim_tags = "c,vec" }), "..." })
+  base = lp.tag_inames(base, { k = "vec" })
+  local ilp = lp.split_iname(base, "i", 2, { inner_tag = "ilp" })
+  check_code(ilp, { "float4 t[2];", "t[1] = 2.0f * a[1 + 2 * i_outer];", "out[1 + 2 * i_outer] = t[1] + a[1 + 2 * i_outer];" })
+  check_code(with_target(ilp, "c"), { "float t[2 * 4];", "t[7] = 2.0f * a[7 + 8 * i_outer];" })
+  local slab = lp.split_iname(base, "i", 4, { slabs = { 0, 1 } })
+  check_code(slab, { "/* bulk slab for 'i_outer' */", "/* final slab for 'i_outer' */", "float4 t;",
+    "t = 2.0f * a[4 * i_outer + i_inner];" })
+  local slab_ilp = lp.split_iname(base, "i", 4, { slabs = { 1, 1 }, inner_tag = "ilp" })
+  check_code(slab_ilp, { "/* bulk slab for 'i_outer' */", "float4 t[4];", "t[3] = 2.0f * a[3 + 4 * i_outer];" })
+  local red = lp.make_kernel("{ [i,k,j]: 0<=i<n and 0<=k<4 and 0<=j<m }", "out[i,k] = sum(j, a[i,j,k])",
+    { lp.GlobalArg("a", "float32", { shape = "n, m, 4", dim_tags = "c,c,vec" }),
+      lp.GlobalArg("out", "float32", { shape = "n, 4", dim_tags = "c,vec" }), "..." })
+  red = lp.split_iname(lp.tag_inames(red, { k = "vec" }), "j", 2, { slabs = { 0, 1 } })
+  check_code(red, { "float4 acc_j_outer_j_inner;", "/* final slab for 'j_outer' */",
+    "acc_j_outer_j_inner = acc_j_outer_j_inner + a[" })
+  h.on_each_executor(function(exec, name)
+    for _, n in ipairs({ 0, 1, 5, 8 }) do
+      local a = lp.rand({ n, 4 }, "float32", 21)
+      local want = function(i, k) return 3 * a:get(i, k) end
+      for what, knl in pairs({ ilp = ilp, slab = slab, ["slab+ilp"] = slab_ilp }) do
+        h.check_array(knl(exec, { a = a }), want, name .. " vec with " .. what, { rtol = 1e-6 })
+      end
+      local m = 5
+      local b = lp.rand({ n, m, 4 }, "float32", 22)
+      h.check_array(red(exec, { a = b }), function(i, k)
+        local s = 0
+        for j = 0, m - 1 do s = s + b:get(i, j, k) end
+        return s
+      end, name .. " vec reduction with slabs", { rtol = 1e-5 })
+    end
+  end)
+end
+
+-- An atomic update in a vec loop is not vectorizable: its lanes are unrolled, each an atomic update of the
+-- (volatile) scalar array, entry by entry of the float4.
+do
+  local knl = lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<4 }", "out[0] = out[0] + a[i,k] {atomic}",
+    { lp.GlobalArg("a", "float32", { shape = "n, 4", dim_tags = "c,vec" }),
+      lp.GlobalArg("out", "float32", { shape = "1", for_atomic = true }), "..." },
+    { silenced_warnings = { "write_race(insn)" } })  -- loopy warns of atomic updates too
+  knl = lp.tag_inames(lp.fix_parameters(knl, { n = 8 }), { k = "vec", i = "l.0" })
+  check_code(knl, { "__global volatile float *__restrict__ out", "loopy_new_val = loopy_old_val + a[lid(0)].s3;" })
+  h.on_each_executor(function(exec, name)
+    local a = lp.rand({ 8, 4 }, "float32", 23)
+    local sum = 0
+    for i = 0, 7 do for k = 0, 3 do sum = sum + a:get(i, k) end end
+    h.check_array(knl(exec, { a = a, out = lp.zeros({ 1 }, "float32") }), function() return sum end,
+      name .. " atomic update in a vec loop", { rtol = 1e-5 })
+  end)
+end

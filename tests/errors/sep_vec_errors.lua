@@ -53,7 +53,7 @@ h.expect_error("LoopyError", { "over iname 'k' tagged 'vec'", "only sequential r
 -- privatize_temporaries_with_inames (as vec loops apply it).
 local private = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<3 }", { "<> t = a[i,j] {id=w}", "out[i] = t {dep=w, inames=i}" },
   { arg("a", "n, 3"), "..." })
-h.expect_error("LoopyError", { "instruction '", "touches variable 't'", "not within that iname" },
+h.expect_error("LoopyError", { "Instruction '", "required iname(s) 'j'", "not previously within the iname(s)" },
   lp.privatize_temporaries_with_inames, private, "j")
 h.expect_error("LoopyError", "no iname named 'q'", lp.privatize_temporaries_with_inames, private, "q")
 h.expect_error("LoopyError", "'z' is not used in kernel", lp.privatize_temporaries_with_inames, private, "j", "z")

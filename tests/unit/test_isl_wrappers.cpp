@@ -131,7 +131,8 @@ TEST_CASE("extent is the smallest bound from zero, and zero where the set is emp
     CHECK(value_where(extent(shifted, 0, universe), "n = 4") == 6);
 
     const isl::pw_aff under_context = extent(parse_domain("{ [i]: 0<=i<n }"), 0, parse_assumptions("n >= 0"));
-    CHECK(same_function(under_context, "[n] -> { [(n)] : n >= 0 }"));
+    // Simplified under the context, as loopy prints grid sizes: no condition left.
+    CHECK(same_function(under_context, "[n] -> { [(n)] }"));
 }
 
 TEST_CASE("index_box turns a hardware index into a parameter with a box", "[isl]") {
@@ -181,4 +182,15 @@ TEST_CASE("generate_ast gives loops, guards and statements", "[isl]") {
     CHECK(to_string(stmt.args[1]) == inner.iterator);
     // The inner loop's bound is the outer iterator: the triangle.
     CHECK(to_string(inner.cond).find(outer.iterator) != std::string::npos);
+}
+
+TEST_CASE("beyond: the points past the first or before the last values of a dimension (slabs)", "[isl]") {
+    // A triangle: for each i, j runs over 0..i; slabs are per value of the outer dimension.
+    const isl::set tri = set_of("[n] -> { [i, j] : 0 <= j <= i < n }");
+    CHECK(beyond(tri, 1, 2, true).is_equal(set_of("[n] -> { [i, j] : 2 <= j <= i < n }")));
+    CHECK(beyond(tri, 1, 1, false).is_equal(set_of("[n] -> { [i, j] : 0 <= j < i < n }")));
+    CHECK(beyond(tri, 1, 0, true).is_equal(tri));
+    // Along the outer dimension, with a tile that is partial at the end.
+    const isl::set tiles = set_of("[n] -> { [o] : 0 <= 16o < n }");
+    CHECK(beyond(tiles, 0, 1, false).is_equal(set_of("[n] -> { [o] : 0 <= o and 16o + 16 < n }")));
 }

@@ -327,6 +327,11 @@ TEST_CASE("every attribute", "[parser][attributes]") {
     CHECK(insn.within_inames_is_final);
     CHECK(insn.dup == std::vector<std::string>{"i", "j->j_new"});
     CHECK(insn.atomic);
+    CHECK_FALSE(insn.atomic_init);
+
+    insn = only_instruction("x[i] = 0 {atomic=init}");
+    CHECK(insn.atomic);
+    CHECK(insn.atomic_init);
 
     insn = only_instruction("x = 1 {id_prefix=init, dep=*maketmp, inames=+k}");
     CHECK(insn.id_prefix == "init");
@@ -365,7 +370,8 @@ TEST_CASE("attribute errors", "[parser][attributes][errors]") {
 
     CHECK(instructions_error({"x = 1 {id}"})->message().find("'id' needs a value") != std::string::npos);
     CHECK(instructions_error({"x = 1 {nosync=a@sometimes}"}));
-    CHECK(instructions_error({"x = 1 {atomic=yes}"}));
+    CHECK(instructions_error({"x = 1 {atomic=yes}"})->message().find("atomicity directive 'yes' not understood") !=
+          std::string::npos);
     CHECK(instructions_error({"... nop {atomic}"}));
     CHECK(instructions_error({"x = 1 {mem_kind=local}"}));
     CHECK(instructions_error({"... gbarrier {mem_kind=constant}"}));

@@ -200,8 +200,9 @@ TEST_CASE("what cannot be realized is a user error", "[reduction]") {
     CHECK(e->kind() == "LoopyError");
 
     KernelData tagged = kernel({"{ [i]: 0<=i<16 }"}, {"s = sum(i, a[i])"}).copy();
-    tagged.iname_tags["i"] = "l.0";
+    tagged.iname_tags["i"] = "g.0";  // l.0 makes a tree reduction; groups cannot combine results
     e = realize_error(Kernel(std::make_shared<const KernelData>(std::move(tagged))));
     REQUIRE(e);
     CHECK(e->kind() == "LoopyError");
+    CHECK(e->message().find("Reduce in two stages") != std::string::npos);
 }

@@ -1,0 +1,354 @@
+// lp.auto_test_vs_ref(ref_knl, test_knl, {parameters=, exec=, rtol=, atol=, dtypes=, seed=}), or in loopy's
+// order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on the same random inputs,
+// through the ordinary kernel call (`knl(exec, {...})`), on every executor asked for; every output must match
+// the reference within the tolerances, or an AutomaticTestFailure names the first element that does not.
+#include <algorithm>
+#include <random>
+#include <sstream>
+
+#include "analysis/types.h"
+#include "ir/layout.h"
+#include "lua/args.h"
+#include "lua/array_binding.h"
+#include "lua/binding.h"
+#include "lua/call_arrays.h"
+#include "lua/trampoline.h"
+#include "support/strings.h"
+#include "transform/transforms.h"
+
+namespace loom::lua {
+
+namespace {
+
+constexpr const char* kFname = "auto_test_vs_ref";
+constexpr int kOptions = 3;         // stack index of the options table
+constexpr int kLoopyExecutor = 4;   // the executor of loopy's argument order, or nil
+
+/// One set of parameter values: integers (which also size the arrays) and floats.
+struct Parameters {
+    Values ints;
+    std::map<std::string, double> floats;
+};
+
+struct Settings {
+    std::vector<Parameters> parameter_sets;
+    std::vector<int> executors;  // stack indices
+    double rtol = 1e-3, atol = 1e-3;  // loopy's default check
+    std::map<std::string, DType> dtypes;
+    DType default_dtype = DType::Float64;
+    std::uint64_t seed = 0;
+};
+
+Parameters read_parameters(lua_State* L, int idx) {
+    Parameters p;
+    lua_pushnil(L);
+    while (lua_next(L, idx) != 0) {
+        if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TNUMBER)
+            arg_error(L, kOptions, kFname, "option 'parameters': a table of numbers by name (or a list of them) expected");
+        const std::string name = lua_tostring(L, -2);
+        if (lua_isinteger(L, -1)) p.ints[name] = lua_tointeger(L, -1);
+        else p.floats[name] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    return p;
+}
+
+// `parameters`: one table {n=16}, or a list of them (each is a separate test).
+std::vector<Parameters> read_parameter_sets(lua_State* L) {
+    if (!lua_istable(L, kOptions) || lua_getfield(L, kOptions, "parameters") == LUA_TNIL) return {Parameters{}};
+    const int idx = lua_gettop(L);
+    if (!lua_istable(L, idx)) arg_error(L, kOptions, kFname, "option 'parameters': table expected");
+    std::vector<Parameters> out;
+    const lua_Integer n = luaL_len(L, idx);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        if (lua_geti(L, idx, i) != LUA_TTABLE) arg_error(L, kOptions, kFname, "option 'parameters': list of tables expected");
+        out.push_back(read_parameters(L, lua_gettop(L)));
+        lua_pop(L, 1);
+    }
+    if (n == 0) out.push_back(read_parameters(L, idx));
+    lua_pop(L, 1);
+    return out;
+}
+
+// `exec`: one executor or a list of them; without it both the OpenCL and the C executor. They stay on the
+// stack, so their indices remain valid during the test.
+std::vector<int> push_executors(lua_State* L) {
+    std::vector<int> out;
+    if (!lua_isnil(L, kLoopyExecutor)) {
+        if (lua_istable(L, kOptions) && lua_getfield(L, kOptions, "exec") != LUA_TNIL)
+            arg_error(L, kOptions, kFname, "option 'exec' given with an executor argument");
+        return {kLoopyExecutor};
+    }
+    if (!lua_istable(L, kOptions) || lua_getfield(L, kOptions, "exec") == LUA_TNIL) {
+        for (const char* target : {"opencl", "c"}) {
+            push_default_executor(L, target);
+            out.push_back(lua_gettop(L));
+        }
+        return out;
+    }
+    const int idx = lua_gettop(L);
+    if (is_executor(L, idx)) return {idx};
+    if (!lua_istable(L, idx) || luaL_len(L, idx) == 0)
+        arg_error(L, kOptions, kFname, "option 'exec': an executor or a list of executors expected");
+    for (lua_Integer i = 1; i <= luaL_len(L, idx); ++i) {
+        if (!lua_checkstack(L, 1)) arg_error(L, kOptions, kFname, "option 'exec': too many executors");
+        lua_geti(L, idx, i);
+        if (!is_executor(L, -1)) arg_error(L, kOptions, kFname, "option 'exec': a list of executors expected");
+        out.push_back(lua_gettop(L));
+    }
+    return out;
+}
+
+// `dtypes`: one dtype name for every array whose type is not known, or a table of them by name.
+void read_dtypes(lua_State* L, Settings& s) {
+    if (!lua_istable(L, kOptions)) return;
+    const int type = lua_getfield(L, kOptions, "dtypes");
+    const int idx = lua_gettop(L);
+    if (type == LUA_TSTRING) {
+        s.default_dtype = check_dtype(L, idx, kFname);
+    } else if (type == LUA_TTABLE) {
+        lua_pushnil(L);
+        while (lua_next(L, idx) != 0) {
+            if (lua_type(L, -2) != LUA_TSTRING) arg_error(L, kOptions, kFname, "option 'dtypes': keys must be names");
+            s.dtypes[lua_tostring(L, -2)] = check_dtype(L, lua_gettop(L), kFname);
+            lua_pop(L, 1);
+        }
+    } else if (type != LUA_TNIL) {
+        arg_error(L, kOptions, kFname, "option 'dtypes': a dtype name or a table of them expected");
+    }
+    lua_pop(L, 1);
+}
+
+Settings read_settings(lua_State* L) {
+    check_options(L, kOptions, kFname, {"parameters", "exec", "rtol", "atol", "dtypes", "seed"});
+    Settings s;
+    s.parameter_sets = read_parameter_sets(L);
+    s.rtol = opt_number(L, kOptions, "rtol", kFname).value_or(s.rtol);
+    s.atol = opt_number(L, kOptions, "atol", kFname).value_or(s.atol);
+    s.seed = static_cast<std::uint64_t>(opt_integer(L, kOptions, "seed", kFname).value_or(0));
+    read_dtypes(L, s);
+    s.executors = push_executors(L);
+    return s;
+}
+
+// --- types
+
+const Variable* first_untyped_array(const KernelData& k, bool inputs_only) {
+    for (const Variable& v : k.args)
+        if (v.kind != VarKind::ValueArg && v.dtype == DType::Unknown && (!inputs_only || v.is_input.value_or(false)))
+            return &v;
+    return nullptr;
+}
+
+// Array types the kernel leaves open: those `dtypes` names, then, one at a time, the default for an input
+// (an output's type may follow from the inputs), then for what remains. Value arguments are typed by the
+// call from the parameter values.
+Kernel with_array_types(Kernel k, const Settings& s) {
+    for (const auto& [name, dtype] : s.dtypes) {
+        const Variable* v = k.find_variable(name);
+        user_assert(v && v->is_arg(), "LoopyError", kFname, ": option 'dtypes' names '", name,
+                    "', which is not an argument of kernel '", k->name, "'");
+    }
+    std::map<std::string, DType> given;
+    for (const Variable& v : k->args)
+        if (v.dtype == DType::Unknown && s.dtypes.count(v.name)) given[v.name] = s.dtypes.at(v.name);
+    if (!given.empty()) k = add_and_infer_dtypes(k, given);
+    while (const Variable* v = first_untyped_array(*k, true)) k = add_and_infer_dtypes(k, {{v->name, s.default_dtype}});
+    while (const Variable* v = first_untyped_array(*k, false)) k = add_and_infer_dtypes(k, {{v->name, s.default_dtype}});
+    return k;
+}
+
+// loopy's check: the same arguments, in the same order, of the same types.
+void check_same_arguments(const KernelData& ref, const KernelData& test) {
+    user_assert(ref.args.size() == test.args.size(), "LoopyError",
+                "ref_knl and test_knl do not have the same number of arguments");
+    for (std::size_t i = 0; i < ref.args.size(); ++i) {
+        const Variable& r = ref.args[i];
+        const Variable& t = test.args[i];
+        user_assert(r.name == t.name && r.dtype == t.dtype, "LoopyError",
+                    "ref_knl and test_knl argument lists disagree at index ", i + 1, " (1-based): '", r.name, "' (",
+                    dtype_name(r.dtype), ") vs '", t.name, "' (", dtype_name(t.dtype), ")");
+    }
+}
+
+// --- arrays
+
+// Random contents: uniform [0, 1) for floats (and each part of a complex), 1..16 for integers (never 0, so
+// that divisions stay defined), false/true for bools.
+HostArray random_array(const std::vector<std::int64_t>& shape, DType dtype, std::mt19937_64& gen) {
+    if (is_float(dtype) || is_complex(dtype)) return HostArray::rand(shape, dtype, gen);
+    HostArray a = HostArray::zeros(shape, dtype);
+    each_element(shape, contiguous_strides(shape, 'C'), 0, [&](const HostArray::Index& i, std::int64_t) {
+        const auto draw = static_cast<std::int64_t>(gen() % 16);
+        if (dtype == DType::Bool) a.set(i, draw % 2 == 1);
+        else a.set(i, draw + 1);
+    });
+    return a;
+}
+
+std::string parameters_text(const Parameters& p) {
+    std::vector<std::string> parts;
+    for (const auto& [name, v] : p.ints) parts.push_back(cat(name, "=", v));
+    for (const auto& [name, v] : p.floats) parts.push_back(cat(name, "=", v));
+    return parts.empty() ? "no parameters" : join(parts, ", ");
+}
+
+// The random arguments of one test: an array per array argument (C order), shaped at the parameters.
+std::map<std::string, HostArray> random_arguments(const KernelData& k, const Parameters& p, std::mt19937_64& gen) {
+    for (const Variable& v : k.args)
+        user_assert(v.kind != VarKind::ValueArg || p.ints.count(v.name) || p.floats.count(v.name), "LoopyError",
+                    kFname, ": value argument '", v.name, "' needs a value in 'parameters'");
+    std::map<std::string, HostArray> out;
+    for (const Variable& v : k.args)
+        if (v.kind != VarKind::ValueArg) out.emplace(v.name, random_array(eval_shape(v, p.ints), v.dtype, gen));
+    return out;
+}
+
+// A fresh copy of `values` laid out as `v` declares it, so that the call takes it as is and writes into it.
+HostArray argument_copy(const Variable& v, const HostArray& values, const Parameters& p) {
+    const std::vector<std::int64_t> shape = eval_shape(v, p.ints);
+    user_assert(shape == values.shape(), "LoopyError", kFname, ": argument '", v.name, "' has shape ",
+                shape_string(shape), " in test_knl but ", shape_string(values.shape()), " in ref_knl");
+    HostArray out = array_memory(v, nullptr, p.ints).logical;
+    each_element(shape, contiguous_strides(shape, 'C'), 0,
+                 [&](const HostArray::Index& i, std::int64_t) { out.set(i, values.get(i)); });
+    return out;
+}
+
+// --- running
+
+// The kind and message of the error object at `idx` (a Loom error keeps its kind).
+std::pair<std::string, std::string> error_of(lua_State* L, int idx) {
+    idx = lua_absindex(L, idx);
+    if (lua_istable(L, idx)) {
+        lua_getfield(L, idx, "kind");
+        lua_getfield(L, idx, "message");
+        if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
+            std::pair<std::string, std::string> out{lua_tostring(L, -2), lua_tostring(L, -1)};
+            lua_pop(L, 2);
+            return out;
+        }
+        lua_pop(L, 2);
+    }
+    std::string text = luaL_tolstring(L, idx, nullptr);
+    lua_pop(L, 1);
+    return {"LoopyError", text};
+}
+
+std::string executor_target(lua_State* L, int exec) {
+    lua_getfield(L, exec, "target");
+    std::string out = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return out;
+}
+
+// Runs the kernel at stack index `knl` on the executor at `exec` through its __call, with copies of
+// `inputs` in its layout; returns the arrays it ran on (its outputs written in place).
+std::map<std::string, HostArray> run(lua_State* L, int knl, int exec, const std::map<std::string, HostArray>& inputs,
+                                     const Parameters& p, const char* which) {
+    const KernelData& k = *check_kernel(L, knl, kFname).kernel;
+    std::map<std::string, HostArray> arrays;
+    lua_pushvalue(L, knl);
+    lua_pushvalue(L, exec);
+    lua_newtable(L);
+    for (const Variable& v : k.args) {
+        if (v.kind == VarKind::ValueArg) {
+            if (p.ints.count(v.name)) lua_pushinteger(L, p.ints.at(v.name));
+            else lua_pushnumber(L, p.floats.at(v.name));
+        } else {
+            const HostArray& a = arrays.emplace(v.name, argument_copy(v, inputs.at(v.name), p)).first->second;
+            push_array(L, a);
+        }
+        lua_setfield(L, -2, v.name.c_str());
+    }
+    // A protected call: an error of the kernel call must not unwind through this function.
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+        const auto [kind, message] = error_of(L, -1);
+        lua_pop(L, 1);
+        throw Error(kind, cat(kFname, ": running ", which, " on the ", executor_target(L, exec), " executor (",
+                              parameters_text(p), "): ", message));
+    }
+    return arrays;
+}
+
+std::string element_text(const HostArray& a, const HostArray::Index& i) {
+    const std::complex<double> z = a.get_complex(i);
+    std::ostringstream os;
+    os.precision(9);
+    if (is_complex(a.dtype())) os << "(" << z.real() << (z.imag() < 0 ? "" : "+") << z.imag() << "j)";
+    else os << z.real();
+    return os.str();
+}
+
+// Raises AutomaticTestFailure at the first element (in C order) of `got` not close to `expected`.
+void compare(const std::string& name, const HostArray& expected, const HostArray& got, const Settings& s,
+             const std::string& where) {
+    std::optional<HostArray::Index> first;
+    std::int64_t differing = 0;
+    each_element(expected.shape(), contiguous_strides(expected.shape(), 'C'), 0,
+                 [&](const HostArray::Index& i, std::int64_t) {
+                     if (isclose(got.get_complex(i), expected.get_complex(i), s.rtol, s.atol)) return;
+                     ++differing;
+                     if (!first) first = i;
+                 });
+    if (!first) return;
+    std::vector<std::string> index;
+    for (const std::int64_t x : *first) index.push_back(std::to_string(x));
+    user_error("AutomaticTestFailure", "results do not match for '", name, "' ", where, ": at ", name, "[",
+               join(index, ", "), "] expected ", element_text(expected, *first), " (ref_knl), got ",
+               element_text(got, *first), " (test_knl); ", differing, " of ", expected.size(),
+               " elements differ (rtol=", s.rtol, ", atol=", s.atol, ")");
+}
+
+// Loopy's argument order, (ref_knl, queue, test_knl, {...}), tests on that executor only: it moves to
+// kLoopyExecutor, so the stack reads (ref_knl, test_knl, options, executor or nil) in both orders.
+void normalize_arguments(lua_State* L) {
+    lua_settop(L, kLoopyExecutor);
+    if (is_executor(L, 2)) {
+        lua_rotate(L, 2, -1);
+    } else {
+        lua_pushnil(L);
+        lua_replace(L, kLoopyExecutor);
+    }
+}
+
+int auto_test_vs_ref(lua_State* L) {
+    normalize_arguments(L);
+    const Kernel ref_in = check_kernel(L, 1, kFname).kernel;
+    const Kernel test_in = lua_isnoneornil(L, 2) ? ref_in : check_kernel(L, 2, kFname).kernel;
+    const Settings s = read_settings(L);
+    const Kernel ref = with_array_types(ref_in, s);
+    const Kernel test = with_array_types(test_in, s);
+    check_same_arguments(*ref, *test);
+    push_kernel(L, ref);
+    const int ref_idx = lua_gettop(L);
+    push_kernel(L, test);
+    const int test_idx = lua_gettop(L);
+
+    std::mt19937_64 gen(s.seed);
+    for (const Parameters& p : s.parameter_sets) {
+        const std::map<std::string, HostArray> inputs = random_arguments(*ref, p, gen);
+        for (const int exec : s.executors) {
+            const auto expected = run(L, ref_idx, exec, inputs, p, "ref_knl");
+            const auto got = run(L, test_idx, exec, inputs, p, "test_knl");
+            const std::string where = cat("on the ", executor_target(L, exec), " executor (", parameters_text(p), ")");
+            for (const Variable& v : ref->args)
+                if (v.kind != VarKind::ValueArg && v.is_output.value_or(false))
+                    compare(v.name, expected.at(v.name), got.at(v.name), s, where);
+        }
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+const luaL_Reg kFunctions[] = {{"auto_test_vs_ref", trampoline<auto_test_vs_ref>}, {nullptr, nullptr}};
+
+}  // namespace
+
+void register_auto_test_api(lua_State* L, int module_table) {
+    lua_pushvalue(L, module_table);
+    luaL_setfuncs(L, kFunctions, 0);
+    lua_pop(L, 1);
+}
+
+}  // namespace loom::lua

@@ -1,0 +1,38 @@
+// lp.set_warnings: what happens to the engine's warnings (loopy's are Python warnings, filtered the same
+// way). Shown warnings go to stderr, as Python prints them.
+#include <cstdio>
+
+#include "lua/binding.h"
+#include "lua/trampoline.h"
+#include "support/warnings.h"
+
+namespace loom::lua {
+
+namespace {
+
+void print_warning(const std::string& kind, const std::string& message) {
+    std::fprintf(stderr, "%s: %s\n", kind.c_str(), message.c_str());
+}
+
+int set_warnings(lua_State* L) {
+    static const char* const names[] = {"default", "error", "ignore", nullptr};
+    static const WarningAction actions[] = {WarningAction::Default, WarningAction::Error, WarningAction::Ignore};
+    set_warning_action(actions[luaL_checkoption(L, 1, nullptr, names)]);
+    return 0;
+}
+
+const luaL_Reg kFunctions[] = {
+    {"set_warnings", trampoline<set_warnings>},
+    {nullptr, nullptr},
+};
+
+}  // namespace
+
+void register_warning_api(lua_State* L, int module_table) {
+    set_warning_sink(print_warning);
+    lua_pushvalue(L, module_table);
+    luaL_setfuncs(L, kFunctions, 0);
+    lua_pop(L, 1);
+}
+
+}  // namespace loom::lua

@@ -1,0 +1,61 @@
+#include "analysis/write_races.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "ir/iname_tags.h"
+#include "support/error.h"
+#include "support/strings.h"
+#include "support/warnings.h"
+
+namespace loom {
+
+void warn_with_kernel(const KernelData& k, const std::string& id, const std::string& text, const std::string& kind) {
+    const bool silenced = std::any_of(k.silenced_warnings.begin(), k.silenced_warnings.end(),
+                                      [&](const std::string& pattern) { return fnmatch(pattern, id); });
+    if (silenced) return;
+    warn(kind, cat("in kernel ", k.name, ": ", text, " (add '", id, "' to silenced_warnings kernel attribute to disable)"));
+}
+
+namespace {
+
+// Whether running across an iname tagged `tag` makes writes to `v` from different iterations collide.
+bool races_on(const Variable& v, const std::string& tag) {
+    if (!is_concurrent_tag(tag)) return false;
+    if (v.kind != VarKind::Temporary) return true;
+    const bool group = tag.rfind("g.", 0) == 0, local = tag.rfind("l.", 0) == 0;
+    switch (v.address_space) {
+        case AddressSpace::Private: return !group && !local;
+        case AddressSpace::Local: return !group;
+        case AddressSpace::Global: return true;
+        case AddressSpace::Auto: internal_assert(false, "address space of '", v.name, "' is not resolved yet");
+    }
+    return false;
+}
+
+}  // namespace
+
+void check_for_write_races(const KernelData& k) {
+    for (const Instruction& insn : k.instructions)
+        for (const ExprPtr& lhs : insn.assignees) {
+            const Variable* v = find_variable(k, lhs->name);
+            if (!v) continue;
+            const std::vector<std::string> indexed = referenced_names(lhs);
+            std::set<std::string> racing;
+            for (const std::string& i : insn.within_inames) {
+                const auto tag = k.iname_tags.find(i);
+                if (tag == k.iname_tags.end() || !races_on(*v, tag->second)) continue;
+                if (std::find(indexed.begin(), indexed.end(), i) == indexed.end()) racing.insert(i);
+            }
+            if (racing.empty()) continue;
+            warn_with_kernel(k, cat("write_race(", insn.id, ")"),
+                             cat("instruction '", insn.id,
+                                 "' contains a write race: instruction will be run across parallel iname(s) '",
+                                 join({racing.begin(), racing.end()}, ","),
+                                 "', which is/are not referenced in the lhs index"),
+                             "WriteRaceConditionWarning");
+        }
+}
+
+}  // namespace loom

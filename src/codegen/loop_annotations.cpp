@@ -1,0 +1,30 @@
+#include "codegen/loop_annotations.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "ir/iname_tags.h"
+
+namespace loom {
+
+std::string unroll_pragma(const KernelData& k, const std::string& iname, TargetKind target) {
+    const auto tag = k.iname_tags.find(iname);
+    const std::optional<int> hint = tag == k.iname_tags.end() ? std::nullopt : unroll_hint(tag->second);
+    if (!hint || (target == TargetKind::C && *hint == 0)) return "";
+    const std::string factor = *hint ? " " + std::to_string(*hint) : "";
+    return (target == TargetKind::C ? "#pragma GCC unroll" : "#pragma unroll") + factor + "\n";
+}
+
+std::string slab_comment(const LoopNest& nest, const isl_util::AstNode& n, const std::vector<std::string>& open_loops) {
+    const isl_util::AstNode* s = first_statement(n);
+    if (!s) return "";
+    const Statement& st = nest.statements.at(s->statement);
+    for (const std::string& l : st.loops) {
+        if (std::count(open_loops.begin(), open_loops.end(), l)) continue;
+        const auto it = st.slab_comments.find(l);
+        return it == st.slab_comments.end() ? "" : it->second;
+    }
+    return "";
+}
+
+}  // namespace loom

@@ -1,0 +1,23 @@
+#include "ir/names.h"
+
+#include "support/error.h"
+
+namespace loom {
+
+NameGenerator::NameGenerator(const KernelData& k) {
+    for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
+        for (const Variable& v : *vars) taken_.insert(v.name);
+    for (const std::string& n : all_inames(k)) taken_.insert(n);
+    for (const std::string& n : all_params(k)) taken_.insert(n);
+    for (const SubstitutionRule& r : k.substitutions) taken_.insert(r.name);
+    for (const Instruction& insn : k.instructions) taken_.insert(insn.id);
+}
+
+std::string NameGenerator::operator()(const std::string& base) {
+    std::string name = base;
+    for (int n = 0; taken_.count(name); ++n) name = cat(base, "_", n);
+    taken_.insert(name);
+    return name;
+}
+
+}  // namespace loom

@@ -1,0 +1,629 @@
+// Precomputation of substitution rules into temporaries, and prefetching of arrays (loopy's
+// transform/precompute.py and add_prefetch in transform/data.py).
+//
+// The footprint of a rule is the set of argument tuples its uses touch for each iteration of the inames
+// that are not swept. isl boxes it (a fixed-size box whose offset depends on the outer inames), the box's
+// non-trivial axes become the temporary's axes and new inames, and a compute instruction fills the
+// temporary over the footprint (or its bounding box) before the uses read it.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "ir/access.h"
+#include "ir/domain.h"
+#include "ir/names.h"
+#include "ir/subst_rule.h"
+#include "isl/box.h"
+#include "isl/isl.h"
+#include "parse/instructions.h"
+#include "parse/make_kernel.h"
+#include "parse/match.h"
+#include "support/error.h"
+#include "support/strings.h"
+#include "transform/transforms.h"
+
+namespace loom {
+
+namespace {
+
+Kernel wrap(KernelData k) { return Kernel(std::make_shared<const KernelData>(std::move(k))); }
+
+bool is_local_tag(const std::string& tag) { return tag.rfind("l.", 0) == 0 && tag != "l.auto"; }
+
+std::set<std::string> inames_in(const KernelData& k, const ExprPtr& e) {
+    std::set<std::string> out;
+    for (const std::string& n : referenced_names(e))
+        if (is_iname(k, n)) out.insert(n);
+    return out;
+}
+
+bool only_inames_and_constants(const KernelData& k, const std::vector<ExprPtr>& args) {
+    for (const ExprPtr& a : args)
+        for (const std::string& n : referenced_names(a))
+            if (!is_iname(k, n)) return false;
+    return true;
+}
+
+// `e` in isl's simplest affine form (`16*i_outer + i_inner - 16*i_outer` is `i_inner`); unchanged when it is
+// not affine.
+ExprPtr simplify_affine(const ExprPtr& e) {
+    const isl::set universe(isl_util::ctx(), "{ [] }");
+    const std::optional<isl::pw_aff> pa = isl_util::to_pw_aff(e, universe);
+    if (!pa) return e;
+    return isl_util::pw_aff_to_expr(*pa, isl::set(isl_util::ctx(), "{ : }"));
+}
+
+ExprPtr plus(const ExprPtr& a, const ExprPtr& b) { return simplify_affine(binary(BinOp::Add, a, b)); }
+ExprPtr minus(const ExprPtr& a, const ExprPtr& b) { return simplify_affine(binary(BinOp::Sub, a, b)); }
+
+// One storage axis of the temporary: where its index comes from (a rule argument or an iname the rule's
+// value depends on), the new iname that sweeps it, and its place in the footprint's box.
+struct StorageAxis {
+    int argument = -1;   // index into the rule's arguments, or -1
+    std::string iname;   // the source iname when argument < 0
+    std::string name;    // the new iname
+    isl_util::BoxAxis box;
+    bool kept() const { return box.size != 1; }
+};
+
+// What precompute works out before it edits the kernel.
+struct Plan {
+    const SubstitutionRule* rule = nullptr;
+    std::vector<std::vector<ExprPtr>> accesses;  // argument tuples whose footprint is stored
+    bool from_generators = false;                // accesses given by the caller, not gathered from the uses
+    std::vector<std::string> sweep;
+    std::set<std::string> usage_inames, value_inames;
+    std::vector<StorageAxis> axes;
+    int leaf = -1;                               // the domain that receives the new inames
+    std::vector<std::string> space;              // inames of the footprint computation
+    isl::set context;                            // their domain (ancestors' and assumptions' constraints included)
+    isl::set footprint;                          // over (space minus sweep, storage indices)
+};
+
+// The uses of `rule` in `e`: calls with the right number of arguments made of inames and constants.
+void collect_uses(const KernelData& k, const ExprPtr& e, const SubstitutionRule& rule,
+                  std::vector<std::vector<ExprPtr>>& out) {
+    if (!e) return;
+    visit(e, [&](const ExprPtr& n) {
+        const bool use = (n->kind == ExprKind::Call || (n->kind == ExprKind::Var && rule.arguments.empty())) &&
+                         n->name == rule.name && n->args.size() == rule.arguments.size();
+        if (use && only_inames_and_constants(k, n->args)) out.push_back(n->args);
+    });
+}
+
+std::vector<std::vector<ExprPtr>> gather_uses(const KernelData& k, const SubstitutionRule& rule, const Match& within) {
+    std::vector<std::vector<ExprPtr>> out;
+    for (const Instruction& insn : k.instructions) {
+        if (!within(insn, k.name)) continue;
+        collect_uses(k, insn.expression, rule, out);
+        for (const ExprPtr& a : insn.assignees)
+            for (const ExprPtr& idx : a->args) collect_uses(k, idx, rule, out);
+        for (const ExprPtr& p : insn.predicates) collect_uses(k, p, rule, out);
+    }
+    user_assert(!out.empty(), "LoopyError", "precompute: no invocations of '", rule.name, "' found");
+    return out;
+}
+
+// The storage index expressions of one access, in axis order.
+std::vector<ExprPtr> storage_exprs(const std::vector<StorageAxis>& axes, const std::vector<ExprPtr>& args) {
+    std::vector<ExprPtr> out;
+    for (const StorageAxis& a : axes) out.push_back(a.argument >= 0 ? args[static_cast<std::size_t>(a.argument)] : var(a.iname));
+    return out;
+}
+
+std::string storage_dim(std::size_t i) { return cat("_loom_storage_", i); }
+
+// The storage axes: the given ones (rule argument names or inames), or loopy's default: the swept inames
+// the arguments do not use (the rule's value depends on them), then the arguments.
+std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const PrecomputeOptions& o, NameGenerator& names) {
+    std::vector<std::string> sources = o.storage_axes;
+    if (sources.empty()) {
+        for (const std::string& i : p.sweep)
+            if (!p.usage_inames.count(i)) sources.push_back(i);
+        sources.insert(sources.end(), p.rule->arguments.begin(), p.rule->arguments.end());
+    }
+    std::vector<StorageAxis> axes;
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        StorageAxis a;
+        const auto arg = std::find(p.rule->arguments.begin(), p.rule->arguments.end(), sources[i]);
+        std::string base;
+        if (arg != p.rule->arguments.end()) {
+            a.argument = static_cast<int>(arg - p.rule->arguments.begin());
+            base = sources[i];
+        } else {
+            user_assert(is_iname(k, sources[i]), "LoopyError", "precompute: storage axis '", sources[i],
+                        "' is neither an argument of '", p.rule->name, "' nor an iname");
+            a.iname = sources[i];
+            base = cat(p.rule->name, "_", sources[i]);
+        }
+        if (i < o.precompute_inames.size() && !o.precompute_inames[i].empty()) {
+            a.name = o.precompute_inames[i];
+            user_assert(is_identifier(a.name) && !names.is_taken(a.name), "LoopyError", "precompute: new storage axis name '",
+                        a.name, "' conflicts with existing name");
+            names.take(a.name);
+        } else {
+            a.name = names(base);
+        }
+        axes.push_back(std::move(a));
+    }
+    for (std::size_t j = 0; j < p.rule->arguments.size(); ++j)
+        user_assert(std::any_of(axes.begin(), axes.end(), [&](const StorageAxis& a) { return a.argument == static_cast<int>(j); }),
+                    "LoopyError", "precompute: argument '", p.rule->arguments[j], "' of '", p.rule->name,
+                    "' has no storage axis");
+    return axes;
+}
+
+int home_domain(const KernelData& k, const std::string& iname) {
+    for (std::size_t d = 0; d < k.domains.size(); ++d)
+        if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname)) return static_cast<int>(d);
+    return -1;
+}
+
+// The leaf domain of the inames the footprint involves (the deepest of their home domains), where the new
+// inames go, as loopy's DomainChanger; the swept inames must live there.
+void find_leaf_domain(const KernelData& k, Plan& p) {
+    std::set<std::string> expanding(p.sweep.begin(), p.sweep.end());
+    expanding.insert(p.usage_inames.begin(), p.usage_inames.end());
+    for (const std::string& i : expanding) p.leaf = std::max(p.leaf, home_domain(k, i));
+    user_assert(p.leaf >= 0, "LoopyError", "precompute: the uses of '", p.rule->name, "' involve no iname to sweep");
+    for (const std::string& i : p.sweep)
+        user_assert(home_domain(k, i) == p.leaf, "LoopyError", "precompute: sweep iname '", i,
+                    "' is not 'at home' in the sweep's leaf domain");
+    const isl::set& leaf = k.domains[static_cast<std::size_t>(p.leaf)];
+    std::vector<std::string> space = isl_util::set_dim_names(leaf);
+    for (const std::string& n : isl_util::param_names(leaf.space()))
+        if (is_iname(k, n)) expanding.insert(n);
+    for (const std::string& i : expanding)
+        if (std::find(space.begin(), space.end(), i) == space.end()) space.insert(space.begin(), i);
+    p.space = space;
+    p.context = domain_of(k, space);
+}
+
+// The storage points one access touches for each iteration of the outer inames: a set over (space minus
+// sweep, storage indices).
+isl::set access_footprint(const Plan& p, const std::vector<ExprPtr>& args) {
+    const std::vector<ExprPtr> exprs = storage_exprs(p.axes, args);
+    std::vector<std::string> dims;
+    for (std::size_t i = 0; i < exprs.size(); ++i) dims.push_back(storage_dim(i));
+    isl::set s = isl_util::add_named_dims(p.context, dims, false);
+    for (std::size_t i = 0; i < exprs.size(); ++i) {
+        user_assert(isl_util::to_pw_aff(exprs[i], s).has_value(), "LoopyError", "precompute: index '",
+                    to_string(exprs[i]), "' of a use of '", p.rule->name, "' is not affine");
+        s = isl_util::add_constraint(s, var(dims[i]), BinOp::Eq, exprs[i]);
+    }
+    return isl_util::project_out(s, p.sweep).coalesce();
+}
+
+std::vector<std::string> outer_dims(const Plan& p) {
+    std::vector<std::string> out;
+    for (const std::string& i : p.space)
+        if (std::find(p.sweep.begin(), p.sweep.end(), i) == p.sweep.end()) out.push_back(i);
+    return out;
+}
+
+// Sizes each storage axis by the fixed box around the footprint, with the outer inames as parameters.
+void box_footprint(Plan& p, const std::string& temporary) {
+    const isl::set per_outer = isl_util::dims_to_params(p.footprint, outer_dims(p));
+    const auto box = isl_util::guard("LoopyError", "precompute", [&] { return isl_util::fixed_box_hull(per_outer); });
+    user_assert(box.has_value(), "StaticValueFindingError", "precompute: a static size was not found for the footprint ",
+                isl_util::to_str(per_outer), " of '", p.rule->name, "' (storing it in '", temporary,
+                "' needs a box of constant size around the footprint of each iteration of the outer inames)");
+    for (std::size_t i = 0; i < p.axes.size(); ++i) p.axes[i].box = (*box)[i];
+}
+
+Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vector<std::vector<ExprPtr>>& generators,
+               const std::vector<std::string>& sweep, const PrecomputeOptions& o, const std::string& temporary,
+               NameGenerator& names) {
+    Plan p;
+    p.rule = &rule;
+    p.sweep = sweep;
+    for (const std::string& i : sweep) user_assert(is_iname(k, i), "LoopyError", "precompute: sweep iname '", i, "' is not a known iname");
+    p.from_generators = !generators.empty();
+    p.accesses = p.from_generators ? generators : gather_uses(k, rule, Match::parse(o.within));
+    for (const auto& args : p.accesses)
+        for (const ExprPtr& a : args)
+            for (const std::string& i : inames_in(k, a)) p.usage_inames.insert(i);
+    p.value_inames = inames_in(k, expand_rules(rule.expression, k.substitutions));
+    for (const std::string& a : rule.arguments) p.value_inames.erase(a);
+    for (const std::string& i : sweep)
+        user_assert(p.usage_inames.count(i) || p.value_inames.count(i), "LoopyError",
+                    "precompute: unreferenced sweep inames specified: ", i);
+    p.axes = storage_axes(k, p, o, names);
+    find_leaf_domain(k, p);
+    for (const auto& args : p.accesses) {
+        const isl::set f = access_footprint(p, args);
+        p.footprint = p.footprint.is_null() ? f : p.footprint.unite(f).coalesce();
+    }
+    box_footprint(p, temporary);
+    return p;
+}
+
+// The points of `s` (over `order`: outer inames, then `axes`) with each of `axes` ranging, for each outer
+// iteration, over everything from its smallest to its largest value in `s` (loopy's boxify).
+isl::set bounding_box_of(const isl::set& s, const std::vector<std::string>& axes, const std::vector<std::string>& order) {
+    isl::set box = isl_util::project_onto(isl_util::add_named_dims(isl_util::project_out(s, axes), axes, false), order);
+    for (const std::string& x : axes) {
+        std::vector<std::string> others;
+        for (const std::string& o : axes)
+            if (o != x) others.push_back(o);
+        const isl::set values = isl_util::rename_dim(isl_util::project_out(s, others), x, x + "'");
+        const isl::set pairs = isl_util::add_named_dims(values, {x}, false);
+        const isl::set above_min = isl_util::project_out(isl_util::add_constraint(pairs, var(x + "'"), BinOp::Le, var(x)), {x + "'"});
+        const isl::set below_max = isl_util::project_out(isl_util::add_constraint(pairs, var(x + "'"), BinOp::Ge, var(x)), {x + "'"});
+        const isl::set slab = above_min.intersect(below_max);
+        box = box.intersect(isl_util::project_onto(isl_util::add_named_dims(slab, others, false), order));
+    }
+    return box;
+}
+
+// A set over (outer inames, kept new inames): for each outer iteration, the storage points to compute,
+// numbered from the box's offset. With `bounding_box`, each axis spans its whole range (no holes, no
+// missing corners); else the footprint itself, which must be convex.
+isl::set new_iname_domain(const Plan& p, bool bounding_box) {
+    std::vector<std::string> kept, storage;
+    isl::set s = p.footprint;
+    for (std::size_t i = 0; i < p.axes.size(); ++i) {
+        storage.push_back(storage_dim(i));
+        if (!p.axes[i].kept()) continue;
+        kept.push_back(p.axes[i].name);
+        s = isl_util::add_named_dims(s, {p.axes[i].name}, false);
+        s = isl_util::add_constraint(s, var(storage_dim(i)), BinOp::Eq, plus(var(p.axes[i].name), p.axes[i].box.offset));
+    }
+    s = isl_util::project_out(s, storage);
+    std::vector<std::string> order = outer_dims(p);
+    order.insert(order.end(), kept.begin(), kept.end());
+    if (bounding_box) s = bounding_box_of(s, kept, order);
+    s = s.coalesce();
+    if (!bounding_box && s.n_basic_set() > 1) {
+        const isl::set hull(s.polyhedral_hull());
+        user_assert(hull.is_subset(s), "LoopyError", "precompute: the footprint of '", p.rule->name,
+                    "' is not convex (", isl_util::to_str(s), "); pass fetch_bounding_box=true to compute its bounding box");
+        s = hull;
+    }
+    return isl_util::project_onto(s, order);
+}
+
+// The leaf domain with the new inames added, constrained by `news` (over outer inames and new inames).
+isl::set extended_leaf(const KernelData& k, const Plan& p, const isl::set& news) {
+    const isl::set& leaf = k.domains[static_cast<std::size_t>(p.leaf)];
+    const std::vector<std::string> own = isl_util::set_dim_names(leaf);
+    std::vector<std::string> parents, missing, kept;
+    for (const std::string& i : outer_dims(p))
+        if (std::find(own.begin(), own.end(), i) == own.end()) parents.push_back(i);
+    for (const std::string& i : own)
+        if (!isl_util::has_dim(news, i)) missing.push_back(i);
+    for (const StorageAxis& a : p.axes)
+        if (a.kept()) kept.push_back(a.name);
+    std::vector<std::string> order = own;
+    order.insert(order.end(), kept.begin(), kept.end());
+    isl::set constraint = isl_util::dims_to_params(news, parents);
+    constraint = isl_util::project_onto(isl_util::add_named_dims(constraint, missing, false), order);
+    isl::set out = isl_util::add_named_dims(leaf, kept, false);
+    out = isl_util::align_params(out, constraint.space());
+    constraint = isl_util::align_params(constraint, out.space());
+    return out.intersect(constraint).coalesce();
+}
+
+// Whether the storage points of `args` (a use) lie in the footprint, for every outer iteration.
+bool in_footprint(const KernelData& k, const Plan& p, const std::vector<ExprPtr>& args) {
+    if (!p.from_generators) return true;
+    for (const ExprPtr& a : args)
+        for (const std::string& i : inames_in(k, a))
+            if (std::find(p.space.begin(), p.space.end(), i) == p.space.end()) return false;
+    return access_footprint(p, args).is_subset(p.footprint);
+}
+
+// The read of the temporary that replaces a use with arguments `args`.
+ExprPtr temporary_read(const Plan& p, const std::string& temporary, const std::vector<ExprPtr>& args) {
+    const std::vector<ExprPtr> exprs = storage_exprs(p.axes, args);
+    std::vector<ExprPtr> idx;
+    for (std::size_t i = 0; i < p.axes.size(); ++i)
+        if (p.axes[i].kept()) idx.push_back(minus(exprs[i], p.axes[i].box.offset));
+    return idx.empty() ? var(temporary) : subscript(temporary, std::move(idx));
+}
+
+// The compute instruction's right-hand side: the rule's value at each storage point.
+ExprPtr compute_expression(const Plan& p) {
+    std::vector<ExprPtr> args(p.rule->arguments.size());
+    std::map<std::string, ExprPtr> iname_values;
+    for (const StorageAxis& a : p.axes) {
+        const ExprPtr value = a.kept() ? plus(var(a.name), a.box.offset) : a.box.offset;
+        if (a.argument >= 0) args[static_cast<std::size_t>(a.argument)] = value;
+        else iname_values[a.iname] = value;
+    }
+    const ExprPtr use = args.empty() ? var(p.rule->name) : call(p.rule->name, args);
+    const ExprPtr value = expand_rules(use, {*p.rule});
+    return rewrite(value, [&](const ExprPtr& n) -> ExprPtr {
+        if (n->kind != ExprKind::Var) return n;
+        const auto it = iname_values.find(n->name);
+        return it == iname_values.end() ? n : it->second;
+    });
+}
+
+// Replaces the uses of the rule in the footprint by reads of the temporary, in the instructions `within`
+// selects; returns the ids of the instructions changed.
+std::set<std::string> replace_uses(KernelData& k, const Plan& p, const std::string& temporary, const Match& within) {
+    std::set<std::string> changed;
+    auto replace = [&](const ExprPtr& e, bool& hit) -> ExprPtr {
+        if (!e) return e;
+        return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+            const bool use = (n->kind == ExprKind::Call || (n->kind == ExprKind::Var && p.rule->arguments.empty())) &&
+                             n->name == p.rule->name && n->args.size() == p.rule->arguments.size();
+            if (!use || !only_inames_and_constants(k, n->args) || !in_footprint(k, p, n->args)) return n;
+            hit = true;
+            return temporary_read(p, temporary, n->args);
+        });
+    };
+    for (Instruction& insn : k.instructions) {
+        if (!within(insn, k.name)) continue;
+        bool hit = false;
+        insn.expression = replace(insn.expression, hit);
+        for (ExprPtr& pred : insn.predicates) pred = replace(pred, hit);
+        for (ExprPtr& a : insn.assignees) {
+            std::vector<ExprPtr> idx = a->args;
+            for (ExprPtr& i : idx) i = replace(i, hit);
+            if (a->kind == ExprKind::Subscript) a = subscript(a->name, std::move(idx));
+        }
+        if (hit) changed.insert(insn.id);
+    }
+    return changed;
+}
+
+// The compute instruction must follow what the instructions it serves wait for where that writes a
+// variable it reads (loopy's rule).
+std::set<std::string> compute_dependencies(const KernelData& k, const Instruction& compute, const std::set<std::string>& users) {
+    const std::set<std::string> reads = read_names(compute);
+    std::set<std::string> out;
+    for (const Instruction& insn : k.instructions) {
+        if (!users.count(insn.id)) continue;
+        for (const std::string& d : insn.depends_on) {
+            const Instruction* dep = find_instruction(k, d);
+            if (!dep) continue;
+            const std::set<std::string> writes = written_names(*dep);
+            if (std::any_of(writes.begin(), writes.end(), [&](const std::string& w) { return reads.count(w) != 0; }))
+                out.insert(insn.depends_on.begin(), insn.depends_on.end());
+        }
+    }
+    for (const std::string& u : users) out.erase(u);
+    out.erase(compute.id);
+    return out;
+}
+
+// The size of local axis `axis` the kernel's other inames already give the work-group, or 0.
+long local_size(const KernelData& k, int axis, const std::set<std::string>& exclude) {
+    long size = 0;
+    for (const auto& [iname, tag] : k.iname_tags)
+        if (tag == cat("l.", axis) && !exclude.count(iname)) size = std::max(size, static_extent(k, iname));
+    return size;
+}
+
+// Resolves "l.auto" on the new inames as loopy's assign_automatic_axes does for them: fastest-varying
+// storage axis first, each gets the lowest local axis the compute instruction does not use yet, split to
+// the work-group's size on that axis where it is longer; with no local axis left it stays sequential.
+Kernel assign_auto_local_axes(const Kernel& kernel, const std::string& compute_id, const std::vector<std::string>& auto_inames) {
+    Kernel k = kernel;
+    std::set<int> used;
+    for (const std::string& i : k.find_instruction(compute_id)->within_inames) {
+        const std::string tag = k.iname_tag(i);
+        if (is_local_tag(tag)) used.insert(std::stoi(tag.substr(2)));
+    }
+    const std::set<std::string> excluded(auto_inames.begin(), auto_inames.end());
+    for (auto it = auto_inames.rbegin(); it != auto_inames.rend(); ++it) {
+        int axis = 0;
+        while (used.count(axis)) ++axis;
+        if (axis > 2) break;
+        used.insert(axis);
+        const std::string tag = cat("l.", axis);
+        const long group = local_size(*k, axis, excluded);
+        if (group > 0 && static_extent(*k, *it) > group) {
+            SplitOptions split;
+            split.inner_tag = tag;
+            k = split_iname(k, *it, group, split);
+        } else {
+            k = tag_inames(k, {{*it, tag}});
+        }
+    }
+    return k;
+}
+
+Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& compute_id, const std::string& tag) {
+    if (tag.empty() || tag == "for" || tag == "None") return k;
+    std::vector<std::string> kept;
+    for (const StorageAxis& a : p.axes)
+        if (a.kept()) kept.push_back(a.name);
+    if (tag == "l.auto") return assign_auto_local_axes(k, compute_id, kept);
+    std::vector<std::pair<std::string, std::string>> tags;
+    for (const std::string& n : kept) tags.emplace_back(n, tag);
+    return tag_inames(k, tags);
+}
+
+// `base`, or base_0, base_1, ...: the first id no instruction has (instruction ids are a namespace of their own).
+std::string unique_insn_id(const KernelData& k, const std::string& base) {
+    std::string id = base;
+    for (int n = 0; find_instruction(k, id); ++n) id = cat(base, "_", n);
+    return id;
+}
+
+// The core of precompute, with the footprint generators already parsed (add_prefetch builds its own).
+Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const std::vector<std::vector<ExprPtr>>& generators,
+                       const std::vector<std::string>& sweep, const PrecomputeOptions& o) {
+    const SubstitutionRule* found = find_rule(kernel->substitutions, rule_name);
+    user_assert(found != nullptr, "LoopyError", "precompute: substitution rule '", rule_name, "' not found");
+    const SubstitutionRule rule = *found;
+    NameGenerator names(*kernel);
+    const std::string temporary = o.temporary_name.empty() ? names(rule.name) : o.temporary_name;
+    user_assert(!kernel.find_variable(temporary) && !is_iname(*kernel, temporary), "LoopyError", "precompute: temporary name '",
+                temporary, "' is already in use");
+    names.take(temporary);
+    const std::string compute_id = o.compute_insn_id.empty() ? unique_insn_id(*kernel, rule.name) : o.compute_insn_id;
+    user_assert(!kernel.find_instruction(compute_id), "LoopyError", "precompute: instruction id '", compute_id,
+                "' is already in use");
+    const Plan p = make_plan(*kernel, rule, generators, sweep, o, temporary, names);
+
+    KernelData k = kernel.copy();
+    bool any_kept = false;
+    for (const StorageAxis& a : p.axes) any_kept |= a.kept();
+    if (any_kept) k.domains[static_cast<std::size_t>(p.leaf)] = extended_leaf(k, p, new_iname_domain(p, o.fetch_bounding_box));
+
+    Instruction compute;
+    compute.id = compute_id;
+    std::vector<ExprPtr> idx;
+    for (const StorageAxis& a : p.axes)
+        if (a.kept()) idx.push_back(var(a.name));
+    compute.assignees = {idx.empty() ? var(temporary) : subscript(temporary, idx)};
+    compute.expression = compute_expression(p);
+    if (o.precompute_outer_inames) {
+        compute.within_inames.insert(o.precompute_outer_inames->begin(), o.precompute_outer_inames->end());
+    } else {
+        std::set<std::string> outer = p.usage_inames;
+        outer.insert(p.value_inames.begin(), p.value_inames.end());
+        for (const std::string& i : p.sweep) outer.erase(i);
+        compute.within_inames = outer;
+    }
+    for (const StorageAxis& a : p.axes)
+        if (a.kept()) compute.within_inames.insert(a.name);
+    compute.within_inames_is_final = true;
+
+    const std::set<std::string> users = replace_uses(k, p, temporary, Match::parse(o.within));
+    compute.depends_on = compute_dependencies(k, compute, users);
+    for (Instruction& insn : k.instructions)
+        if (users.count(insn.id)) insn.depends_on.insert(compute.id);
+    k.instructions.insert(k.instructions.begin(), std::move(compute));
+
+    Variable t;
+    t.name = temporary;
+    t.kind = VarKind::Temporary;
+    t.dtype = o.dtype;
+    t.address_space = o.temporary_address_space;
+    for (const StorageAxis& a : p.axes)
+        if (a.kept()) t.shape.push_back(int_lit(a.box.size));
+    t.is_array = !t.shape.empty();
+    set_default_strides(t);
+    k.temporaries.push_back(std::move(t));
+    drop_unused_rules(k);
+    return tag_new_inames(wrap(std::move(k)), p, compute_id, o.default_tag);
+}
+
+// --- add_prefetch
+
+// The entries of a subscript list "i, :, j+1" (commas inside parentheses or brackets do not split).
+std::vector<std::string> subscript_entries(const std::string& text) {
+    std::vector<std::string> out(1);
+    int depth = 0;
+    for (char c : text) {
+        if (c == '(' || c == '[') ++depth;
+        if (c == ')' || c == ']') --depth;
+        if (c == ',' && depth == 0) out.emplace_back();
+        else out.back() += c;
+    }
+    for (std::string& e : out) e = trim(e);
+    return out;
+}
+
+// The variable name and, when written as `a[i, :]`, the footprint subscript entries.
+std::pair<std::string, std::optional<std::vector<std::string>>> parse_prefetch_target(const std::string& text) {
+    const std::size_t open = text.find('[');
+    if (open == std::string::npos) return {trim(text), std::nullopt};
+    user_assert(text.back() == ']' || trim(text).back() == ']', "LoopyError", "add_prefetch: '", text,
+                "' is neither a variable name nor a subscript");
+    const std::string body = trim(text);
+    return {trim(body.substr(0, open)), subscript_entries(body.substr(open + 1, body.size() - open - 2))};
+}
+
+// Adds iname `name` with 0 <= name < extent to the domain of `near` (loopy's _add_kernel_axis): the sweep of
+// a `:` entry of a footprint subscript.
+void add_slice_axis(KernelData& k, const std::string& name, const ExprPtr& extent, const std::vector<std::string>& near) {
+    int d = 0;
+    for (const std::string& i : near) d = std::max(d, home_domain(k, i));
+    isl::set& dom = k.domains[static_cast<std::size_t>(d)];
+    dom = isl_util::add_named_dims(dom, {name}, false);
+    dom = isl_util::add_constraint(dom, var(name), BinOp::Ge, int_lit(0));
+    dom = isl_util::add_constraint(dom, var(name), BinOp::Lt, extent);
+}
+
+}  // namespace
+
+Kernel precompute(const Kernel& kernel, const std::vector<std::string>& subst_uses, const std::vector<std::string>& sweep_inames,
+                  const PrecomputeOptions& options) {
+    user_assert(!subst_uses.empty(), "LoopyError", "precompute: no substitution rule given");
+    std::string name;
+    std::vector<std::vector<ExprPtr>> generators;
+    for (const std::string& text : subst_uses) {
+        const ExprPtr use = parse_expression(text);
+        user_assert(use->kind == ExprKind::Var || use->kind == ExprKind::Call, "LoopyError", "precompute: '", text,
+                    "' is neither a rule name nor a use of a rule");
+        user_assert(name.empty() || name == use->name, "LoopyError", "precompute: not all uses in subst_use agree on rule name");
+        name = use->name;
+        if (use->kind == ExprKind::Call) generators.push_back(use->args);
+    }
+    return precompute_rule(kernel, name, generators, sweep_inames, options);
+}
+
+Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std::vector<std::string>& sweep_inames,
+                    const PrefetchOptions& o) {
+    const auto [name, entries] = parse_prefetch_target(var_name);
+    const Variable* v = kernel.find_variable(name);
+    user_assert(v != nullptr, "LoopyError", "add_prefetch: no variable named '", name, "'");
+    const std::size_t ndim = v->is_array ? v->shape.size() : 0;
+
+    NameGenerator names(*kernel);
+    const std::string rule_name = names(name + "_fetch_rule");
+    const std::string temporary = o.temporary_name.empty() ? names(name + "_fetch") : o.temporary_name;
+    std::vector<std::string> params;
+    for (std::size_t i = 0; i < ndim; ++i)
+        params.push_back(names(i < o.dim_arg_names.size() ? o.dim_arg_names[i] : cat(name, "_dim_", i)));
+    const std::string templ = params.empty() ? name : cat(name, "[", join(params, ", "), "]");
+    Kernel k = extract_subst(kernel, rule_name, templ, params, o.within);
+
+    std::vector<std::string> sweep = sweep_inames;
+    std::vector<std::string> slice_axes;
+    std::vector<std::vector<ExprPtr>> generators;
+    if (entries) {
+        user_assert(entries->size() == ndim, "LoopyError", "add_prefetch: sweep index '", var_name,
+                    "' has the wrong number of dimensions (", name, " has ", ndim, ")");
+        KernelData data = k.copy();
+        std::vector<ExprPtr> args;
+        for (std::size_t i = 0; i < ndim; ++i) {
+            if ((*entries)[i] != ":") {
+                args.push_back(parse_expression((*entries)[i]));
+                continue;
+            }
+            const std::string axis = names(cat(name, "_fetch_axis_", i));
+            std::vector<std::string> near = sweep;
+            for (const ExprPtr& a : args)
+                for (const std::string& n : inames_in(data, a)) near.push_back(n);
+            add_slice_axis(data, axis, v->shape[i], near);
+            slice_axes.push_back(axis);
+            sweep.push_back(axis);
+            args.push_back(var(axis));
+        }
+        generators.push_back(std::move(args));
+        k = wrap(std::move(data));
+    }
+
+    PrecomputeOptions po;
+    po.precompute_inames = o.dim_arg_names;
+    po.precompute_outer_inames = o.fetch_outer_inames;
+    po.temporary_name = temporary;
+    po.temporary_address_space = o.temporary_address_space;
+    po.default_tag = o.default_tag;
+    po.within = o.within;
+    po.fetch_bounding_box = o.fetch_bounding_box;
+    po.compute_insn_id = o.prefetch_insn_id.empty() ? rule_name : o.prefetch_insn_id;
+    po.dtype = v->dtype;
+    KernelData out = precompute_rule(k, rule_name, generators, sweep, po).copy();
+
+    for (const std::string& axis : slice_axes) {
+        isl::set& dom = out.domains[static_cast<std::size_t>(home_domain(out, axis))];
+        dom = isl_util::project_out(dom, {axis});
+    }
+    // Uses outside the footprint the subscript names read the variable again.
+    if (const SubstitutionRule* rule = find_rule(out.substitutions, rule_name)) {
+        const SubstitutionRule left = *rule;
+        for (Instruction& insn : out.instructions) insn = expand_rules(insn, {left});
+        drop_unused_rules(out);
+    }
+    return wrap(std::move(out));
+}
+
+}  // namespace loom

@@ -1,0 +1,84 @@
+-- lp.auto_test_vs_ref: it passes for correct transformations and fails, with an AutomaticTestFailure naming
+-- the variable, the first differing element, both values and the parameters, for wrong ones.
+local lp = require("loom")
+local h = require("helpers")
+
+local ref = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i]")
+
+-- Correct transformations pass, on both executors (the default), on one, or on a list; for one or several
+-- sets of parameters; for the default float64 and for a dtype given.
+do
+  local split = lp.split_iname(ref, "i", 4, { inner_tag = "l.0", outer_tag = "g.0" })
+  h.check_equal(lp.auto_test_vs_ref(ref, split, { parameters = { n = 10 } }), true, "split_iname")
+  h.check_equal(lp.auto_test_vs_ref(ref, split, { parameters = { { n = 1 }, { n = 33 } }, dtypes = "float32",
+    exec = lp.c.executor {} }), true, "split_iname, two parameter sets, float32")
+  local execs = {}
+  for _, e in ipairs(h.executors()) do execs[#execs + 1] = e.exec end
+  h.check_equal(ref:auto_test_vs_ref(lp.chunk_iname(ref, "i", 3), { parameters = { n = 11 }, exec = execs }), true,
+    "chunk_iname as a method, executor list")
+  -- loopy's argument order, (ref_knl, queue, test_knl, {...}), runs on that executor.
+  for _, e in ipairs(h.executors()) do
+    h.check_equal(lp.auto_test_vs_ref(ref, e.exec, split, { parameters = { n = 7 } }), true, "loopy's order " .. e.name)
+    h.expect_error("AutomaticTestFailure", "on the " .. e.name .. " executor", lp.auto_test_vs_ref, ref, e.exec,
+      lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = a[i]"), { parameters = { n = 7 } })
+  end
+  -- Without a test kernel the reference is compared with itself.
+  h.check_equal(lp.auto_test_vs_ref(ref, nil, { parameters = { n = 5 } }), true, "reference alone")
+end
+
+-- The message of a failure; its values are returned for checks.
+local function failure(test, opts, texts)
+  local err = h.expect_error("AutomaticTestFailure", texts, lp.auto_test_vs_ref, ref, test, opts)
+  local expected, got = err.message:match("expected ([-%d.e+]+) %(ref_knl%), got ([-%d.e+]+) %(test_knl%)")
+  h.check(expected ~= nil, "the message gives both values: %s", err.message)
+  return tonumber(expected), tonumber(got), err.message
+end
+
+-- 3*a instead of 2*a: every element differs, the first is reported with both values.
+do
+  local wrong = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 3*a[i]")
+  for _, e in ipairs(h.executors()) do
+    local expected, got = failure(wrong, { parameters = { n = 10 }, exec = e.exec },
+      { "results do not match for 'out'", "on the " .. e.name .. " executor", "(n=10)", "at out[0]",
+        "10 of 10 elements differ" })
+    h.check(math.abs(got - 1.5 * expected) <= 1e-6 * got, "%s: got %s is 3/2 of expected %s", e.name, got, expected)
+  end
+end
+
+-- A kernel that writes one element fewer: only the last element differs (the outputs start out equal).
+do
+  local args = { lp.GlobalArg("a", { shape = "n" }), lp.ValueArg("n", "int32"), lp.GlobalArg("out", { shape = "n" }) }
+  local short = lp.make_kernel("{ [i]: 0<=i<n-1 }", "out[i] = 2*a[i]", args)
+  failure(short, { parameters = { n = 10 } }, { "at out[9]", "1 of 10 elements differ" })
+  -- Two kernels that both leave the last element alone agree.
+  h.check(lp.auto_test_vs_ref(short, lp.split_iname(short, "i", 4), { parameters = { n = 10 } }),
+    "outputs not fully written compare equal")
+end
+
+-- Tolerances: a relative error of 1e-4 passes loopy's default (1e-3) and fails a tighter rtol.
+do
+  local close = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2.0002*a[i]")
+  h.check(lp.auto_test_vs_ref(ref, close, { parameters = { n = 8 }, atol = 0 }), "within rtol 1e-3")
+  failure(close, { parameters = { n = 8 }, rtol = 1e-5, atol = 0 }, "rtol=1e-05")
+end
+
+-- Integer and multi-dimensional arguments, with dtypes by name; the reported index has every axis. The wrong
+-- kernel runs its updates in the other order (a priority), so only where both write does it differ.
+do
+  local base = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<3 }",
+    { "out[i,j] = a[i,j]  {id=copy}", "out[i,1] = 7  {id=mark}" },
+    { lp.GlobalArg("a", { shape = "n, 3" }), lp.GlobalArg("out", "int32", { shape = "n, 3" }), "..." })
+  base = lp.add_dependency(base, "id:mark", "copy")
+  h.check(lp.auto_test_vs_ref(base, lp.prioritize_loops(base, "j,i"), { parameters = { n = 5 }, dtypes = { a = "int32" } }),
+    "integer arrays")
+  local swapped = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<3 }",
+    { "out[i,j] = a[i,j]  {id=copy}", "out[i,1] = 7  {id=mark}" },
+    { lp.GlobalArg("a", { shape = "n, 3" }), lp.GlobalArg("out", "int32", { shape = "n, 3" }), "..." })
+  swapped = lp.add_dependency(swapped, "id:copy", "mark")
+  local err = h.expect_error("AutomaticTestFailure", { "at out[0, 1] expected 7 (ref_knl)", "n=5" },
+    lp.auto_test_vs_ref, base, swapped, { parameters = { n = 5 }, dtypes = { a = "int32" } })
+  local got = tonumber(err.message:match("got (%d+) %(test_knl%)"))
+  h.check(got >= 1 and got <= 16, "random integers lie in 1..16: %s", err.message)
+end
+
+print("auto_test: ok")
