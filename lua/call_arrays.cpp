@@ -18,10 +18,16 @@ std::int64_t eval_for(const Variable& v, const ExprPtr& e, const Values& values,
 
 ArrayMemory unstaged(const HostArray& buffer, const HostArray& logical) { return {buffer, logical, false, {}, 0}; }
 
+// Elements a buffer of `v` needs for a layout spanning `span`: whole vectors, as a 3-vector is loaded whole.
+std::int64_t buffer_elements(const Variable& v, std::int64_t span) {
+    const std::int64_t size = vector_size(v);
+    return (span + size - 1) / size * size;
+}
+
 ArrayMemory stage(const Variable& v, const HostArray& logical, bool copy_in, std::vector<std::int64_t> strides,
                   std::int64_t offset) {
-    ArrayMemory m{HostArray::zeros({offset + storage_span(logical.shape(), strides)}, v.dtype), logical, true,
-                  std::move(strides), offset};
+    ArrayMemory m{HostArray::zeros({buffer_elements(v, offset + storage_span(logical.shape(), strides))}, v.dtype),
+                  logical, true, std::move(strides), offset};
     if (copy_in)
         each_element(logical.shape(), m.strides, offset,
                      [&](const HostArray::Index& i, std::int64_t flat) { m.buffer.set({flat}, logical.get(i)); });
@@ -40,6 +46,25 @@ void check_passed(const Variable& v, const HostArray& a, const std::vector<std::
                                          " bytes, but the array passed is not"));
 }
 
+// The layout of `v` for these values: strides and offset, checked non-negative.
+std::pair<std::vector<std::int64_t>, std::int64_t> eval_layout(const Variable& v, const Values& values) {
+    std::vector<std::int64_t> strides;
+    for (const ExprPtr& s : v.strides) strides.push_back(eval_for(v, s, values, "stride"));
+    const std::int64_t offset = v.offset ? eval_for(v, v.offset, values, "offset") : 0;
+    for (const std::int64_t s : strides)
+        if (s < 0 || offset < 0)
+            throw Error("ArgumentError", cat("array '", v.name, "' has a negative stride or offset for these values"));
+    return {std::move(strides), offset};
+}
+
+// Which of the separate arrays (in sep_pieces order) element `index` of `m`'s array lies in.
+std::size_t piece_of(const SepMemory& m, const HostArray::Index& index) {
+    std::size_t piece = 0;
+    for (const std::size_t axis : m.sep_axes)
+        piece = piece * static_cast<std::size_t>(m.logical.shape()[axis]) + static_cast<std::size_t>(index[axis]);
+    return piece;
+}
+
 }  // namespace
 
 std::vector<std::int64_t> eval_shape(const Variable& v, const Values& values) {
@@ -50,12 +75,7 @@ std::vector<std::int64_t> eval_shape(const Variable& v, const Values& values) {
 
 ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Values& values) {
     const std::vector<std::int64_t> shape = eval_shape(v, values);
-    std::vector<std::int64_t> strides;
-    for (const ExprPtr& s : v.strides) strides.push_back(eval_for(v, s, values, "stride"));
-    const std::int64_t offset = v.offset ? eval_for(v, v.offset, values, "offset") : 0;
-    for (const std::int64_t s : strides)
-        if (s < 0 || offset < 0)
-            throw Error("ArgumentError", cat("array '", v.name, "' has a negative stride or offset for these values"));
+    auto [strides, offset] = eval_layout(v, values);
     const bool c_layout = offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'C'));
     const bool f_layout = offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'F'));
     if (!passed) {
@@ -84,6 +104,29 @@ void copy_back(const ArrayMemory& m) {
     HostArray out = m.logical;
     each_element(out.shape(), m.strides, m.offset,
                  [&](const HostArray::Index& i, std::int64_t flat) { out.set(i, m.buffer.get({flat})); });
+}
+
+SepMemory sep_memory(const Variable& v, const HostArray* passed, const Values& values) {
+    const std::vector<std::int64_t> shape = eval_shape(v, values);
+    if (passed) check_passed(v, *passed, shape);
+    auto [strides, offset] = eval_layout(v, values);
+    SepMemory m{passed ? *passed : HostArray::zeros(shape, v.dtype), {}, sep_axes(v), std::move(strides), offset};
+    std::vector<std::int64_t> piece_shape = shape;
+    for (const std::size_t axis : m.sep_axes) piece_shape[axis] = 1;
+    const std::int64_t elements = buffer_elements(v, offset + storage_span(piece_shape, m.strides));
+    for (std::size_t n = 0; n < sep_pieces(v).size(); ++n) m.pieces.push_back(HostArray::zeros({elements}, v.dtype));
+    if (passed)
+        each_element(shape, m.strides, offset, [&](const HostArray::Index& i, std::int64_t flat) {
+            m.pieces[piece_of(m, i)].set({flat}, m.logical.get(i));
+        });
+    return m;
+}
+
+void copy_back(const SepMemory& m) {
+    HostArray out = m.logical;
+    each_element(out.shape(), m.strides, m.offset, [&](const HostArray::Index& i, std::int64_t flat) {
+        out.set(i, m.pieces[piece_of(m, i)].get({flat}));
+    });
 }
 
 }  // namespace loom::lua

@@ -55,4 +55,20 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
 /// Copies a staged buffer back into the caller's array, after a run that wrote it.
 void copy_back(const ArrayMemory& m);
 
+/// The memory of an argument with `sep` axes: the caller's array with the full shape (or a zero-filled
+/// output), split into one buffer per separate array, each in the layout of the other axes.
+struct SepMemory {
+    HostArray logical;
+    std::vector<HostArray> pieces;  // in sep_pieces order
+    std::vector<std::size_t> sep_axes;
+    std::vector<std::int64_t> strides;  // sep axes: 0
+    std::int64_t offset = 0;
+};
+
+/// Checks `passed` as array_memory does and splits it (or a new zero-filled array) into its pieces.
+SepMemory sep_memory(const Variable& v, const HostArray* passed, const Values& values);
+
+/// Copies the pieces back into the full array, after a run that wrote them.
+void copy_back(const SepMemory& m);
+
 }  // namespace loom::lua

@@ -6,6 +6,7 @@
 #include "backends/c/c_executor.h"
 #include "backends/opencl/opencl_executor.h"
 #include "ir/eval.h"
+#include "ir/layout.h"
 #include "lua/args.h"
 #include "lua/array_binding.h"
 #include "lua/binding.h"
@@ -105,10 +106,44 @@ std::shared_ptr<backend::Executor> default_executor(lua_State* L, const std::str
 
 struct CallArgs {
     std::map<std::string, HostArray> arrays;
+    std::map<std::string, std::vector<HostArray>> piece_lists;  // sep arguments given as their separate arrays
     std::map<std::string, std::int64_t> ints;
     std::map<std::string, double> floats;
     std::map<std::string, DType> value_types;  // Lua numbers' natural types
 };
+
+// The extents of the sep axes of `v`: how its separate arrays are nested in lists.
+std::vector<std::int64_t> sep_extents(const Variable& v) {
+    std::vector<std::int64_t> out;
+    for (const std::size_t axis : sep_axes(v)) out.push_back(v.shape[axis]->ival);
+    return out;
+}
+
+// The separate arrays of sep argument `v` given as the list at the top of the stack (nested, one level per
+// sep axis, as loopy indexes what it is passed with the sep indices), in sep_pieces order.
+std::vector<HostArray> read_piece_lists(lua_State* L, const Variable& v) {
+    const std::vector<std::int64_t> extents = sep_extents(v);
+    std::vector<HostArray> out;
+    const auto level = [&](const auto& self, int idx, std::size_t depth) -> void {
+        if (depth == extents.size()) {
+            HostArray* a = test_array(L, idx);
+            if (!a) throw Error("ArgumentError", cat("argument '", v.name, "': the list of its separate arrays holds a ",
+                                                     luaL_typename(L, idx), ", not a loom.Array"));
+            out.push_back(*a);
+            return;
+        }
+        if (!lua_istable(L, idx) || static_cast<std::int64_t>(luaL_len(L, idx)) != extents[depth])
+            throw Error("ArgumentError", cat("argument '", v.name, "': expected a list of ", extents[depth],
+                                             " separate arrays along sep axis ", sep_axes(v)[depth]));
+        for (std::int64_t i = 1; i <= extents[depth]; ++i) {
+            lua_geti(L, idx, i);
+            self(self, lua_absindex(L, -1), depth + 1);
+            lua_pop(L, 1);
+        }
+    };
+    level(level, lua_absindex(L, -1), 0);
+    return out;
+}
 
 CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
     CallArgs c;
@@ -133,12 +168,13 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
                 throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number expected, got ",
                                                  luaL_typename(L, -1)));
             }
-        } else {
-            HostArray* a = test_array(L, -1);
-            if (!a)
-                throw Error("ArgumentError", cat("argument '", name, "' is an array argument: loom.Array expected, got ",
-                                                 luaL_typename(L, -1)));
+        } else if (HostArray* a = test_array(L, -1)) {
             c.arrays.emplace(name, *a);
+        } else if (lua_istable(L, -1) && !sep_axes(*v).empty()) {
+            c.piece_lists.emplace(name, read_piece_lists(L, *v));
+        } else {
+            throw Error("ArgumentError", cat("argument '", name, "' is an array argument: loom.Array expected, got ",
+                                             luaL_typename(L, -1)));
         }
         lua_pop(L, 1);
     }
@@ -177,11 +213,14 @@ std::optional<std::int64_t> solve_extent(const ExprPtr& shape, const std::string
 void find_values_from_shapes(const KernelData& k, CallArgs& c) {
     for (const Variable& v : k.args) {
         if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name)) continue;
-        for (const auto& [name, arr] : c.arrays) {
-            const Variable* av = find_variable(k, name);
-            for (std::size_t j = 0; av && j < av->shape.size() && j < arr.ndim() && !c.ints.count(v.name); ++j)
-                if (const auto value = solve_extent(av->shape[j], v.name, arr.shape()[j], c.ints)) c.ints[v.name] = *value;
-            if (c.ints.count(v.name)) break;
+        const auto from_shape = [&](const Variable& av, const HostArray& arr) {
+            for (std::size_t j = 0; j < av.shape.size() && j < arr.ndim() && !c.ints.count(v.name); ++j)
+                if (const auto value = solve_extent(av.shape[j], v.name, arr.shape()[j], c.ints)) c.ints[v.name] = *value;
+        };
+        for (const auto& [name, arr] : c.arrays) from_shape(*find_variable(k, name), arr);
+        for (const auto& [name, list] : c.piece_lists) {
+            const Variable& av = *find_variable(k, name);
+            if (!list.empty()) from_shape(sep_piece_variable(av, sep_pieces(av)[0]), list[0]);
         }
         if (!c.ints.count(v.name) && is_offset_of_an_array(k, v.name)) c.ints[v.name] = 0;
         if (!c.ints.count(v.name))
@@ -194,6 +233,8 @@ std::map<std::string, DType> call_dtypes(const KernelData& k, const CallArgs& c)
     std::map<std::string, DType> out;
     for (const auto& [name, arr] : c.arrays)
         if (find_variable(k, name)->dtype == DType::Unknown) out[name] = arr.dtype();
+    for (const auto& [name, list] : c.piece_lists)
+        if (!list.empty() && find_variable(k, name)->dtype == DType::Unknown) out[name] = list[0].dtype();
     for (const auto& [name, t] : c.value_types)
         if (find_variable(k, name)->dtype == DType::Unknown) out[name] = t;
     return out;
@@ -236,35 +277,94 @@ void set_launch_grid(const DeviceKernel& dk, const std::map<std::string, std::in
     }
 }
 
+// What a call returns for one written argument: an array, or the (nested) list of the separate arrays it was
+// given as.
+struct Output {
+    std::string name;
+    std::vector<HostArray> arrays;
+    std::vector<std::int64_t> list_extents;  // empty: one array
+};
+
+void push_output(lua_State* L, const Output& o) {
+    std::size_t next = 0;
+    const auto level = [&](const auto& self, std::size_t depth) -> void {
+        if (depth == o.list_extents.size()) return push_array(L, o.arrays[next++]);
+        lua_createtable(L, static_cast<int>(o.list_extents[depth]), 0);
+        for (std::int64_t i = 1; i <= o.list_extents[depth]; ++i) {
+            self(self, depth + 1);
+            lua_seti(L, -2, i);
+        }
+    };
+    level(level, 0);
+}
+
 // The memory of one call: a buffer per array argument (passed, or allocated for outputs) and per global
 // temporary (allocated, zero-filled).
 struct CallMemory {
     std::vector<backend::Buffer> buffers;
     std::map<std::string, std::size_t> buffer_of;
     std::vector<HostArray> keep;  // arrays whose memory the buffers point into
-    std::vector<std::pair<std::string, HostArray>> outputs;
+    std::vector<Output> outputs;
     std::vector<ArrayMemory> staged_outputs;  // copied back into the caller's arrays after the run
+    std::vector<SepMemory> split_outputs;     // likewise, from their separate arrays
+
+    void add(const std::string& name, const HostArray& a, bool read, bool written) {
+        buffer_of[name] = buffers.size();
+        buffers.push_back({a.data(), a.nbytes(), read, written});
+        keep.push_back(a);
+    }
 };
+
+// A sep argument given as its separate arrays: each is checked and passed as an argument of its own.
+void add_piece_list(CallMemory& m, const Variable& v, const std::vector<HostArray>& list, const CallArgs& c) {
+    const bool written = v.is_output.value_or(false);
+    const std::vector<SepPiece> pieces = sep_pieces(v);
+    Output out{v.name, {}, sep_extents(v)};
+    for (std::size_t n = 0; n < pieces.size(); ++n) {
+        const ArrayMemory a = array_memory(sep_piece_variable(v, pieces[n]), &list[n], c.ints);
+        if (written && a.staged) m.staged_outputs.push_back(a);
+        out.arrays.push_back(a.logical);
+        m.add(pieces[n].name, a.buffer, true, written);
+    }
+    if (written) m.outputs.push_back(std::move(out));
+}
+
+// A sep argument given as one array (or allocated): a buffer per separate array, under the names the device
+// kernels take.
+void add_split_array(CallMemory& m, const Variable& v, const HostArray* passed, const CallArgs& c) {
+    const bool written = v.is_output.value_or(false);
+    const SepMemory split = sep_memory(v, passed, c.ints);
+    const std::vector<SepPiece> pieces = sep_pieces(v);
+    for (std::size_t n = 0; n < pieces.size(); ++n) m.add(pieces[n].name, split.pieces[n], true, written);
+    if (!written) return;
+    m.outputs.push_back({v.name, {split.logical}, {}});
+    m.split_outputs.push_back(split);
+}
 
 CallMemory call_memory(const KernelData& k, const CallArgs& c) {
     CallMemory m;
-    auto add = [&](const std::string& name, const HostArray& a, bool read, bool written) {
-        m.buffer_of[name] = m.buffers.size();
-        m.buffers.push_back({a.data(), a.nbytes(), read, written});
-        m.keep.push_back(a);
-    };
     for (const Variable& v : k.args) {
         if (v.kind == VarKind::ValueArg) continue;
-        const auto passed = c.arrays.find(v.name);
-        const ArrayMemory a = array_memory(v, passed != c.arrays.end() ? &passed->second : nullptr, c.ints);
-        if (v.is_output.value_or(false)) m.outputs.emplace_back(v.name, a.logical);
-        if (v.is_output.value_or(false) && a.staged) m.staged_outputs.push_back(a);
+        const auto found = c.arrays.find(v.name);
+        const HostArray* passed = found != c.arrays.end() ? &found->second : nullptr;
+        if (const auto list = c.piece_lists.find(v.name); list != c.piece_lists.end()) {
+            add_piece_list(m, v, list->second, c);
+            continue;
+        }
+        if (!sep_axes(v).empty()) {
+            add_split_array(m, v, passed, c);
+            continue;
+        }
+        const bool written = v.is_output.value_or(false);
+        const ArrayMemory a = array_memory(v, passed, c.ints);
+        if (written) m.outputs.push_back({v.name, {a.logical}, {}});
+        if (written && a.staged) m.staged_outputs.push_back(a);
         // Every array goes to the device, outputs too: elements the kernel does not write keep their values,
         // as on the C target which works in place.
-        add(v.name, a.buffer, true, v.is_output.value_or(false));
+        m.add(v.name, a.buffer, true, written);
     }
     for (const Variable& t : k.temporaries)
-        if (t.address_space == AddressSpace::Global) add(t.name, array_memory(t, nullptr, c.ints).buffer, true, false);
+        if (t.address_space == AddressSpace::Global) m.add(t.name, array_memory(t, nullptr, c.ints).buffer, true, false);
     return m;
 }
 
@@ -308,17 +408,18 @@ int call_kernel_body(lua_State* L) {
     }
     built->program->run(mem.buffers, launches);
     for (const ArrayMemory& a : mem.staged_outputs) copy_back(a);
+    for (const SepMemory& a : mem.split_outputs) copy_back(a);
     const auto& outputs = mem.outputs;
 
     if (h.kernel->options.return_dict) {
         lua_createtable(L, 0, static_cast<int>(outputs.size()));
-        for (auto& [name, a] : outputs) {
-            push_array(L, a);
-            lua_setfield(L, -2, name.c_str());
+        for (const Output& o : outputs) {
+            push_output(L, o);
+            lua_setfield(L, -2, o.name.c_str());
         }
         return 1;
     }
-    for (auto& [name, a] : outputs) push_array(L, a);
+    for (const Output& o : outputs) push_output(L, o);
     return static_cast<int>(outputs.size());
 }
 

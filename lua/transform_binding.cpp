@@ -106,6 +106,26 @@ int set_temporary_address_space(lua_State* L) {
     return 1;
 }
 
+int tag_array_axes(lua_State* L) {
+    const char* f = "tag_array_axes";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    push_kernel(L, loom::tag_array_axes(k, name_list(L, 2, f), name_list(L, 3, f)));
+    return 1;
+}
+
+int privatize_temporaries_with_inames(lua_State* L) {
+    const char* f = "privatize_temporaries_with_inames";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::vector<std::string> inames = name_list(L, 2, f);
+    std::optional<std::set<std::string>> only;
+    if (!lua_isnoneornil(L, 3)) {
+        const std::vector<std::string> names = name_list(L, 3, f);
+        only.emplace(names.begin(), names.end());
+    }
+    push_kernel(L, loom::privatize_temporaries_with_inames(k, {inames.begin(), inames.end()}, only));
+    return 1;
+}
+
 int preprocess_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "preprocess_kernel").kernel;
     push_kernel(L, loom::preprocess_kernel(k, target_from_name(k->options.target)));
@@ -297,15 +317,6 @@ int remove_unused_inames(lua_State* L) {
     return 1;
 }
 
-int privatize_temporaries_with_inames(lua_State* L) {
-    const char* f = "privatize_temporaries_with_inames";
-    const Kernel& k = check_kernel(L, 1, f).kernel;
-    const std::vector<std::string> inames = name_list(L, 2, f);
-    const std::vector<std::string> only = lua_isnoneornil(L, 3) ? std::vector<std::string>{} : name_list(L, 3, f);
-    push_kernel(L, loom::privatize_temporaries_with_inames(k, {inames.begin(), inames.end()}, {only.begin(), only.end()}));
-    return 1;
-}
-
 int fix_parameters(lua_State* L) {
     const char* f = "fix_parameters";
     const Kernel& k = check_kernel(L, 1, f).kernel;
@@ -445,6 +456,7 @@ const luaL_Reg kFunctions[] = {
     {"fix_parameters", trampoline<fix_parameters>},
     {"realize_reduction", trampoline<realize_reduction>},
     {"set_temporary_address_space", trampoline<set_temporary_address_space>},
+    {"tag_array_axes", trampoline<tag_array_axes>},
     {"privatize_temporaries_with_inames", trampoline<privatize_temporaries_with_inames>},
     {"preprocess_kernel", trampoline<preprocess_kernel>},
     {"get_one_linearized_kernel", trampoline<get_one_linearized_kernel>},

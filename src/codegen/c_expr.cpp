@@ -8,9 +8,13 @@
 #include <vector>
 
 #include "analysis/types.h"
+#include "codegen/declarations.h"
 #include "ir/domain.h"
+#include "ir/eval.h"
+#include "ir/layout.h"
 #include "isl/isl.h"
 #include "support/error.h"
+#include "support/strings.h"
 
 namespace loom {
 
@@ -617,21 +621,58 @@ std::string CExprPrinter::print_complex_call(const ExprPtr& e, DType t) {
     return "c" + e->name + suffix + list;
 }
 
+namespace {
+
+// The index of subscript `e` along axis `j` of `v`, which its tag needs to be a constant once unrolled loops
+// have their values (loopy's message).
+std::int64_t constant_index(const Variable& v, const ExprPtr& e, std::size_t j, const char* tag) {
+    const std::optional<std::int64_t> n = eval_int(e->args[j], {});
+    if (!n) {
+        user_error("LoopyError", "When trying to index the array '", v.name, "' along axis ", j, " (tagged '", tag,
+                   "'), the index was not a compile-time constant (but it has to be in order for code to be ",
+                   "generated). You likely want to unroll the iname(s) '", join(referenced_names(e->args[j]), ", "), "'.");
+    }
+    const std::optional<std::int64_t> extent = eval_int(v.shape[j], {});
+    user_assert(*n >= 0 && extent && *n < *extent, "LoopyError", "subscript '", to_string(e), "' is out of bounds along ",
+                "axis ", j, " (tagged '", tag, "') of '", v.name, "'");
+    return *n;
+}
+
+}  // namespace
+
 std::string CExprPrinter::print_subscript(const ExprPtr& e) {
     const Variable* v = find_variable(k_, e->name);
     user_assert(v != nullptr && v->is_array, "LoopyError", "'", e->name, "' is subscripted but is not an array");
     user_assert(v->strides.size() == e->args.size(), "LoopyError", "'", e->name, "' has ", v->strides.size(),
                 " axes but is indexed with ", e->args.size(), " indices in '", to_string(e), "'");
-    ExprPtr flat = v->offset;
+    const std::vector<std::size_t> seps = sep_axes(*v);
+    // OpenCL indexes an array of vectors in whole vectors and picks an entry with `.sN`; the other targets
+    // index its scalars.
+    const std::optional<std::size_t> vec = target_ == TargetKind::OpenCL ? vec_axis(*v) : std::nullopt;
+    const auto scaled = [&](const ExprPtr& x) { return vec ? stride_in_vectors(*v, x) : x; };
+    std::vector<std::int64_t> piece;
+    std::string entry;
+    ExprPtr flat = v->offset ? scaled(v->offset) : nullptr;
     for (std::size_t j = 0; j < e->args.size(); ++j) {
-        const ExprPtr& s = v->strides[j];
+        if (std::find(seps.begin(), seps.end(), j) != seps.end()) {
+            piece.push_back(constant_index(*v, e, j, "sep"));
+            continue;
+        }
+        if (vec && j == *vec) {
+            const bool whole = e->args[j]->kind == ExprKind::Var && e->args[j]->name == vector_iname_;
+            if (!whole) entry = cat(".s", "0123456789abcdef"[constant_index(*v, e, j, "vec")]);
+            continue;
+        }
+        const ExprPtr s = scaled(v->strides[j]);
         // Each index prints as loopy prints affine expressions: constant first, then inames in domain order.
         const ExprPtr idx = is_integer(expr_type(k_, e->args[j]).dtype) ? canonical_sum(e->args[j]) : e->args[j];
         const ExprPtr term = (s->kind == ExprKind::IntLit && s->ival == 1) ? idx : binary(BinOp::Mul, s, idx);
         flat = flat ? binary(BinOp::Add, flat, term) : term;
     }
     int prec = kPrimary;
-    return e->name + "[" + (flat ? print_integer_sum(flat, DType::Unknown, prec) : "0") + "]";
+    const std::string name = piece.empty() ? e->name : sep_piece_name(*v, piece);
+    if (vec && is_single_vector(*v)) return name + entry;
+    return name + "[" + (flat ? print_integer_sum(flat, DType::Unknown, prec) : "0") + "]" + entry;
 }
 
 std::string CExprPrinter::assignment(const ExprPtr& lhs, const ExprPtr& rhs) {

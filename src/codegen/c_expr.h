@@ -40,6 +40,9 @@ public:
     ExprPtr canonical_sum(const ExprPtr& e) const;
     /// Prints iname `iname` as `text` (the work-item id that implements it).
     void set_hardware_text(const std::string& iname, const std::string& text) { hardware_text_[iname] = text; }
+    /// The iname a vectorized statement runs on at once (OpenCL): subscripts by it along a `vec` axis are
+    /// whole vectors. Empty: none.
+    void set_vector_iname(std::string iname) { vector_iname_ = std::move(iname); }
     /// The inames of the statement printed next: `//` and `%` are proven non-negative over their domain.
     void set_statement_inames(std::vector<std::string> inames);
     /// Type definitions and helper functions (floor division, complex arithmetic, ...) that the printed code
@@ -90,6 +93,7 @@ private:
     std::set<DType> complex_types_;                             // used by printed expressions
     std::map<std::string, std::string> hardware_text_;          // iname -> "gid(0)", "lid(1)", ...
     std::vector<std::string> statement_inames_;
+    std::string vector_iname_;
     std::optional<isl::set> statement_domain_;  // computed when a `//` or `%` first needs it
 };
 

@@ -87,16 +87,30 @@ std::string size_text(const Storage& s) {
 
 }  // namespace
 
+std::string element_type(const Variable& v, TargetKind target) {
+    if (target == TargetKind::OpenCL && vec_axis(v)) return vector_type(v.dtype, vector_length(v));
+    return c_type(v.dtype, target);
+}
+
+bool is_single_vector(const Variable& v) {
+    return v.kind == VarKind::Temporary && v.shape.size() == 1 && vec_axis(v).has_value();
+}
+
 bool at_program_scope(const Variable& t, TargetKind target) {
     return t.kind == VarKind::Temporary && t.read_only && !t.initializer.empty() &&
            (t.address_space == AddressSpace::Global || target == TargetKind::C);
 }
 
 std::string temporary_declaration(const Variable& t, TargetKind target) {
-    std::string out = c_type(t.dtype, target) + (t.read_only ? " const " : " ") + t.name;
+    std::string out = element_type(t, target) + (t.read_only ? " const " : " ") + t.name;
     if (!t.is_array) return t.initializer.empty() ? out : out + " = " + element_literal(t.initializer[0], t.dtype);
+    const bool vectors = target == TargetKind::OpenCL && vec_axis(t).has_value();
+    user_assert(!vectors || t.initializer.empty(), "LoopyError", "temporary '", t.name,
+                "' has vector entries and an initializer, which this code generator does not support");
+    if (vectors && is_single_vector(t)) return out;
     const Storage s = storage_of(t);
-    out += "[" + size_text(s) + "]";
+    const std::int64_t per_entry = vectors ? vector_size(t) : 1;  // scalars in one declared entry
+    out += "[" + (per_entry == 1 ? size_text(s) : std::to_string((s.size + per_entry - 1) / per_entry)) + "]";
     if (t.alignment > 0) out += cat(" __attribute__ ((aligned (", t.alignment, ")))");
     if (!t.initializer.empty()) out += " = " + initializer_text(t, s);
     return out;

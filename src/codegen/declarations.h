@@ -14,6 +14,14 @@ namespace loom {
 /// threads of the group loop share it instead of each copying it).
 bool at_program_scope(const Variable& t, TargetKind target);
 
+/// The type of one entry of array `v` as declared: OpenCL's vector type (`float4`) for an array with a `vec`
+/// axis on OpenCL, the scalar type otherwise (the other targets address a vector's entries as scalars).
+std::string element_type(const Variable& v, TargetKind target);
+
+/// Whether `v` is a temporary of one vector (its only axis is `vec`), which OpenCL declares as a plain
+/// vector variable (`float4 acc`), as loopy does.
+bool is_single_vector(const Variable& v);
+
 /// `t`'s declaration without address-space qualifier and `;`: `float t[16]`, `int a[50 * 10 * 99]`,
 /// `float const tab[4] = { 1.0f, 2.0f, 3.0f, 4.0f }`, with `__attribute__ ((aligned (N)))` when aligned.
 /// StaticValueFindingError when an array's size is not a constant.

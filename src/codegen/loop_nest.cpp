@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <set>
 
+#include "codegen/vectorize.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
+#include "support/strings.h"
 
 namespace loom {
 
@@ -19,9 +21,16 @@ struct Placed {
     std::string name;
     Statement stmt;
     std::vector<long> positions;  // sequence position at each depth, outermost first
-    std::vector<int> slab;        // per loop: 0 head (or no slabs), 1 bulk, 2 tail
-    std::optional<isl::set> piece;  // over the loops: the slabs this copy runs, unset for all
+    std::vector<std::string> nest;     // the loops around it, outermost first (stmt.loops lacks a vectorized one)
+    std::optional<std::size_t> lanes;  // depth in `nest` of a `vec` loop, which runs innermost for it
+    std::vector<int> slab;             // per loop of `nest`: 0 head (or no slabs), 1 bulk, 2 tail
+    std::optional<isl::set> piece;     // over the loops: the slabs this copy runs, unset for all
 };
+
+bool tagged(const KernelData& k, const std::string& iname, const char* tag) {
+    const auto it = k.iname_tags.find(iname);
+    return it != k.iname_tags.end() && it->second == tag;
+}
 
 // The loops of `insn`: a grid loop over a hardware axis (the C target's group loops) stands for the
 // instruction's own iname on that axis, so that instructions with different inames on one axis share the
@@ -60,7 +69,7 @@ std::vector<Placed> place_statements(const KernelData& k) {
             case LinearItem::Kind::Barrier: {
                 std::vector<long> pos = prefix;
                 pos.push_back(counter.back()++);
-                Statement st{nullptr, loops, std::nullopt, {}};
+                Statement st{nullptr, loops, std::nullopt, {}, {}};
                 if (item.kind == LinearItem::Kind::Barrier) {
                     st.barrier = item;
                 } else {
@@ -69,13 +78,53 @@ std::vector<Placed> place_statements(const KernelData& k) {
                     if (st.insn->kind == InsnKind::Barrier)
                         st.barrier = LinearItem{LinearItem::Kind::Barrier, st.insn->mem_kind, "", st.insn->barrier_kind};
                 }
-                out.push_back({"S" + std::to_string(out.size()), st, pos, std::vector<int>(loops.size(), 0), std::nullopt});
+                out.push_back({"S" + std::to_string(out.size()), st, pos, st.loops, std::nullopt,
+                               std::vector<int>(loops.size(), 0), std::nullopt});
                 break;
             }
             default: break;
         }
     }
     return out;
+}
+
+// Whether the instances of `insn` are all values of its other inames times 0..length-1 of `lane`: then
+// running every lane at once needs no guard on it (loopy's vectorization bounds).
+bool lanes_are_full(const KernelData& k, const Instruction& insn, const std::string& lane, long length) {
+    std::vector<std::string> others;
+    for (const std::string& i : insn.within_inames)
+        if (i != lane) others.push_back(i);
+    std::vector<std::string> all = others;
+    all.push_back(lane);
+    const isl::set full = domain_of(k, all);
+    isl::set expected = isl_util::add_named_dims(domain_of(k, others), {lane}, false);
+    isl::set range(isl_util::ctx(), cat("{ [", join(all, ", "), "] : 0 <= ", lane, " < ", length, " }"));
+    range = isl_util::align_params(range, expected.space());
+    expected = isl_util::align_params(expected, range.space()).intersect(range);
+    return expected.is_equal(isl_util::align_params(full, expected.space()));
+}
+
+// A loop over a `vec` iname runs each instruction in it on all lanes, innermost, as loopy's vectorization
+// does: on OpenCL at once where the instruction is vectorizable, otherwise (and on the other targets) as
+// unrolled copies, one instruction after the other. Loops inside it stay around the lanes.
+void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool vector_types) {
+    for (Placed& p : placed) {
+        if (p.stmt.barrier) continue;
+        const auto vec = std::find_if(p.nest.begin(), p.nest.end(), [&](const std::string& i) { return tagged(k, i, "vec"); });
+        if (vec == p.nest.end()) continue;
+        p.lanes = static_cast<std::size_t>(vec - p.nest.begin());
+        const std::string& lane = *vec;
+        const std::optional<long> bound = isl_util::static_extent(domain_of(k, {lane}));
+        user_assert(bound.has_value(), "LoopyError", "iname '", lane, "' is tagged 'vec', but the number of its ",
+                    "values has no constant bound, which vectorizing or unrolling it needs");
+        const long length = *bound;
+        if (vector_types && is_vectorizable(k, *p.stmt.insn, lane, length) && lanes_are_full(k, *p.stmt.insn, lane, length)) {
+            p.stmt.vector_iname = lane;
+            p.stmt.loops.erase(p.stmt.loops.begin() + static_cast<long>(*p.lanes));
+            // Slabs of the loops around are independent of the lanes, which are full.
+            if (p.piece) p.piece = isl_util::project_out(*p.piece, {lane});
+        }
+    }
 }
 
 // The inames of `insn` that are hardware axes.
@@ -88,12 +137,15 @@ std::vector<std::string> hardware_of(const KernelData& k, const Instruction& ins
     return out;
 }
 
-// split_iname's slabs of `iname` when it is emitted as a loop: hardware axes and unrolled inames have none.
+// split_iname's slabs of `iname` when it is emitted as a loop: hardware axes, unrolled inames and vec
+// lanes have none.
 std::optional<std::pair<int, int>> slabs_of(const KernelData& k, const std::string& iname) {
     const auto it = k.iname_slabs.find(iname);
     if (it == k.iname_slabs.end()) return std::nullopt;
     const auto tag = k.iname_tags.find(iname);
-    if (tag != k.iname_tags.end() && (is_hardware_tag(tag->second) || is_unrolled_tag(tag->second))) return std::nullopt;
+    if (tag != k.iname_tags.end() &&
+        (is_hardware_tag(tag->second) || is_unrolled_tag(tag->second) || tag->second == "vec"))
+        return std::nullopt;
     return it->second;
 }
 
@@ -185,32 +237,46 @@ struct Schedule {
     isl::union_map options;
 };
 
-// The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0...]` of every statement (2d+1 form, padded), and
-// the AST build options that unroll loops tagged "unr".
+// The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0..., lanes]` of every statement (2d+1 form, padded;
+// a `vec` loop is a constant 0 at its depth and runs in the last dimension, which is left out when there is
+// none), and the AST build options that unroll loops tagged "unr" and lanes.
 Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool hardware_as_params) {
     std::size_t depth = 0;
-    for (const Placed& p : placed) depth = std::max(depth, p.stmt.loops.size());
+    bool any_lanes = false;
+    for (const Placed& p : placed) {
+        depth = std::max(depth, p.nest.size());
+        any_lanes = any_lanes || p.lanes;
+    }
+    const int lanes_dim = static_cast<int>(2 * depth + 1);
     std::optional<isl::union_map> all;
     isl::union_map options(isl_util::ctx(), "{ }");
     for (const Placed& p : placed) {
-        std::vector<int> dim_of(2 * depth + 1, -1);
-        std::vector<long> constant(2 * depth + 1, 0);
+        std::vector<int> dim_of(2 * depth + 1 + any_lanes, -1);
+        std::vector<long> constant(dim_of.size(), 0);
+        const bool vectorized = !p.stmt.vector_iname.empty();
+        // The statement's domain lacks a vectorized iname: the loops after it are one dimension earlier.
+        const auto domain_dim = [&](std::size_t d) { return static_cast<int>(vectorized && d > *p.lanes ? d - 1 : d); };
         // A loop's slabs are consecutive positions of the sequence around it: head, bulk, tail.
-        for (std::size_t d = 0; d < p.stmt.loops.size(); ++d) {
+        for (std::size_t d = 0; d < p.nest.size(); ++d) {
             constant[2 * d] = 3 * p.positions[d] + p.slab[d];
-            dim_of[2 * d + 1] = static_cast<int>(d);
+            if (p.lanes != d) dim_of[2 * d + 1] = domain_dim(d);
         }
-        constant[2 * p.stmt.loops.size()] = 3 * p.positions.back();
+        constant[2 * p.nest.size()] = 3 * p.positions.back();
+        const bool unrolled_lanes = p.lanes && !vectorized;
+        if (unrolled_lanes) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(*p.lanes);
         const isl::set dom = statement_domain(k, p, hardware_as_params);
         const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
-        for (std::size_t d = 0; d < p.stmt.loops.size(); ++d) {
+        for (std::size_t d = 0; d < p.nest.size(); ++d) {
+            if (p.lanes == d) continue;
             // Other loops stay whole ("atomic"): isl would otherwise peel iterations of a loop around an
-            // unrolled one where the unrolled copies' guards change.
-            const auto tag = k.iname_tags.find(p.stmt.loops[d]);
-            const bool unrolled = tag != k.iname_tags.end() && is_unrolled_tag(tag->second);
-            if (unrolled) check_unrollable(k, p.stmt.loops[d]);
+            // unrolled one where the unrolled copies' guards change. A `vec` loop other than the lanes is
+            // unrolled.
+            const auto tag = k.iname_tags.find(p.nest[d]);
+            const bool unrolled = tag != k.iname_tags.end() && (is_unrolled_tag(tag->second) || tag->second == "vec");
+            if (unrolled) check_unrollable(k, p.nest[d]);
             options = options.unite(isl_util::loop_option(m, unrolled ? "unroll" : "atomic", static_cast<int>(2 * d + 1)));
         }
+        if (unrolled_lanes) options = options.unite(isl_util::loop_option(m, "unroll", lanes_dim));
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
     }
     return {all ? *all : isl::union_map(isl_util::ctx(), "{ }"), options};
@@ -226,14 +292,15 @@ ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& subst
 }
 
 // isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
-// statement below it.
+// statement below it, the one past them its `vec` loop. `nests`: the loops of each statement by depth.
 void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,
-                      const std::map<std::string, Statement>& statements) {
+                      const std::map<std::string, const Placed*>& nests) {
     if (n.kind == isl_util::AstNode::Kind::For) {
         const isl_util::AstNode* s = first_statement(n);
         internal_assert(s != nullptr, "empty loop in generated AST");
         const std::size_t d = (std::stoul(n.iterator.substr(1)) - 1) / 2;
-        const std::string& iname = statements.at(s->statement).loops.at(d);
+        const Placed& p = *nests.at(s->statement);
+        const std::string& iname = d < p.nest.size() && p.lanes != d ? p.nest[d] : p.nest.at(p.lanes.value());
         subst[n.iterator] = var(iname);
         n.iterator = iname;
     }
@@ -241,7 +308,7 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
     n.cond = substitute(n.cond, subst);
     n.inc = substitute(n.inc, subst);
     for (ExprPtr& a : n.args) a = substitute(a, subst);
-    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, statements);
+    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, nests);
 }
 
 }  // namespace
@@ -294,14 +361,17 @@ isl::set grid_context(const KernelData& k, bool hardware_as_params) {
 
 }  // namespace
 
-LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params) {
+LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types) {
     internal_assert(k.linearized, "build_loop_nest needs a linearized kernel");
     LoopNest out;
-    const std::vector<Placed> placed = separate_slabs(k, place_statements(k));
+    std::vector<Placed> placed = separate_slabs(k, place_statements(k));
+    plan_vector_lanes(k, placed, vector_types);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     const Schedule sched = schedule(k, placed, hardware_as_params);
     out.root = isl_util::generate_ast(sched.map, grid_context(k, hardware_as_params), sched.options);
-    rename_iterators(out.root, {}, out.statements);
+    std::map<std::string, const Placed*> nests;
+    for (const Placed& p : placed) nests[p.name] = &p;
+    rename_iterators(out.root, {}, nests);
     return out;
 }
 

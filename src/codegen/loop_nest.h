@@ -17,6 +17,7 @@ struct Statement {
     const Instruction* insn = nullptr;  // null for a barrier that barrier insertion placed
     std::vector<std::string> loops;
     std::optional<LinearItem> barrier;  // set for barriers (inserted or `... lbarrier`)
+    std::string vector_iname;           // runs on all values of this `vec` iname at once (not in `loops`)
     /// For loops with split_iname slabs, which one this copy of the statement is in, as loopy's comment
     /// says it ("bulk slab for 'i_outer'"); absent where the loop has a single slab.
     std::map<std::string, std::string> slab_comments;
@@ -30,8 +31,10 @@ struct LoopNest {
 /// Builds the loop nest of a linearized kernel. With `hardware_as_params` (OpenCL, CUDA) the inames of
 /// hardware axes are parameters of the nest (the work-item's ids) whose range the launch grid guarantees;
 /// otherwise they are loops like any other. Loops over inames tagged "unr" (or "ilp", "ilp.unr") are unrolled,
-/// and a loop with split_iname slabs becomes separate head, bulk and tail loops.
-LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params);
+/// and a loop with split_iname slabs becomes separate head, bulk and tail loops. An innermost loop over a
+/// `vec` iname runs each instruction on all its values before the next instruction: at once, as vector
+/// operations, where `vector_types` (OpenCL) and the instruction is vectorizable, unrolled otherwise.
+LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types);
 
 /// The first statement (User node) in `n`, null when it has none.
 const isl_util::AstNode* first_statement(const isl_util::AstNode& n);

@@ -21,6 +21,7 @@
 #include "schedule/linearize.h"
 #include "ir/access.h"
 #include "ir/domain.h"
+#include "ir/layout.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -57,27 +58,30 @@ Uses uses_of(const KernelData& part) {
     return u;
 }
 
-// The device kernel's parameters: the arrays it touches, every value argument, and the global
-// temporaries it touches (allocated by the caller), in that order.
+// The device kernel's parameters: the arrays it touches (an argument with `sep` axes as its separate
+// arrays), every value argument, and the global temporaries it touches (allocated by the caller), in that order.
 std::vector<KernelParam> kernel_params(const KernelData& part, const Uses& u) {
     std::vector<KernelParam> out;
-    for (const Variable& v : part.args)
-        if (v.kind == VarKind::ValueArg || u.any(v.name))
-            out.push_back({v.name, v.dtype, v.kind != VarKind::ValueArg, u.written.count(v.name) != 0});
+    for (const Variable& v : part.args) {
+        if (v.kind != VarKind::ValueArg && !u.any(v.name)) continue;
+        const bool pointer = v.kind != VarKind::ValueArg, written = u.written.count(v.name) != 0;
+        const std::vector<SepPiece> pieces = sep_pieces(v);
+        for (const SepPiece& piece : pieces) out.push_back({piece.name, v.name, v.dtype, pointer, written});
+        if (pieces.empty()) out.push_back({v.name, v.name, v.dtype, pointer, written});
+    }
     for (const Variable& t : part.temporaries)
         if (t.address_space == AddressSpace::Global && t.initializer.empty() && u.any(t.name))  // tables: constants
-            out.push_back({t.name, t.dtype, true, u.written.count(t.name) != 0});
+            out.push_back({t.name, t.name, t.dtype, true, u.written.count(t.name) != 0});
     return out;
 }
 
 std::string param_decl(const KernelParam& p, const KernelData& k, TargetKind t) {
-    const Variable& v = *find_variable(k, p.name);
-    const std::string ct = c_type(p.dtype, t);
-    if (!p.is_pointer) return ct + " const " + p.name;
+    const Variable& v = *find_variable(k, p.variable);
+    if (!p.is_pointer) return c_type(p.dtype, t) + " const " + p.name;
     std::string space;
     if (t == TargetKind::OpenCL) space = v.kind == VarKind::ConstantArg ? "__constant " : "__global ";
     if (t == TargetKind::OpenCL && v.for_atomic) space += "volatile ";  // as loopy declares atomic arrays
-    return space + ct + (p.is_written ? "" : " const") + " *__restrict__ " + p.name;
+    return space + element_type(v, t) + (p.is_written ? "" : " const") + " *__restrict__ " + p.name;
 }
 
 std::string work_group_size(const DeviceKernel& dk) {
@@ -246,6 +250,7 @@ private:
         user_assert(insn.assignees.size() == 1, "LoopyError", "instruction '", insn.id,
                     "' assigns several values; only reductions may do that");
         printer_.set_statement_inames({insn.within_inames.begin(), insn.within_inames.end()});
+        printer_.set_vector_iname(s.vector_iname);
         const std::vector<std::string> lines =
             insn.atomic ? atomic_assignment(k_, printer_, target_, insn, inst(insn.assignees[0]), inst(insn.expression))
                         : std::vector<std::string>{printer_.assignment(inst(insn.assignees[0]), inst(insn.expression))};
@@ -369,7 +374,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);
-    // ILP privatization follows reduction realization so that accumulators get their ILP axes too; write
+    // ILP and vec privatization follows reduction realization so that accumulators get their axes too; write
     // races are judged on the result, with every address space known.
     typed = realize_ilp(resolve_address_spaces(typed));
     // Inserted global barriers are instructions, so that the split they make survives relinearization.
@@ -395,7 +400,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         if (target == TargetKind::C) part = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(part)))).copy();
         add_atomic_scratch_variables(part);
         const Uses uses = uses_of(part);
-        const LoopNest nest = build_loop_nest(part, target != TargetKind::C);
+        const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);
         DeviceKernel dk;
         dk.name = seg.name;
         dk.params = kernel_params(part, uses);

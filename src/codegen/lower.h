@@ -13,6 +13,7 @@ namespace loom {
 /// A parameter of a generated device kernel, in signature order.
 struct KernelParam {
     std::string name;
+    std::string variable;  // the argument or temporary passed: `a` for the separate arrays `a_s0`, `a_s1`, ...
     DType dtype = DType::Unknown;
     bool is_pointer = false;
     bool is_written = false;

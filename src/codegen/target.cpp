@@ -48,4 +48,20 @@ std::string c_type(DType d, TargetKind t) {
     user_error("TypeInferenceError", "a type is still unknown at code generation");
 }
 
+std::string vector_type(DType d, std::int64_t n) {
+    std::string scalar;
+    switch (d) {
+        case DType::Bool: case DType::Int8: scalar = "char"; break;
+        case DType::UInt8: scalar = "uchar"; break;
+        case DType::Int16: scalar = "short"; break;
+        case DType::UInt16: scalar = "ushort"; break;
+        case DType::UInt32: scalar = "uint"; break;
+        case DType::Int64: scalar = "long"; break;
+        case DType::UInt64: scalar = "ulong"; break;
+        case DType::Int32: case DType::Float32: case DType::Float64: scalar = c_type(d, TargetKind::OpenCL); break;
+        default: user_error("LoopyError", "type ", dtype_name(d), " has no vector type");
+    }
+    return scalar + std::to_string(n);
+}
+
 }  // namespace loom

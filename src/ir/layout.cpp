@@ -1,6 +1,7 @@
 #include "ir/layout.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "support/error.h"
 #include "support/strings.h"
@@ -36,19 +37,50 @@ std::vector<DimTag> tags_per_axis(const Variable& v) {
     return tags;
 }
 
-void check_supported(const Variable& v, const std::vector<DimTag>& tags) {
+bool is_storage_tag(const DimTag& t) { return t.kind != Kind::Sep && t.kind != Kind::Vec; }
+
+// The extent of axis `j`, which a `sep` or `vec` tag needs to be a constant.
+std::int64_t constant_extent(const Variable& v, std::size_t j, const char* tag) {
+    const ExprPtr& e = v.shape[j];
+    user_assert(e->kind == ExprKind::IntLit, "LoopyError", "axis ", j, " of array '", v.name, "' is tagged '", tag,
+                "', but does not have constant length (", to_string(e), ")");
+    return e->ival;
+}
+
+// loopy's rules for `sep` and `vec` axes: constant extents, separate arrays only of arguments, one vector
+// axis of a length OpenCL has vector types for.
+void check_sep_and_vec(const Variable& v, const std::vector<DimTag>& tags) {
+    int vec_axes = 0;
     for (std::size_t j = 0; j < tags.size(); ++j) {
-        user_assert(tags[j].kind != Kind::Sep, "LoopyError", "array '", v.name, "': axis ", j,
-                    " is tagged 'sep' (separate arrays), which this code generator does not support");
-        user_assert(tags[j].kind != Kind::Vec, "LoopyError", "array '", v.name, "': axis ", j,
-                    " is tagged 'vec' (vector entries), which this code generator does not support");
+        if (tags[j].kind == Kind::Sep) {
+            user_assert(v.is_arg(), "LoopyError", "axis ", j, " of temporary '", v.name,
+                        "' is tagged 'sep': only arguments may be split into separate arrays");
+            constant_extent(v, j, "sep");
+        }
+        if (tags[j].kind != Kind::Vec) continue;
+        ++vec_axes;
+        const std::int64_t n = constant_extent(v, j, "vec");
+        user_assert(n == 2 || n == 3 || n == 4 || n == 8 || n == 16, "LoopyError", "axis ", j, " of array '", v.name,
+                    "' is tagged 'vec' with length ", n, ": vector types have 2, 3, 4, 8 or 16 entries");
+        user_assert(!is_complex(v.dtype), "LoopyError", "array '", v.name,
+                    "' has complex entries, which cannot be vector entries ('vec' axis ", j, ")");
     }
+    user_assert(vec_axes <= 1, "LoopyError", "array '", v.name, "' may only have one axis tagged 'vec'");
+}
+
+void check_supported(const Variable& v, const std::vector<DimTag>& tags) {
+    check_sep_and_vec(v, tags);
     const auto explicit_level = [](const DimTag& t) { return t.level >= 0; };
-    const bool any = std::any_of(tags.begin(), tags.end(), explicit_level);
-    const bool all = std::all_of(tags.begin(), tags.end(), explicit_level);
+    std::vector<DimTag> storage;
+    std::copy_if(tags.begin(), tags.end(), std::back_inserter(storage), is_storage_tag);
+    const bool any = std::any_of(storage.begin(), storage.end(), explicit_level);
+    const bool all = std::all_of(storage.begin(), storage.end(), explicit_level);
     user_assert(!any || all, "LoopyError", "array '", v.name,
                 "' mixes c/f (or stride: without a level) with explicit nesting levels (N0..N9) in its dim tags");
 }
+
+// Whether the axis's stride comes from its nesting level (computed strides and `N1:stride:EXPR`).
+bool has_level(const DimTag& t) { return is_storage_tag(t) && (t.kind != Kind::Stride || t.level >= 0); }
 
 // The nesting level of each axis (-1 for a fixed stride without one), as loopy numbers them: read left to
 // right, `c` takes one below the lowest so far and `f` one above the highest; then shifted to start at 0.
@@ -59,13 +91,12 @@ std::vector<int> nesting_levels(const Variable& v, const std::vector<DimTag>& ta
         int level = t.level;
         if (t.kind == Kind::C) level = used.empty() ? 0 : *std::min_element(used.begin(), used.end()) - 1;
         if (t.kind == Kind::F) level = used.empty() ? 0 : *std::max_element(used.begin(), used.end()) + 1;
-        const bool has_level = t.kind != Kind::Stride || t.level >= 0;
-        if (has_level) {
+        if (has_level(t)) {
             user_assert(std::find(used.begin(), used.end(), level) == used.end(), "LoopyError", "array '", v.name,
                         "': nesting level N", level, " is given to more than one axis");
             used.push_back(level);
         }
-        levels.push_back(has_level ? level : -1);
+        levels.push_back(has_level(t) ? level : -1);
     }
     if (used.empty()) return levels;
     const int lowest = *std::min_element(used.begin(), used.end());
@@ -74,7 +105,7 @@ std::vector<int> nesting_levels(const Variable& v, const std::vector<DimTag>& ta
         user_assert(used[r] == lowest + static_cast<int>(r), "LoopyError", "the nesting levels of array '", v.name,
                     "' are not contiguous");
     for (std::size_t j = 0; j < levels.size(); ++j)
-        if (tags[j].kind != Kind::Stride || tags[j].level >= 0) levels[j] -= lowest;
+        if (has_level(tags[j])) levels[j] -= lowest;
     return levels;
 }
 
@@ -88,14 +119,17 @@ void compute_layout(Variable& v) {
     v.strides.assign(n, nullptr);
     std::vector<std::size_t> by_level;
     for (std::size_t j = 0; j < n; ++j) {
-        if (v.stride_levels[j] < 0) v.strides[j] = tags[j].stride;
+        if (tags[j].kind == Kind::Sep) v.strides[j] = int_lit(0);  // the axis picks an array, not an element
+        else if (tags[j].kind == Kind::Vec) v.strides[j] = int_lit(1);
+        else if (v.stride_levels[j] < 0) v.strides[j] = tags[j].stride;
         else by_level.push_back(j);
     }
     std::sort(by_level.begin(), by_level.end(),
               [&](std::size_t a, std::size_t b) { return v.stride_levels[a] < v.stride_levels[b]; });
     // Each level's stride is the previous one's times its extent; a fixed stride with a level restarts the
-    // chain from itself (loopy carries the bare stride on, which makes the next axis alias this one).
-    ExprPtr stride = int_lit(1);
+    // chain from itself (loopy carries the bare stride on, which makes the next axis alias this one). Vector
+    // entries are the innermost level, a 3-vector taking the room of 4 as in OpenCL.
+    ExprPtr stride = int_lit(vector_size(v));
     for (const std::size_t axis : by_level) {
         if (tags[axis].kind == Kind::Stride) stride = tags[axis].stride;
         v.strides[axis] = stride;
@@ -104,12 +138,106 @@ void compute_layout(Variable& v) {
 }
 
 std::string dim_tags_text(const Variable& v) {
+    const std::vector<DimTag> kinds = v.is_array ? tags_per_axis(v) : std::vector<DimTag>();
     std::vector<std::string> tags;
     for (std::size_t j = 0; j < v.strides.size(); ++j) {
+        const Kind kind = j < kinds.size() ? kinds[j].kind : Kind::Stride;
         const int level = j < v.stride_levels.size() ? v.stride_levels[j] : -1;
-        tags.push_back((level >= 0 ? cat("N", level, ":") : std::string()) + "stride:" + to_string(v.strides[j]));
+        if (kind == Kind::Sep || kind == Kind::Vec) tags.push_back(kind == Kind::Sep ? "sep" : "vec");
+        else tags.push_back((level >= 0 ? cat("N", level, ":") : std::string()) + "stride:" + to_string(v.strides[j]));
     }
     return "(" + join(tags, ", ") + ")";
+}
+
+namespace {
+
+// The axes of `v` tagged `kind`, in order.
+std::vector<std::size_t> axes_tagged(const Variable& v, Kind kind) {
+    std::vector<std::size_t> out;
+    if (!v.is_array || v.dim_tags.empty()) return out;
+    const std::vector<DimTag> tags = tags_per_axis(v);
+    for (std::size_t j = 0; j < tags.size(); ++j)
+        if (tags[j].kind == kind) out.push_back(j);
+    return out;
+}
+
+}  // namespace
+
+std::optional<std::size_t> vec_axis(const Variable& v) {
+    const std::vector<std::size_t> axes = axes_tagged(v, Kind::Vec);
+    return axes.empty() ? std::nullopt : std::optional<std::size_t>(axes[0]);
+}
+
+std::int64_t vector_length(const Variable& v) {
+    const std::optional<std::size_t> axis = vec_axis(v);
+    return axis ? constant_extent(v, *axis, "vec") : 1;
+}
+
+std::int64_t vector_size(const Variable& v) {
+    const std::int64_t n = vector_length(v);
+    return n == 3 ? 4 : n;
+}
+
+namespace {
+
+// `e` divided by `d` where a constant factor of it is a multiple of `d`; null otherwise.
+ExprPtr exactly_divided(const ExprPtr& e, std::int64_t d) {
+    if (e->kind == ExprKind::IntLit) return e->ival % d == 0 ? int_lit(e->ival / d) : nullptr;
+    if (e->kind != ExprKind::Binary || e->op != BinOp::Mul) return nullptr;
+    if (const ExprPtr left = exactly_divided(e->args[0], d)) return times(left, e->args[1]);
+    if (const ExprPtr right = exactly_divided(e->args[1], d)) return times(e->args[0], right);
+    return nullptr;
+}
+
+}  // namespace
+
+ExprPtr stride_in_vectors(const Variable& v, const ExprPtr& s) {
+    const std::int64_t size = vector_size(v);
+    const ExprPtr out = exactly_divided(s, size);
+    user_assert(out != nullptr, "LoopyError", "array '", v.name, "' has a stride or offset of ", to_string(s),
+                ", which is not a multiple of the size of its vectors (", size, ")");
+    return out;
+}
+
+std::vector<std::size_t> sep_axes(const Variable& v) { return axes_tagged(v, Kind::Sep); }
+
+std::string sep_piece_name(const Variable& v, const std::vector<std::int64_t>& index) {
+    std::vector<std::string> parts;
+    for (const std::int64_t i : index) parts.push_back(std::to_string(i));
+    return v.name + "_s" + join(parts, "_");
+}
+
+Variable sep_piece_variable(const Variable& v, const SepPiece& piece) {
+    const std::vector<DimTag> tags = tags_per_axis(v);
+    Variable out = v;
+    out.name = piece.name;
+    out.shape.clear();
+    out.strides.clear();
+    out.stride_levels.clear();
+    out.dim_tags.clear();
+    for (std::size_t j = 0; j < tags.size(); ++j) {
+        if (tags[j].kind == Kind::Sep) continue;
+        out.shape.push_back(v.shape[j]);
+        out.strides.push_back(v.strides[j]);
+        out.stride_levels.push_back(v.stride_levels[j]);
+        out.dim_tags.push_back(tags[j]);
+    }
+    return out;
+}
+
+std::vector<SepPiece> sep_pieces(const Variable& v) {
+    const std::vector<std::size_t> axes = sep_axes(v);
+    std::vector<SepPiece> out;
+    if (axes.empty()) return out;
+    std::vector<std::int64_t> extents, index(axes.size(), 0);
+    for (const std::size_t a : axes) extents.push_back(constant_extent(v, a, "sep"));
+    if (std::find(extents.begin(), extents.end(), 0) != extents.end()) return out;
+    for (;;) {
+        out.push_back({sep_piece_name(v, index), index});
+        std::size_t j = axes.size();  // the next index, last axis fastest
+        for (; j > 0 && ++index[j - 1] == extents[j - 1]; --j) index[j - 1] = 0;
+        if (j == 0) return out;
+    }
 }
 
 std::int64_t storage_span(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides) {
@@ -149,6 +277,7 @@ std::vector<std::int64_t> contiguous_strides(const std::vector<std::int64_t>& sh
 bool same_strides(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& a,
                   const std::vector<std::int64_t>& b) {
     if (a.size() != shape.size() || b.size() != shape.size()) return false;
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return true;  // no element to address
     for (std::size_t j = 0; j < shape.size(); ++j)
         if (shape[j] > 1 && a[j] != b[j]) return false;
     return true;

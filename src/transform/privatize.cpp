@@ -9,16 +9,32 @@
 #include "ir/access.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
+#include "ir/layout.h"
 #include "isl/isl.h"
-#include "parse/make_kernel.h"
+#include "parse/dim_tags.h"
 #include "support/error.h"
 #include "support/strings.h"
 #include "transform/transforms.h"
 
 namespace loom {
 
+namespace {
+
+// The dim tags of `v` once it has `added` new axes: `c` for each axis, as loopy forgets a privatized
+// temporary's layout, but the new `vec` axes and a `vec` axis it already has stay vector entries.
+std::vector<DimTag> tags_with_axes(const Variable& v, const std::vector<std::string>& added, bool leading) {
+    const std::optional<std::size_t> vec = vec_axis(v);
+    std::vector<std::string> tags;
+    for (std::size_t a = 0; a < v.shape.size(); ++a) tags.push_back(vec == a ? "vec" : "c");
+    tags.insert(leading ? tags.begin() : tags.end(), added.begin(), added.end());
+    return parse_dim_tags(tags, v.name);
+}
+
+}  // namespace
+
 void add_temporary_axes(KernelData& k, const std::string& name, const std::vector<ExprPtr>& extents, bool leading,
-                        const std::function<std::vector<ExprPtr>(const Instruction&)>& index_of) {
+                        const std::function<std::vector<ExprPtr>(const Instruction&)>& index_of,
+                        std::vector<std::string> axis_tags) {
     for (Instruction& insn : k.instructions) {
         if (!read_names(insn).count(name) && !written_names(insn).count(name)) continue;
         const std::vector<ExprPtr> added = index_of(insn);
@@ -35,14 +51,13 @@ void add_temporary_axes(KernelData& k, const std::string& name, const std::vecto
         for (ExprPtr& p : insn.predicates) p = extend(p);
     }
     Variable* v = find_variable(k, name);
-    std::vector<ExprPtr> shape = v->shape;
-    shape.insert(leading ? shape.begin() : shape.end(), extents.begin(), extents.end());
-    v->shape = shape;
+    axis_tags.resize(extents.size(), "c");
+    v->dim_tags = tags_with_axes(*v, axis_tags, leading);
+    v->shape.insert(leading ? v->shape.begin() : v->shape.end(), extents.begin(), extents.end());
     v->is_array = true;
-    v->dim_tags.clear();
     v->stride_levels.clear();
     v->strides.clear();
-    set_default_strides(*v);
+    compute_layout(*v);
 }
 
 namespace {
@@ -50,12 +65,12 @@ namespace {
 // The privatizing inames each temporary needs: those its writers run in but do not index it by. Writers
 // that need different ones are an error, as in loopy.
 std::map<std::string, std::vector<std::string>> axes_needed(const KernelData& k, const std::set<std::string>& inames,
-                                                            const std::set<std::string>& only) {
+                                                            const std::optional<std::set<std::string>>& only) {
     std::map<std::string, std::vector<std::string>> out;
     for (const Instruction& insn : k.instructions)
         for (const ExprPtr& lhs : insn.assignees) {
             const Variable* v = find_variable(k, lhs->name);
-            if (!v || v->kind != VarKind::Temporary || (!only.empty() && !only.count(v->name))) continue;
+            if (!v || v->kind != VarKind::Temporary || (only && !only->count(v->name))) continue;
             const std::vector<std::string> indexed = referenced_names(lhs);
             std::vector<std::string> needed;
             for (const std::string& i : insn.within_inames)
@@ -73,9 +88,11 @@ std::map<std::string, std::vector<std::string>> axes_needed(const KernelData& k,
 }  // namespace
 
 Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<std::string>& inames,
-                                         const std::set<std::string>& only_var_names) {
+                                         const std::optional<std::set<std::string>>& only_var_names) {
     const KernelData& src = *kernel;
-    for (const std::string& v : only_var_names)
+    for (const std::string& i : inames)
+        user_assert(is_iname(src, i), "LoopyError", "privatize_temporaries_with_inames: no iname named '", i, "'");
+    for (const std::string& v : only_var_names.value_or(std::set<std::string>{}))
         user_assert(find_variable(src, v) != nullptr, "LoopyError", "privatize_temporaries_with_inames: variable '", v,
                     "' is not used in kernel '", src.name, "'");
     const auto needed = axes_needed(src, inames, only_var_names);
@@ -84,6 +101,7 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
     const isl::set ctx = assumption_context(src);
     for (const auto& [name, axes] : needed) {
         std::vector<ExprPtr> extents;
+        std::vector<std::string> tags;
         std::map<std::string, ExprPtr> offset;
         for (const std::string& i : axes) {
             const isl::set dom = domain_of(src, {i});
@@ -92,6 +110,7 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
             user_assert(length.has_value() && lower.has_value(), "LoopyError", "privatizing '", name,
                         "' over iname '", i, "' needs a bounded length and a single lower bound of that iname");
             extents.push_back(int_lit(*length));
+            tags.push_back(kernel.iname_tag(i) == "vec" ? "vec" : "c");
             offset[i] = *lower;
         }
         add_temporary_axes(k, name, extents, false, [&](const Instruction& insn) {
@@ -106,16 +125,16 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
                 idx.push_back(zero ? var(i) : binary(BinOp::Sub, var(i), lo));
             }
             return idx;
-        });
+        }, tags);
     }
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
 }
 
 Kernel realize_ilp(const Kernel& k) {
-    std::set<std::string> ilp;
+    std::set<std::string> privatizing;
     for (const auto& [iname, tag] : k->iname_tags)
-        if (is_ilp_tag(tag)) ilp.insert(iname);
-    return ilp.empty() ? k : privatize_temporaries_with_inames(k, ilp);
+        if (is_ilp_tag(tag) || tag == "vec") privatizing.insert(iname);
+    return privatizing.empty() ? k : privatize_temporaries_with_inames(k, privatizing);
 }
 
 }  // namespace loom

@@ -141,6 +141,9 @@ private:
                         "': work-groups cannot combine their results within one device kernel. Reduce in two "
                         "stages: each group reduces its part over an l.N (or sequential) iname into a global array "
                         "of partial results, and a second kernel (or the same one after a gbarrier) reduces those");
+            user_assert(tag != "vec", "LoopyError", "realize_reduction: reduction '", to_string(red),
+                        "' in instruction '", insn.id, "' is over iname '", i,
+                        "' tagged 'vec'; only sequential reductions (or tree reductions over one l.N iname) are supported");
             (tag.rfind("l.", 0) == 0 ? local : sequential).push_back(i);
         }
         if (local.empty()) return "";

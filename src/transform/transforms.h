@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <map>
-#include <set>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,11 +28,20 @@ Kernel add_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
 /// Places temporary `name` in `space` (private, local or global).
 Kernel set_temporary_address_space(const Kernel& k, const std::string& name, AddressSpace space);
 
-/// Gives each iteration of `inames` its own entry of the temporaries written inside them (only those in
-/// `only_var_names` when it is not empty): a new last axis per iname a writer runs in without indexing by
-/// it, indexed by the iname minus its lower bound (transform/privatize.cpp). What ILP needs.
+// --- array layouts (transform/array_axes.cpp)
+/// Gives the arrays `names` the dim tags `dim_tags` (one comma-separated string or one tag per entry, as
+/// lp.GlobalArg's dim_tags) and recomputes their layouts; LoopyError when one is not an array or the tags
+/// do not fit its axes.
+Kernel tag_array_axes(const Kernel& k, const std::vector<std::string>& names, const std::vector<std::string>& dim_tags);
+
+// --- privatization (transform/privatize.cpp)
+/// loopy's privatize_temporaries_with_inames: gives each iteration of `inames` its own entry of the
+/// temporaries written inside them (only those in `only_var_names` when given): a new last axis per iname a
+/// writer runs in without indexing by it, indexed by the iname minus its lower bound; axes for `vec` inames
+/// are `vec` axes. What ILP and vec loops need. LoopyError when writers need different axes, or an access
+/// lies outside an iname it needs.
 Kernel privatize_temporaries_with_inames(const Kernel& k, const std::set<std::string>& inames,
-                                         const std::set<std::string>& only_var_names = {});
+                                         const std::optional<std::set<std::string>>& only_var_names = std::nullopt);
 
 // --- inames (transform/iname.cpp)
 /// Declares that the inames of `order` nest in that order where the dependencies leave a choice.

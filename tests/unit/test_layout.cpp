@@ -94,10 +94,70 @@ TEST_CASE("dim tags that do not fit are LoopyErrors", "[layout]") {
     CHECK_THAT(layout_error("n, m", "N0,c"), Catch::Contains("mixes c/f"));
     CHECK_THAT(layout_error("n, m", "N0,N0"), Catch::Contains("N0 is given to more than one axis"));
     CHECK_THAT(layout_error("n, m", "N0,N2"), Catch::Contains("not contiguous"));
-    CHECK_THAT(layout_error("n, 4", "c,vec"), Catch::Contains("axis 1 is tagged 'vec'"));
-    CHECK_THAT(layout_error("2, n", "sep,c"), Catch::Contains("axis 0 is tagged 'sep'"));
+    CHECK_THAT(layout_error("n, m", "c,vec"), Catch::Contains("axis 1 of array 'a' is tagged 'vec', but does not have constant length (m)"));
+    CHECK_THAT(layout_error("k, n", "sep,c"), Catch::Contains("axis 0 of array 'a' is tagged 'sep', but does not have constant length (k)"));
+    CHECK_THAT(layout_error("n, 5", "c,vec"), Catch::Contains("length 5: vector types have 2, 3, 4, 8 or 16 entries"));
+    CHECK_THAT(layout_error("2, 4", "vec,vec"), Catch::Contains("may only have one axis tagged 'vec'"));
     CHECK_THAT(layout_error("n", "x"), Catch::Contains("invalid dim tag 'x'"));
     CHECK_THAT(layout_error("n", "N0:c"), Catch::Contains("invalid dim tag"));
+}
+
+TEST_CASE("sep and vec tags parse, with '?'", "[layout]") {
+    CHECK(parse_dim_tag("sep", "a").kind == DimTag::Kind::Sep);
+    const DimTag vec = parse_dim_tag(" vec? ", "a");
+    CHECK(vec.kind == DimTag::Kind::Vec);
+    CHECK(vec.optional);
+    CHECK(parse_dim_tags({"sep, c", "vec"}, "a").size() == 3);
+    CHECK(strides_of("n, 4", "sep?,c,vec") == Strides{"4", "1"});
+}
+
+TEST_CASE("vec axes: stride 1, the others counted from the vector size", "[layout]") {
+    CHECK(strides_of("n, 4", "c,vec") == Strides{"4", "1"});
+    CHECK(strides_of("n, m, 2", "c,c,vec") == Strides{"2*m", "2", "1"});
+    CHECK(strides_of("8, n", "vec,c") == Strides{"1", "8"});
+    CHECK(strides_of("n, 4, m", "f,vec,f") == Strides{"4", "1", "4*n"});
+    // A 3-vector fills 4 scalars, as OpenCL's float3.
+    CHECK(strides_of("n, 3", "c,vec") == Strides{"4", "1"});
+    CHECK(strides_of("n, 4", "stride:8,vec") == Strides{"8", "1"});
+    CHECK(listing_of("n, 4", "c,vec") == "(N0:stride:4, vec)");
+    Variable v = array("n, m, 3", "c,c,vec");
+    compute_layout(v);
+    CHECK(vec_axis(v) == std::optional<std::size_t>(2));
+    CHECK(vector_length(v) == 3);
+    CHECK(vector_size(v) == 4);
+    CHECK(to_string(stride_in_vectors(v, v.strides[0])) == "m");
+    CHECK(to_string(stride_in_vectors(v, v.strides[1])) == "1");
+    CHECK_THROWS_WITH(stride_in_vectors(v, parse_expression("6")), Catch::Contains("not a multiple of the size of its vectors (4)"));
+    Variable plain = array("n", "");
+    CHECK_FALSE(vec_axis(plain).has_value());
+    CHECK(vector_size(plain) == 1);
+}
+
+TEST_CASE("sep axes: separate arrays named as loopy's", "[layout]") {
+    CHECK(strides_of("2, n", "sep,c") == Strides{"0", "1"});
+    CHECK(strides_of("n, 3, m", "c,sep,c") == Strides{"m", "0", "1"});
+    CHECK(strides_of("2, n, 4", "sep,c,vec") == Strides{"0", "4", "1"});
+    CHECK(listing_of("2, n", "sep,c") == "(sep, N0:stride:1)");
+    Variable v = array("2, n, 3", "sep,c,sep");
+    compute_layout(v);
+    CHECK(sep_axes(v) == std::vector<std::size_t>{0, 2});
+    std::vector<std::string> names;
+    for (const SepPiece& p : sep_pieces(v)) names.push_back(p.name);
+    CHECK(names == std::vector<std::string>{"a_s0_0", "a_s0_1", "a_s0_2", "a_s1_0", "a_s1_1", "a_s1_2"});
+    CHECK(sep_pieces(v)[4].index == std::vector<std::int64_t>{1, 1});
+    CHECK(sep_pieces(array("n", "c")).empty());
+    // A piece is an array of its own: the other axes, their strides and tags.
+    Variable sv = array("2, n, 4", "sep,c,vec");
+    compute_layout(sv);
+    const Variable piece = sep_piece_variable(sv, sep_pieces(sv)[1]);
+    CHECK(piece.name == "a_s1");
+    CHECK(piece.shape.size() == 2);
+    CHECK(to_string(piece.strides[0]) == "4");
+    CHECK(vec_axis(piece) == std::optional<std::size_t>(1));
+    CHECK(sep_axes(piece).empty());
+    Variable t = array("2, n", "sep,c");
+    t.kind = VarKind::Temporary;
+    CHECK_THROWS_WITH(compute_layout(t), Catch::Contains("only arguments may be split into separate arrays"));
 }
 
 TEST_CASE("layout measures", "[layout]") {

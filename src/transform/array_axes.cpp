@@ -1,0 +1,22 @@
+#include "ir/layout.h"
+#include "parse/dim_tags.h"
+#include "support/error.h"
+#include "transform/transforms.h"
+
+namespace loom {
+
+Kernel tag_array_axes(const Kernel& kernel, const std::vector<std::string>& names,
+                      const std::vector<std::string>& dim_tags) {
+    KernelData k = kernel.copy();
+    for (const std::string& name : names) {
+        Variable* v = find_variable(k, name);
+        user_assert(v != nullptr && v->is_array, "LoopyError", "tag_array_axes: no array named '", name, "'");
+        v->dim_tags = parse_dim_tags(dim_tags, name);
+        v->strides.clear();
+        v->stride_levels.clear();
+        compute_layout(*v);
+    }
+    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+}  // namespace loom
