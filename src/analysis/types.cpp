@@ -251,6 +251,35 @@ ExprType assigned_type(const KernelData& k, const Instruction& insn, const std::
     return expr_type(k, e);
 }
 
+// The type of what `insn` writes to `t`, with `t` itself taken to be `assumed` (a self-update such as a
+// reduction's `acc = acc + a[j]` is typed by the other writes).
+DType write_type(KernelData& k, const Instruction& insn, Variable& t, DType assumed) {
+    t.dtype = assumed;
+    const DType w = assigned_type(k, insn, t.name).dtype;
+    t.dtype = DType::Unknown;
+    return w;
+}
+
+// The type the writes of `t` give it, or Unknown while one of them depends on another unknown variable:
+// deciding from the other writes alone would fix `acc = 0` as int32 before `acc = acc + a[j]*x[j]` is known.
+DType type_of_writes(KernelData& k, Variable& t) {
+    std::vector<const Instruction*> writers;
+    for (const Instruction& insn : k.instructions)
+        if (insn.kind == InsnKind::Assignment && written_names(insn).count(t.name)) writers.push_back(&insn);
+    DType acc = DType::Unknown;
+    for (const Instruction* insn : writers) {
+        const DType w = write_type(k, *insn, t, DType::Unknown);
+        if (w != DType::Unknown) acc = acc == DType::Unknown ? w : combine_types(acc, w);
+    }
+    if (acc == DType::Unknown) return acc;
+    for (const Instruction* insn : writers) {
+        const DType w = write_type(k, *insn, t, acc);
+        if (w == DType::Unknown) return DType::Unknown;
+        acc = combine_types(acc, w);
+    }
+    return acc;
+}
+
 // Temporaries and untyped outputs take the type of what is written to them; repeated until nothing
 // changes, since one variable's type may depend on another's.
 void type_from_writes(KernelData& k) {
@@ -259,14 +288,7 @@ void type_from_writes(KernelData& k) {
         for (Variable* tp : variables(k)) {
             Variable& t = *tp;
             if (t.kind == VarKind::ValueArg || t.dtype != DType::Unknown) continue;
-            DType acc = DType::Unknown;
-            for (const Instruction& insn : k.instructions) {
-                if (insn.kind != InsnKind::Assignment || !written_names(insn).count(t.name)) continue;
-                // A write whose type depends on a still-unknown variable (often this one) adds nothing yet.
-                const DType w = assigned_type(k, insn, t.name).dtype;
-                if (w == DType::Unknown) continue;
-                acc = acc == DType::Unknown ? w : combine_types(acc, w);
-            }
+            const DType acc = type_of_writes(k, t);
             if (acc != DType::Unknown) {
                 t.dtype = acc;
                 changed = true;
