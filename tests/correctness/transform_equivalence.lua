@@ -161,9 +161,14 @@ do
   tiled = lp.add_prefetch(tiled, "a", { "k_inner", "i_inner" }, { default_tag = "l.auto" })
   tiled = lp.add_prefetch(tiled, "b", { "j_inner", "k_inner" }, { default_tag = "l.auto" })
   same(matmul, tiled, { n = { 16, 21 } }, "tiled matmul with two prefetches")
-  -- Left out, a linearizer bug: prefetching x over j_inner in a matvec whose i loop is sequential puts the
-  -- fetch in a j_outer loop of its own before the i loop (loops are left and entered again freely, where
-  -- loopy keeps a loop open until every instruction in it ran), so every row reads the last chunk of x.
+  -- A chunk of x fetched in the j_outer loop of a matvec whose row loop is sequential: the fetch runs in
+  -- j_outer only, the reduction in i and j_outer, its initialization in i only, so no loop nest holds all
+  -- three (loopy's has_schedulable_iname_nesting); fetched in every row instead, it is right.
+  local chunked = lp.split_iname(matvec, "j", 8)
+  h.expect_error("LoopyError", { "does not have a schedulable iname nesting", "* Duplicate i within instructions" },
+    lp.generate_code, lp.add_dtypes(lp.add_prefetch(chunked, "x", { "j_inner" }), { a = "float64", x = "float64" }))
+  same(matvec, lp.add_prefetch(chunked, "x", { "j_inner" }, { fetch_outer_inames = "i,j_outer" }), mv_sizes,
+    "prefetch of a vector chunk in every row, private")
 
   local st = lp.split_iname(stencil, "i", 16, { outer_tag = "g.1", inner_tag = "l.1" })
   st = lp.split_iname(st, "j", 16, { outer_tag = "g.0", inner_tag = "l.0" })
