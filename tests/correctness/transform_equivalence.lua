@@ -106,7 +106,7 @@ do
   for _, space in ipairs({ "private", "global" }) do
     same(knl, lp.set_temporary_address_space(knl, "t", space), odd, "set_temporary_address_space " .. space)
   end
-  -- A local tile: one work-group writes it, a barrier, then every lane reads its neighbour's element.
+  -- A local tile: one work-group writes it, a barrier, then every lane reads its own and the mirrored element.
   local tile = lp.make_kernel("{ [g,l,r]: 0<=g<n and 0<=l,r<16 }", {
     "<> t[l] = a[16*g + l]  {id=w}",
     "out[16*g + r] = t[15 - r] + t[r]  {id=r}",
