@@ -133,16 +133,19 @@ Settings read_settings(lua_State* L) {
 
 // --- types
 
-const Variable* first_untyped_array(const KernelData& k, bool inputs_only) {
+// The default type for every array argument still untyped (only the inputs with `inputs_only`).
+std::map<std::string, DType> untyped_arrays(const KernelData& k, bool inputs_only, DType dtype) {
+    std::map<std::string, DType> out;
     for (const Variable& v : k.args)
         if (v.kind != VarKind::ValueArg && v.dtype == DType::Unknown && (!inputs_only || v.is_input.value_or(false)))
-            return &v;
-    return nullptr;
+            out[v.name] = dtype;
+    return out;
 }
 
-// Array types the kernel leaves open: those `dtypes` names, then, one at a time, the default for an input
-// (an output's type may follow from the inputs), then for what remains. Value arguments are typed by the
-// call from the parameter values.
+// Array types the kernel leaves open: those `dtypes` names, then the default for the inputs, all at once
+// (typed one by one, a realized reduction's accumulator would be typed from the inputs known so far), then
+// for the outputs whose type does not follow from the inputs. Value arguments are typed by the call from the
+// parameter values.
 Kernel with_array_types(Kernel k, const Settings& s) {
     for (const auto& [name, dtype] : s.dtypes) {
         const Variable* v = k.find_variable(name);
@@ -153,9 +156,18 @@ Kernel with_array_types(Kernel k, const Settings& s) {
     for (const Variable& v : k->args)
         if (v.dtype == DType::Unknown && s.dtypes.count(v.name)) given[v.name] = s.dtypes.at(v.name);
     if (!given.empty()) k = add_and_infer_dtypes(k, given);
-    while (const Variable* v = first_untyped_array(*k, true)) k = add_and_infer_dtypes(k, {{v->name, s.default_dtype}});
-    while (const Variable* v = first_untyped_array(*k, false)) k = add_and_infer_dtypes(k, {{v->name, s.default_dtype}});
+    for (const bool inputs_only : {true, false}) {
+        const std::map<std::string, DType> open = untyped_arrays(*k, inputs_only, s.default_dtype);
+        if (!open.empty()) k = add_and_infer_dtypes(k, open);
+    }
     return k;
+}
+
+// A value argument left untyped is typed by the call from its value, so it agrees with any type; whether
+// with_array_types' inference typed it depends only on which arrays were open.
+bool same_dtype(const Variable& r, const Variable& t) {
+    if (r.kind == VarKind::ValueArg && (r.dtype == DType::Unknown || t.dtype == DType::Unknown)) return true;
+    return r.dtype == t.dtype;
 }
 
 // loopy's check: the same arguments, in the same order, of the same types.
@@ -165,7 +177,7 @@ void check_same_arguments(const KernelData& ref, const KernelData& test) {
     for (std::size_t i = 0; i < ref.args.size(); ++i) {
         const Variable& r = ref.args[i];
         const Variable& t = test.args[i];
-        user_assert(r.name == t.name && r.dtype == t.dtype, "LoopyError",
+        user_assert(r.name == t.name && same_dtype(r, t), "LoopyError",
                     "ref_knl and test_knl argument lists disagree at index ", i + 1, " (1-based): '", r.name, "' (",
                     dtype_name(r.dtype), ") vs '", t.name, "' (", dtype_name(t.dtype), ")");
     }

@@ -86,9 +86,10 @@ function M.check_array(got, want, what, opts)
   if compared == 0 and #got > 0 then fail(2, "%s: the reference covers no element", what) end
 end
 
--- An array of `shape` and `dtype` whose elements are fill(i0, i1, ...).
-function M.array_from(shape, dtype, fill)
-  local a = lp.zeros(shape, dtype)
+-- An array of `shape` and `dtype` whose elements are fill(i0, i1, ...), in memory order `order` ("C", the
+-- default, or "F").
+function M.array_from(shape, dtype, fill, order)
+  local a = lp.zeros(shape, dtype, order or "C")
   M.each_index(shape, function(...)
     local args = { ... }
     args[#args + 1] = fill(...)

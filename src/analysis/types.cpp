@@ -251,27 +251,54 @@ ExprType assigned_type(const KernelData& k, const Instruction& insn, const std::
     return expr_type(k, e);
 }
 
-// Temporaries and untyped outputs take the type of what is written to them; repeated until nothing
-// changes, since one variable's type may depend on another's.
+// The type of what `insn` writes to `t`, with `t` itself taken to be `assumed` (a self-update such as a
+// reduction's `acc = acc + a[j]` is typed by the other writes).
+DType write_type(KernelData& k, const Instruction& insn, Variable& t, DType assumed) {
+    t.dtype = assumed;
+    const DType w = assigned_type(k, insn, t.name).dtype;
+    t.dtype = DType::Unknown;
+    return w;
+}
+
+// The type the writes of `t` give it. With `wait_for_all`, Unknown while one of them depends on another
+// unknown variable: deciding from the other writes alone would fix `acc = 0` as int32 before
+// `acc = acc + a[j]*x[j]` is known. Without, the writes whose type is known decide.
+DType type_of_writes(KernelData& k, Variable& t, bool wait_for_all) {
+    std::vector<const Instruction*> writers;
+    for (const Instruction& insn : k.instructions)
+        if (insn.kind == InsnKind::Assignment && written_names(insn).count(t.name)) writers.push_back(&insn);
+    DType acc = DType::Unknown;
+    for (const Instruction* insn : writers) {
+        const DType w = write_type(k, *insn, t, DType::Unknown);
+        if (w != DType::Unknown) acc = acc == DType::Unknown ? w : combine_types(acc, w);
+    }
+    if (acc == DType::Unknown) return acc;
+    for (const Instruction* insn : writers) {
+        const DType w = write_type(k, *insn, t, acc);
+        if (w == DType::Unknown && wait_for_all) return DType::Unknown;
+        if (w != DType::Unknown) acc = combine_types(acc, w);
+    }
+    return acc;
+}
+
+// Types one untyped variable from its writes (waiting for all of them to be known if `wait_for_all`);
+// false when none got a type.
+bool type_one_from_writes(KernelData& k, bool wait_for_all) {
+    for (Variable* t : variables(k)) {
+        if (t->kind == VarKind::ValueArg || t->dtype != DType::Unknown) continue;
+        const DType acc = type_of_writes(k, *t, wait_for_all);
+        if (acc == DType::Unknown) continue;
+        t->dtype = acc;
+        return true;
+    }
+    return false;
+}
+
+// Temporaries and untyped outputs take the type of what is written to them, one at a time since one
+// variable's type may depend on another's. Where every remaining one waits for another (two temporaries
+// written from each other), the known writes decide one of them.
 void type_from_writes(KernelData& k) {
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (Variable* tp : variables(k)) {
-            Variable& t = *tp;
-            if (t.kind == VarKind::ValueArg || t.dtype != DType::Unknown) continue;
-            DType acc = DType::Unknown;
-            for (const Instruction& insn : k.instructions) {
-                if (insn.kind != InsnKind::Assignment || !written_names(insn).count(t.name)) continue;
-                // A write whose type depends on a still-unknown variable (often this one) adds nothing yet.
-                const DType w = assigned_type(k, insn, t.name).dtype;
-                if (w == DType::Unknown) continue;
-                acc = acc == DType::Unknown ? w : combine_types(acc, w);
-            }
-            if (acc != DType::Unknown) {
-                t.dtype = acc;
-                changed = true;
-            }
-        }
+    while (type_one_from_writes(k, true) || type_one_from_writes(k, false)) {
     }
 }
 

@@ -12,6 +12,7 @@
 #include "codegen/declarations.h"
 #include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
+#include "codegen/opencl_names.h"
 #include "analysis/address_space.h"
 #include "analysis/write_races.h"
 #include "schedule/barriers.h"
@@ -392,6 +393,8 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;
     std::string kernels_text;
+    // The device kernels are named after the kernel, the later ones with a suffix "_N" no built-in has.
+    if (target == TargetKind::OpenCL) check_opencl_kernel_name(k->name);
     for (const DeviceSegment& seg : device_segments(*k)) {
         KernelData part = k.copy();
         part.name = seg.name;

@@ -301,4 +301,10 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
     return os.str();
 }
 
+Kernel unlinearized_kernel(KernelData&& k) {
+    k.linearized = false;
+    k.linearization.clear();
+    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
 }  // namespace loom

@@ -125,6 +125,9 @@ std::vector<std::string> all_inames(const KernelData& k);
 std::vector<std::string> all_params(const KernelData& k);
 bool is_iname(const KernelData& k, const std::string& name);
 
+/// The kernel of `k`, a transformation's edit: whatever linearization `k` had no longer holds, so it is dropped.
+Kernel unlinearized_kernel(KernelData&& k);
+
 /// `tostring(knl)`: the listing of the loopy tutorial.
 std::string to_listing(const Kernel& k, bool with_dependencies = false);
 

@@ -8,6 +8,7 @@
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
+#include "schedule/iname_nesting.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -231,6 +232,7 @@ private:
 }  // namespace
 
 Kernel linearize(const Kernel& k, bool hardware_as_loops) {
+    check_schedulable_iname_nesting(*k);
     KernelData out = k.copy();
     out.linearization = Linearizer(k, hardware_as_loops).run();
     out.linearized = true;

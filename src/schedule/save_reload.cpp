@@ -191,9 +191,7 @@ public:
     Kernel finish() {
         std::sort(added_.begin(), added_.end(), [](const Instruction& a, const Instruction& b) { return a.id < b.id; });
         out_.instructions.insert(out_.instructions.end(), added_.begin(), added_.end());
-        out_.linearized = false;
-        out_.linearization.clear();
-        return Kernel(std::make_shared<const KernelData>(std::move(out_)));
+        return unlinearized_kernel(std::move(out_));
     }
 
 private:

@@ -8,6 +8,7 @@
 
 #include "ir/access.h"
 #include "ir/domain.h"
+#include "ir/names.h"
 #include "isl/isl.h"
 #include "parse/match.h"
 #include "support/error.h"
@@ -17,13 +18,6 @@
 namespace loom {
 
 namespace {
-
-// Any change of inames or loops invalidates a linearization.
-Kernel finish(KernelData&& k) {
-    k.linearized = false;
-    k.linearization.clear();
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
-}
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
@@ -45,13 +39,6 @@ void check_new_name(const KernelData& k, const std::string& name, const char* tr
     user_assert(is_identifier(name), "LoopyError", transform, ": '", name, "' is not a valid iname");
     user_assert(!name_in_use(k, name), "LoopyError", transform, ": new iname '", name,
                 "' is already used in kernel '", k.name, "'");
-}
-
-// `base`, or the first of base_0, base_1, ... that is neither in use nor in `taken` (loopy's name generator).
-std::string unique_name(const KernelData& k, const std::string& base, const std::set<std::string>& taken = {}) {
-    std::string name = base;
-    for (int n = 0; name_in_use(k, name) || taken.count(name); ++n) name = cat(base, "_", n);
-    return name;
 }
 
 // Which instructions `within` selects, in instruction order.
@@ -306,7 +293,7 @@ Kernel split_backend(const Kernel& kernel, const std::string& iname, const Split
     apply_tag(k, inner, o.inner_tag, transform);
     // Nested domains that used the old iname as a parameter now say the same through the new ones.
     if (!instruction_inames(k).count(iname)) remove_inames(k, {iname});
-    return finish(std::move(k));
+    return unlinearized_kernel(std::move(k));
 }
 
 // `bound` (dim_min or dim_size) of `iname` over the domain, as one expression in the parameters.
@@ -481,7 +468,7 @@ Kernel prioritize_loops(const Kernel& kernel, const std::vector<std::string>& or
     KernelData k = kernel.copy();
     check_inames_exist(k, order, "prioritize_loops");
     k.loop_priority.push_back(order);
-    return finish(std::move(k));
+    return unlinearized_kernel(std::move(k));
 }
 
 Kernel assume(const Kernel& kernel, const std::string& constraints) {
@@ -490,7 +477,7 @@ Kernel assume(const Kernel& kernel, const std::string& constraints) {
     isl::set current = isl_util::align_params(k.assumptions, extra.space());
     extra = isl_util::align_params(extra, current.space());
     k.assumptions = current.intersect(extra);
-    return finish(std::move(k));
+    return unlinearized_kernel(std::move(k));
 }
 
 Kernel split_iname(const Kernel& kernel, const std::string& iname, std::int64_t factor, const SplitOptions& options) {
@@ -531,7 +518,7 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
                     inames[n], "' is listed twice");
     const std::size_t home = home_domain(src, inames, transform);
     const std::string name =
-        new_iname.empty() ? unique_name(src, join(std::vector<std::string>(inames.rbegin(), inames.rend()), "_and_"))
+        new_iname.empty() ? NameGenerator(src)(join(std::vector<std::string>(inames.rbegin(), inames.rend()), "_and_"))
                           : new_iname;
     check_new_name(src, name, transform);
     check_tag(src, tag, transform);
@@ -565,7 +552,7 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
     for (const std::string& i : inames)
         if (!used.count(i)) unused.insert(i);
     remove_inames(k, unused);
-    return finish(std::move(k));
+    return unlinearized_kernel(std::move(k));
 }
 
 std::vector<std::pair<std::string, std::string>> parse_iname_tags(const std::string& text) {
@@ -595,7 +582,7 @@ Kernel tag_inames(const Kernel& kernel, const std::vector<std::pair<std::string,
     }
     KernelData k = kernel.copy();
     for (const auto& [iname, tag] : expanded) apply_tag(k, iname, tag, transform);
-    return finish(std::move(k));
+    return unlinearized_kernel(std::move(k));
 }
 
 Kernel duplicate_inames(const Kernel& kernel, const std::vector<std::string>& inames, const DuplicateOptions& o) {
@@ -605,9 +592,10 @@ Kernel duplicate_inames(const Kernel& kernel, const std::vector<std::string>& in
     user_assert(o.new_inames.empty() || o.new_inames.size() == inames.size(), "LoopyError", transform,
                 ": new_inames must have one entry per iname");
     std::vector<std::string> new_names;
+    NameGenerator fresh(src);
     std::set<std::string> taken;
     for (std::size_t n = 0; n < inames.size(); ++n) {
-        std::string name = o.new_inames.empty() ? unique_name(src, inames[n] + o.suffix, taken) : o.new_inames[n];
+        std::string name = o.new_inames.empty() ? fresh(inames[n] + o.suffix) : o.new_inames[n];
         check_new_name(src, name, transform);
         user_assert(taken.insert(name).second, "LoopyError", transform, ": new iname '", name, "' is given twice");
         new_names.push_back(std::move(name));
@@ -629,7 +617,7 @@ Kernel duplicate_inames(const Kernel& kernel, const std::vector<std::string>& in
         const auto tag = o.tags.find(inames[n]);
         if (tag != o.tags.end()) apply_tag(k, new_names[n], tag->second, transform);
     }
-    return finish(std::move(k));
+    return unlinearized_kernel(std::move(k));
 }
 
 Kernel rename_iname(const Kernel& kernel, const std::string& old_iname, const std::string& new_iname, bool existing_ok,
@@ -654,13 +642,13 @@ Kernel rename_iname(const Kernel& kernel, const std::string& old_iname, const st
         if (tag != src.iname_tags.end()) dup.tags[old_iname] = tag->second;
         KernelData k = duplicate_inames(kernel, {old_iname}, dup).copy();
         if (!instruction_inames(k).count(old_iname)) remove_inames(k, {old_iname});
-        return finish(std::move(k));
+        return unlinearized_kernel(std::move(k));
     }
     KernelData k = kernel.copy();
     if (exists) {
         move_instructions(k, sel, old_iname, new_iname, transform);
         if (!used_inames(k).count(old_iname)) remove_inames(k, {old_iname});
-        return finish(std::move(k));
+        return unlinearized_kernel(std::move(k));
     }
     // A plain rename: every domain (nested ones included), instruction and piece of bookkeeping.
     for (isl::set& d : k.domains)
@@ -673,7 +661,7 @@ Kernel rename_iname(const Kernel& kernel, const std::string& old_iname, const st
     move_entry(k.iname_tags);
     move_entry(k.iname_slabs);
     for (std::vector<std::string>& prio : k.loop_priority) std::replace(prio.begin(), prio.end(), old_iname, new_iname);
-    return finish(std::move(k));
+    return unlinearized_kernel(std::move(k));
 }
 
 Kernel remove_unused_inames(const Kernel& kernel, const std::vector<std::string>& inames) {
@@ -686,7 +674,7 @@ Kernel remove_unused_inames(const Kernel& kernel, const std::vector<std::string>
     if (unused.empty()) return kernel;
     KernelData k = kernel.copy();
     remove_inames(k, unused);
-    return finish(std::move(k));
+    return unlinearized_kernel(std::move(k));
 }
 
 Kernel fix_parameters(const Kernel& kernel, const std::map<std::string, ExprPtr>& values) {
@@ -730,7 +718,7 @@ Kernel fix_parameters(const Kernel& kernel, const std::map<std::string, ExprPtr>
                      return v.kind == VarKind::ValueArg && values.count(v.name);
                  }),
                  k.args.end());
-    return finish(std::move(k));
+    return unlinearized_kernel(std::move(k));
 }
 
 }  // namespace loom

@@ -28,19 +28,12 @@ std::set<std::string> id_or_matching_ids(const KernelData& k, const std::string&
     return matching_ids(k, spec);
 }
 
-// New dependencies, priorities or barriers invalidate a linearization.
-Kernel finish(KernelData&& k) {
-    k.linearized = false;
-    k.linearization.clear();
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
-}
-
 // The kernel with `edit` applied to the instructions whose ids are in `ids`.
 Kernel edit_instructions(const Kernel& k, const std::set<std::string>& ids, const std::function<void(Instruction&)>& edit) {
     KernelData out = k.copy();
     for (Instruction& insn : out.instructions)
         if (ids.count(insn.id)) edit(insn);
-    return finish(std::move(out));
+    return unlinearized_kernel(std::move(out));
 }
 
 // Everything `id` depends on, directly or through other instructions (loopy's recursive_insn_dep_map).
@@ -141,7 +134,7 @@ Kernel add_nosync(const Kernel& k, const std::string& scope, const std::string& 
     KernelData out = k.copy();
     for (Instruction& insn : out.instructions)
         for (const std::string& other : to_add[insn.id]) add_nosync_entry(insn, other, s);
-    return finish(std::move(out));
+    return unlinearized_kernel(std::move(out));
 }
 
 Kernel add_barrier(const Kernel& k, const std::optional<std::string>& insn_before,
@@ -170,7 +163,7 @@ Kernel add_barrier(const Kernel& k, const std::optional<std::string>& insn_befor
     for (Instruction& insn : out.instructions)
         if (after.count(insn.id)) insn.depends_on.insert(barrier.id);
     out.instructions.push_back(std::move(barrier));
-    return finish(std::move(out));
+    return unlinearized_kernel(std::move(out));
 }
 
 }  // namespace loom

@@ -459,9 +459,7 @@ Kernel realize_reduction(const Kernel& kernel) {
     if (!has_reduction(*kernel)) return kernel;
     KernelData k = kernel.copy();
     Realizer(kernel, k).run();
-    k.linearized = false;
-    k.linearization.clear();
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return unlinearized_kernel(std::move(k));
 }
 
 }  // namespace loom

@@ -1,6 +1,7 @@
 -- Host arrays from Lua: constructors, fields, element access in every dtype, views, comparison, printing and
 -- the errors raised for misuse.
 local lp = require("loom")
+local h = require("helpers")
 
 local DTYPES = { "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float32", "float64", "complex64", "complex128" }
@@ -8,28 +9,12 @@ local INTEGER = { int8 = true, int16 = true, int32 = true, int64 = true,
                   uint8 = true, uint16 = true, uint32 = true, uint64 = true }
 local COMPLEX = { complex64 = true, complex128 = true }
 
-local function check_equal(got, want, what)
-  if got ~= want then
-    error(string.format("%s: got %s, want %s", what, tostring(got), tostring(want)), 2)
-  end
-end
+local check_equal = h.check_equal
+local expect_error = h.expect_error
 
 local function check_list(got, want, what)
   check_equal(#got, #want, what .. " length")
   for i = 1, #want do check_equal(got[i], want[i], what .. "[" .. i .. "]") end
-end
-
--- Calls f(...) and checks that it raises a Loom error of `kind` whose message contains `text`.
-local function expect_error(kind, text, f, ...)
-  local ok, err = pcall(f, ...)
-  if ok then error("expected " .. kind .. " containing '" .. text .. "', got no error", 2) end
-  if type(err) ~= "table" or err.kind ~= kind then
-    error("expected " .. kind .. " containing '" .. text .. "', got " .. tostring(err), 2)
-  end
-  if not string.find(err.message, text, 1, true) then
-    error("expected a message containing '" .. text .. "', got '" .. err.message .. "'", 2)
-  end
-  check_equal(tostring(err), kind .. ": " .. err.message, "tostring(err)")
 end
 
 -- The value written for element k in the dtype tests, and what reading it back must give.

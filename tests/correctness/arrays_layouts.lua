@@ -10,17 +10,6 @@ local N, M = 3, 5
 -- x rounded to the nearest float32.
 local function f32(x) return (string.unpack("f", string.pack("f", x))) end
 
--- An array of `shape` in memory order `order` ("C" or "F") whose elements are fill(i0, i1, ...).
-local function array_in_order(shape, dtype, order, fill)
-  local a = lp.zeros(shape, dtype, order)
-  h.each_index(shape, function(...)
-    local args = { ... }
-    args[#args + 1] = fill(...)
-    a:set(table.unpack(args))
-  end)
-  return a
-end
-
 -- The flat index the generated OpenCL code computes for the first `name[...]` of the kernel body, as a Lua
 -- function of `vars` (C's integer + and * read the same in Lua).
 local function generated_index(knl, name, vars)
@@ -96,7 +85,7 @@ for _, layout in ipairs(LAYOUTS) do
     local what = name .. " " .. layout.what
     -- Read: from a host array of the declared layout when there is one (then the kernel reads its memory as
     -- it is), else from a C array copied into the layout.
-    local a = array_in_order(SHAPE, "float32", layout.host or "C", value)
+    local a = h.array_from(SHAPE, "float32", value, layout.host)
     local args = { a = a, a_offset = layout.offset_arg }
     local out = reader(exec, args)
     h.check_array(out, function(i, j, k) return 2 * value(i, j, k) + 1 end, what .. " read", { shape = SHAPE })
@@ -139,7 +128,7 @@ do
   local knl = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<m }", "out[i,j] = 3*a[i,j]", nil, { default_order = "F" })
   h.check(tostring(knl):find("out: type: <auto/runtime>, shape: (n, m), dim_tags: (N0:stride:1, N1:stride:n)", 1, true),
     "default_order F:\n%s", tostring(knl))
-  local a = array_in_order({ N, M }, "int32", "F", function(i, j) return 7 * i - j end)
+  local a = h.array_from({ N, M }, "int32", function(i, j) return 7 * i - j end, "F")
   h.on_each_executor(function(exec, name)
     local out = knl(exec, { a = a })
     h.check_array(out, function(i, j) return 3 * (7 * i - j) end, name .. " default_order F")

@@ -2,15 +2,12 @@
 -- do not divide (0 and 1 included), and must give what the untransformed kernel gives and what a plain-Lua
 -- loop computes, parallel (g.N, l.N) tags included.
 local lp = require("loom")
+local h = require("helpers")
 
-local EXECUTORS = { { name = "opencl", exec = lp.cl.queue{} }, { name = "c", exec = lp.c.executor{} } }
+local EXECUTORS = h.executors()
 local SIZES = { 0, 1, 2, 5, 16, 17, 33, 100 }
 
-local function fail(fmt, ...) error(string.format(fmt, ...), 2) end
-
-local function check(cond, fmt, ...)
-  if not cond then error(string.format(fmt, ...), 2) end
-end
+local check = h.check
 
 local function contains(text, piece) return string.find(text, piece, 1, true) ~= nil end
 
@@ -24,23 +21,11 @@ end
 -- Checks every element of `got` (an n-d host array) against ref(i, j, ...) (0-based indices); elements the
 -- kernel does not write (ref gives nil) are not compared.
 local function check_array(got, ref, what)
-  local shape = got.shape
-  local idx = {}
-  local function walk(d)
-    if d > #shape then
-      local want = ref(table.unpack(idx))
-      local have = got:get(table.unpack(idx))
-      if want ~= nil and math.abs(have - want) > 1e-5 * math.max(1, math.abs(want)) then
-        fail("%s: element [%s] is %s, want %s", what, table.concat(idx, ","), tostring(have), tostring(want))
-      end
-      return
-    end
-    for i = 0, shape[d] - 1 do
-      idx[d] = i
-      walk(d + 1)
-    end
-  end
-  walk(1)
+  h.each_index(got.shape, function(...)
+    local want, have = ref(...), got:get(...)
+    check(want == nil or not (math.abs(have - want) > 1e-5 * math.max(1, math.abs(want))),
+      "%s: element [%s] is %s, want %s", what, table.concat({ ... }, ","), tostring(have), tostring(want))
+  end)
 end
 
 -- Runs `variant` and `base` on `args` (a function of the executor giving fresh inputs) with each executor and

@@ -190,3 +190,20 @@ TEST_CASE("add_and_infer_dtypes infers what follows and leaves the rest unknown"
     CHECK(k.find_variable("e")->dtype == DType::Float64);
     CHECK(k.find_variable("f")->dtype == DType::Unknown);
 }
+
+TEST_CASE("a temporary is typed by all its writes: a self-update waits for the other variables it reads") {
+    MakeKernelInput in;
+    in.domains = {"{ [i,j]: 0 <= i < n and 0 <= j < m }"};
+    in.instructions = {"<> acc = 0  {id=init}", "acc = acc + a[j]*x[j]  {id=upd, dep=init}", "out[i] = acc  {dep=upd}"};
+    const Kernel partial = add_and_infer_dtypes(make_kernel(in), {{"a", DType::Float64}, {"x", DType::Float64}});
+    CHECK(partial.find_variable("acc")->dtype == DType::Float64);
+    CHECK(partial.find_variable("out")->dtype == DType::Float64);
+
+    // Two temporaries written from each other: the known write (t = 0) decides, then u follows.
+    MakeKernelInput cycle;
+    cycle.domains = {"{ [i]: 0 <= i < n }"};
+    cycle.instructions = {"<> t = 0  {id=a}", "<> u = t  {id=b, dep=a}", "t = u + 1  {id=c, dep=b}", "out[i] = t  {dep=c}"};
+    const Kernel k = infer_types(make_kernel(cycle), {}, true);
+    CHECK(k.find_variable("t")->dtype == DType::Int32);
+    CHECK(k.find_variable("u")->dtype == DType::Int32);
+}

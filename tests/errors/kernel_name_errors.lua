@@ -1,0 +1,32 @@
+-- A kernel named like an OpenCL C built-in function cannot be built on OpenCL (the compiler gives no kernel
+-- that name): a LoopyError at OpenCL code generation names it and asks for another name. Other targets
+-- take the name.
+local lp = require("loom")
+local h = require("helpers")
+
+local function named(name, options)
+  options = options or {}
+  options.name = name
+  return lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i]", nil, options)
+end
+local a = h.array_from({ 5 }, "float32", function(i) return i end)
+
+for _, name in ipairs({ "rotate", "sin", "dot", "barrier", "get_global_id", "isnan", "clamp", "atomic_add" }) do
+  local texts = { "kernel name '" .. name .. "'", "OpenCL C built-in function", "name=\"" .. name .. "_knl\"" }
+  h.expect_error("LoopyError", texts, lp.generate_code, lp.add_dtypes(named(name), { a = "float32" }))
+  h.expect_error("LoopyError", texts, named(name), lp.cl.queue {}, { a = a })
+end
+
+-- The suggested name works; the C executor and the C and CUDA targets take the built-in's name.
+local function doubled(out, what) h.check_array(out, function(i) return 2 * i end, what) end
+doubled(named("rotate_knl")(lp.cl.queue {}, { a = a }), "renamed kernel on OpenCL")
+doubled(named("rotate")(lp.c.executor {}, { a = a }), "'rotate' on the C executor")
+for _, target in ipairs({ "c", "cuda" }) do
+  local code = lp.generate_code(lp.add_dtypes(named("rotate", { target = target }), { a = "float32" }))
+  h.check(code:find("rotate(", 1, true) ~= nil, "%s target keeps the name:\n%s", target, code)
+end
+
+-- Only the exact names: a built-in's name with more to it is an ordinary kernel name.
+doubled(named("sin_table")(lp.cl.queue {}, { a = a }), "'sin_table' on OpenCL")
+
+print("kernel_name_errors: ok")
