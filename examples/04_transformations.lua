@@ -34,6 +34,13 @@ print(code)
 check_fill(divisible, "unrolled, n mod 4 = 0", { 4, 12 })
 check_fill(unrolled, "unrolled, any n", { 1, 5, 7, 12 })
 
+-- Slabs: the last iteration of i_outer is coded apart, so the bulk loop has no guards.
+local slabs = lp.split_iname(fill, "i", 4, { slabs = { 0, 1 }, inner_tag = "unr" })
+local slab_code = lp.generate_code(lp.add_dtypes(slabs, { a = "float32" }))
+local bulk = slab_code:match("bulk slab.-final slab")
+assert(bulk and not bulk:find("if %("), "the bulk slab has no conditionals")
+check_fill(slabs, "slabs", { 1, 5, 7, 12 })
+
 -- 3. Parallelization: groups of 128 work items; the grid follows n.
 local parallel = lp.split_iname(fill, "i", 128, { outer_tag = "g.0", inner_tag = "l.0" })
 local glob, loc = lp.get_grid_size_upper_bounds(lp.add_dtypes(parallel, { a = "float32" }))
