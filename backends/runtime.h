@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,7 +59,16 @@ public:
     /// Runs the launches in order on the given buffers (copying in what is read, out what is written).
     /// Errors are loom::Error of kind "RuntimeError".
     virtual void run(std::vector<Buffer>& buffers, const std::vector<Launch>& launches) = 0;
+    /// Like run, but the launches are repeated: `warmup` times untimed, then `runs` times timed, with the
+    /// buffers copied in before the first and out after the last only. Returns the seconds of each timed
+    /// repetition (all launches of the call, without transfers).
+    virtual std::vector<double> time(std::vector<Buffer>& buffers, const std::vector<Launch>& launches, int warmup,
+                                     int runs) = 0;
 };
+
+/// Calls `repetition` `warmup` times, then `runs` times, and returns the wall-clock seconds of each of the
+/// latter (steady clock).
+std::vector<double> time_repetitions(int warmup, int runs, const std::function<void()>& repetition);
 
 class Executor {
 public:

@@ -1,4 +1,4 @@
-// Executors (lp.cl.queue, lp.c.executor) and running kernels: knl(exec, {a=x, ...}).
+// Executors (lp.cl.queue, lp.c.executor), running kernels (knl(exec, {a=x, ...})) and timing them (lp.time).
 #include <algorithm>
 #include <iostream>
 #include <new>
@@ -386,30 +386,46 @@ backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArg
     return arg;
 }
 
-int call_kernel_body(lua_State* L) {
-    KernelHandle& h = check_kernel(L, 1, "kernel call");
+// A call ready to run: the program built for the arguments' types, the memory and the launches of its
+// device kernels.
+struct PreparedCall {
+    std::shared_ptr<CompiledKernel> built;
+    CallMemory mem;
+    std::vector<backend::Launch> launches;
+};
+
+// Reads the arguments of `knl([exec,] {args})` (the executor at stack index 2 if there is one, the argument
+// table after it), allocates the outputs and builds (or finds) the program.
+PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
     ExecutorHandle* eh = test_executor(L, 2);
-    const int args_idx = eh ? 3 : 2;
-    CallArgs c = read_call_args(L, *h.kernel, args_idx);
+    CallArgs c = read_call_args(L, *h.kernel, eh ? 3 : 2);
     find_values_from_shapes(*h.kernel, c);
     std::shared_ptr<backend::Executor> exec = eh ? eh->exec : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
-    const std::shared_ptr<CompiledKernel> built = compile(h, exec, call_dtypes(*h.kernel, c));
-    const KernelData& k = *built->typed;
-
-    CallMemory mem = call_memory(k, c);
-    std::vector<backend::Launch> launches;
-    for (std::size_t i = 0; i < built->code.kernels.size(); ++i) {
-        const DeviceKernel& dk = built->code.kernels[i];
+    PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}};
+    call.mem = call_memory(*call.built->typed, c);
+    for (std::size_t i = 0; i < call.built->code.kernels.size(); ++i) {
+        const DeviceKernel& dk = call.built->code.kernels[i];
         backend::Launch launch;
         launch.kernel = i;
-        for (const KernelParam& p : dk.params) launch.args.push_back(kernel_arg(p, mem, c));
+        for (const KernelParam& p : dk.params) launch.args.push_back(kernel_arg(p, call.mem, c));
         set_launch_grid(dk, c.ints, launch);
-        launches.push_back(std::move(launch));
+        call.launches.push_back(std::move(launch));
     }
-    built->program->run(mem.buffers, launches);
+    return call;
+}
+
+// Copies what the program wrote into the caller's arrays where they could not be passed in place.
+void copy_back_outputs(const CallMemory& mem) {
     for (const ArrayMemory& a : mem.staged_outputs) copy_back(a);
     for (const SepMemory& a : mem.split_outputs) copy_back(a);
-    const auto& outputs = mem.outputs;
+}
+
+int call_kernel_body(lua_State* L) {
+    KernelHandle& h = check_kernel(L, 1, "kernel call");
+    PreparedCall call = prepare_call(L, h);
+    call.built->program->run(call.mem.buffers, call.launches);
+    copy_back_outputs(call.mem);
+    const auto& outputs = call.mem.outputs;
 
     if (h.kernel->options.return_dict) {
         lua_createtable(L, 0, static_cast<int>(outputs.size()));
@@ -421,6 +437,49 @@ int call_kernel_body(lua_State* L) {
     }
     for (const Output& o : outputs) push_output(L, o);
     return static_cast<int>(outputs.size());
+}
+
+struct TimingOptions {
+    int warmup = 2;
+    int runs = 10;
+};
+
+TimingOptions read_timing_options(lua_State* L, int idx) {
+    const char* f = "time";
+    check_options(L, idx, f, {"warmup", "runs"});
+    TimingOptions o;
+    const auto count = [&](const char* key, std::int64_t fallback, std::int64_t least) {
+        const std::int64_t n = opt_integer(L, idx, key, f).value_or(fallback);
+        if (n < least || n > INT32_MAX)
+            throw Error("ArgumentError", cat("time: option '", key, "' must be an integer >= ", least, ", got ", n));
+        return static_cast<int>(n);
+    };
+    o.warmup = count("warmup", o.warmup, 0);
+    o.runs = count("runs", o.runs, 1);
+    return o;
+}
+
+double median(std::vector<double> xs) {
+    std::sort(xs.begin(), xs.end());
+    const std::size_t mid = xs.size() / 2;
+    return xs.size() % 2 == 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+}
+
+// lp.time(knl, [exec,] args [, {warmup=, runs=}]): the median seconds of the kernel's launches alone, and the
+// list of every timed run. The outputs hold the result of the last run.
+int time_kernel(lua_State* L) {
+    KernelHandle& h = check_kernel(L, 1, "time");
+    const TimingOptions o = read_timing_options(L, test_executor(L, 2) ? 4 : 3);
+    PreparedCall call = prepare_call(L, h);
+    const std::vector<double> seconds = call.built->program->time(call.mem.buffers, call.launches, o.warmup, o.runs);
+    copy_back_outputs(call.mem);
+    lua_pushnumber(L, median(seconds));
+    lua_createtable(L, static_cast<int>(seconds.size()), 0);
+    for (std::size_t i = 0; i < seconds.size(); ++i) {
+        lua_pushnumber(L, seconds[i]);
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+    return 2;
 }
 
 const luaL_Reg kClFunctions[] = {{"queue", trampoline<cl_queue>}, {nullptr, nullptr}};
@@ -453,6 +512,8 @@ void register_exec_api(lua_State* L, int module_table) {
     lua_setfield(L, module_table, "c");
     lua_pushcfunction(L, trampoline<set_caching_enabled>);
     lua_setfield(L, module_table, "set_caching_enabled");
+    lua_pushcfunction(L, trampoline<time_kernel>);
+    lua_setfield(L, module_table, "time");
 }
 
 }  // namespace loom::lua

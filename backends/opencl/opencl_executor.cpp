@@ -275,22 +275,51 @@ public:
 
     void run(std::vector<Buffer>& buffers, const std::vector<Launch>& launches) override {
         const std::vector<MemHandle> memory = upload(buffers);
+        finish_after([&] {
+            for (const Launch& launch : launches) enqueue(launch, memory);
+            download(buffers, memory);
+        });
+    }
+
+    std::vector<double> time(std::vector<Buffer>& buffers, const std::vector<Launch>& launches, int warmup,
+                             int runs) override {
+        const std::vector<MemHandle> memory = upload(buffers);
+        std::vector<double> seconds;
+        finish_after([&] {
+            // Waiting for the queue inside each repetition makes the host clock measure the kernels' execution,
+            // not only their enqueueing.
+            seconds = time_repetitions(warmup, runs, [&] {
+                for (const Launch& launch : launches) enqueue(launch, memory);
+                check(clFinish(device_->queue.get()), "clFinish");
+            });
+            download(buffers, memory);
+        });
+        return seconds;
+    }
+
+private:
+    /// Runs `enqueue_commands`, then waits for the queue, also when they throw: no command may still touch
+    /// host memory once we return.
+    template <class F>
+    void finish_after(F&& enqueue_commands) const {
         cl_command_queue queue = device_->queue.get();
         try {
-            for (const Launch& launch : launches) enqueue(launch, memory);
-            for (std::size_t i = 0; i < buffers.size(); ++i)
-                if (buffers[i].written && buffers[i].bytes > 0)
-                    check(clEnqueueReadBuffer(queue, memory[i].get(), CL_FALSE, 0, buffers[i].bytes, buffers[i].host, 0,
-                                              nullptr, nullptr),
-                          "clEnqueueReadBuffer");
+            enqueue_commands();
         } catch (...) {
-            clFinish(queue);  // no command may still touch host memory once we return
+            clFinish(queue);
             throw;
         }
         check(clFinish(queue), "clFinish");
     }
 
-private:
+    void download(std::vector<Buffer>& buffers, const std::vector<MemHandle>& memory) const {
+        for (std::size_t i = 0; i < buffers.size(); ++i)
+            if (buffers[i].written && buffers[i].bytes > 0)
+                check(clEnqueueReadBuffer(device_->queue.get(), memory[i].get(), CL_FALSE, 0, buffers[i].bytes,
+                                          buffers[i].host, 0, nullptr, nullptr),
+                      "clEnqueueReadBuffer");
+    }
+
     KernelHandle create_kernel(const KernelSpec& spec) const {
         cl_int err = CL_SUCCESS;
         KernelHandle kernel(clCreateKernel(program_.get(), spec.name.c_str(), &err));
