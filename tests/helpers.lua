@@ -98,6 +98,29 @@ function M.array_from(shape, dtype, fill, order)
   return a
 end
 
+-- Whether `piece` occurs in `text` (plain text, not a pattern).
+function M.contains(text, piece) return string.find(text, piece, 1, true) ~= nil end
+
+-- Fails unless `piece` occurs in `text`.
+function M.check_contains(text, piece) M.check(M.contains(text, piece), "expected %q in:\n%s", piece, text) end
+
+-- How many times the Lua pattern `pattern` matches in `text`.
+function M.count_matches(text, pattern)
+  local n = 0
+  for _ in string.gmatch(text, pattern) do n = n + 1 end
+  return n
+end
+
+-- How many times `piece` (plain text) occurs in `text`.
+function M.count_plain(text, piece)
+  local n, from = 0, 1
+  while true do
+    local s, e = string.find(text, piece, from, true)
+    if not s then return n end
+    n, from = n + 1, e + 1
+  end
+end
+
 -- Calls f(...) and checks that it raises a Loom error of `kind` whose message contains every string in
 -- `texts` (one string or a list). An InternalError, a plain string error or no error at all fails. Returns
 -- the error object.

@@ -3,8 +3,6 @@
 local lp = require("loom")
 local h = require("helpers")
 
-local function contains(text, piece) return string.find(text, piece, 1, true) ~= nil end
-
 local function code(knl, target)
   return (lp.generate_code(lp.set_options(knl, { target = target or "opencl" })))
 end
@@ -20,7 +18,7 @@ end
 local function loop_body(text, iname)
   local lines, body = lines_of(text), {}
   for n, l in ipairs(lines) do
-    if contains(l, "for (int " .. iname .. " ") then
+    if h.contains(l, "for (int " .. iname .. " ") then
       local indent = #l:match("^ *")
       local braced = lines[n + 1] == string.rep(" ", indent) .. "{"
       for m = n + (braced and 2 or 1), #lines do
@@ -34,15 +32,6 @@ local function loop_body(text, iname)
   error("no loop over " .. iname .. " in:\n" .. text, 2)
 end
 
-local function count(text, piece)
-  local n, from = 0, 1
-  while true do
-    local s, e = string.find(text, piece, from, true)
-    if not s then return n end
-    n, from = n + 1, e + 1
-  end
-end
-
 local scale = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i]",
   { lp.GlobalArg("a", "float32", { shape = "n" }), lp.GlobalArg("out", "float32", { shape = "n" }), "..." })
 
@@ -52,8 +41,8 @@ for _, target in ipairs { "opencl", "c", "cuda" } do
     local what = "slabs={0,1} inner " .. inner_tag .. " on " .. target
     local text = code(lp.split_iname(scale, "i", 16, { slabs = { 0, 1 }, inner_tag = inner_tag }), target)
     local bulk = loop_body(text, "i_outer")
-    h.check(not contains(bulk, "if") and not contains(bulk, "min("), "%s: the bulk loop has guards:\n%s", what, text)
-    h.check(count(text, "out[") == 2, "%s: want one statement in the bulk and one in the tail:\n%s", what, text)
+    h.check(not h.contains(bulk, "if") and not h.contains(bulk, "min("), "%s: the bulk loop has guards:\n%s", what, text)
+    h.check(h.count_plain(text, "out[") == 2, "%s: want one statement in the bulk and one in the tail:\n%s", what, text)
   end
 end
 -- The tutorial's "Avoiding Conditionals": slabs={0,1} with the inner iname unrolled gives a bulk loop of four
@@ -63,12 +52,12 @@ do
     { assumptions = "n>=0" })
   fill = lp.prioritize_loops(lp.split_iname(fill, "i", 4, { slabs = { 0, 1 }, inner_tag = "unr" }), "i_outer,i_inner")
   local text = code(fill)
-  h.check(contains(text, "  /* bulk slab for 'i_outer' */\n  for (int i_outer = 0;")
-    and contains(text, "  /* final slab for 'i_outer' */\n"), "slab comments:\n%s", text)
+  h.check(h.contains(text, "  /* bulk slab for 'i_outer' */\n  for (int i_outer = 0;")
+    and h.contains(text, "  /* final slab for 'i_outer' */\n"), "slab comments:\n%s", text)
   local bulk = loop_body(text, "i_outer")
-  h.check(not contains(bulk, "if") and count(bulk, "= (float) (0.0f);") == 4, "four unguarded copies in the bulk:\n%s",
+  h.check(not h.contains(bulk, "if") and h.count_plain(bulk, "= (float) (0.0f);") == 4, "four unguarded copies in the bulk:\n%s",
     text)
-  h.check(count(text, "= (float) (0.0f);") == 8 and count(text, "for (") == 1, "the final slab unrolled too:\n%s", text)
+  h.check(h.count_plain(text, "= (float) (0.0f);") == 8 and h.count_plain(text, "for (") == 1, "the final slab unrolled too:\n%s", text)
   local head = code(lp.split_iname(lp.make_kernel("{ [i]: 0<=i<n }", "a[i] = 0",
     { lp.GlobalArg("a", "float32", { shape = "n" }), "..." }), "i", 4, { slabs = { 1, 1 } }))
   h.check(text:find("bulk slab") and head:find("initial slab") < head:find("bulk slab")
@@ -77,9 +66,9 @@ end
 do
   -- Without slabs the last partial tile needs a guard (a bound) inside the only loop.
   local bulk = loop_body(code(lp.split_iname(scale, "i", 16)), "i_outer")
-  h.check(contains(bulk, "min("), "without slabs the inner loop is bounded by min():\n%s", bulk)
+  h.check(h.contains(bulk, "min("), "without slabs the inner loop is bounded by min():\n%s", bulk)
   local text = code(lp.split_iname(scale, "i", 16, { slabs = { 1, 1 } }))
-  h.check(count(text, "out[") == 3, "slabs={1,1}: head, bulk and tail:\n%s", text)
+  h.check(h.count_plain(text, "out[") == 3, "slabs={1,1}: head, bulk and tail:\n%s", text)
 end
 
 -- Guard quality: the assumption n mod 16 = 0 or a fixed n leaves no conditional at all.
@@ -92,15 +81,15 @@ for _, variant in ipairs {
 } do
   for _, target in ipairs { "opencl", "c" } do
     local text = code(variant[2], target)
-    h.check(not contains(text, "if (") and not contains(text, "min("), "%s on %s: conditionals remain:\n%s",
+    h.check(not h.contains(text, "if (") and not h.contains(text, "min("), "%s on %s: conditionals remain:\n%s",
       variant[1], target, text)
   end
 end
 do
   local text = code(lp.fix_parameters(lp.split_iname(scale, "i", 16), { n = 48 }))
-  h.check(contains(text, "i_outer <= 2;") and contains(text, "i_inner <= 15;"), "fix_parameters: constant bounds:\n%s",
+  h.check(h.contains(text, "i_outer <= 2;") and h.contains(text, "i_inner <= 15;"), "fix_parameters: constant bounds:\n%s",
     text)
-  h.check(not contains(text, "int const n"), "fix_parameters: n is no argument any more:\n%s", text)
+  h.check(not h.contains(text, "int const n"), "fix_parameters: n is no argument any more:\n%s", text)
 end
 
 -- Unroll hints: a pragma on the loop, in each target's spelling.
@@ -110,14 +99,14 @@ for _, case in ipairs {
   { "unr_hint", "cuda", "#pragma unroll\n" },
 } do
   local text = code(lp.split_iname(scale, "i", 16, { inner_tag = case[1] }), case[2])
-  h.check(contains(text, case[3] .. "    for (int i_inner"), "%s on %s: want '%s' before the i_inner loop:\n%s", case[1],
+  h.check(h.contains(text, case[3] .. "    for (int i_inner"), "%s on %s: want '%s' before the i_inner loop:\n%s", case[1],
     case[2], case[3], text)
-  h.check(count(text, "#pragma") == 1, "%s on %s: one pragma:\n%s", case[1], case[2], text)
+  h.check(h.count_plain(text, "#pragma") == 1, "%s on %s: one pragma:\n%s", case[1], case[2], text)
 end
 do
   -- gcc knows no factor-less unroll pragma: a bare hint on C leaves the choice to the compiler.
   local text = code(lp.split_iname(scale, "i", 16, { inner_tag = "unr_hint" }), "c")
-  h.check(not contains(text, "#pragma"), "unr_hint on c: no pragma:\n%s", text)
+  h.check(not h.contains(text, "#pragma"), "unr_hint on c: no pragma:\n%s", text)
 end
 
 -- ILP: unrolled copies of the body, each with its own entry of the privatized temporaries; the reduction
@@ -125,20 +114,20 @@ end
 do
   local rowsum = lp.make_kernel("{ [i,k]: 0<=i,k<n }", "out[i] = sum(k, a[i,k])")
   local text = code(lp.add_dtypes(lp.split_iname(rowsum, "i", 2, { inner_tag = "ilp" }), { a = "float32" }))
-  h.check(contains(text, "float acc_k[2];"), "ilp: the accumulator gets an axis over the ILP iname:\n%s", text)
-  h.check(count(text, "for (int k ") == 1 and not contains(text, "i_inner"), "ilp: one k loop, i_inner unrolled:\n%s", text)
+  h.check(h.contains(text, "float acc_k[2];"), "ilp: the accumulator gets an axis over the ILP iname:\n%s", text)
+  h.check(h.count_plain(text, "for (int k ") == 1 and not h.contains(text, "i_inner"), "ilp: one k loop, i_inner unrolled:\n%s", text)
   local k_loop = loop_body(text, "k")
-  h.check(contains(k_loop, "acc_k[0] = acc_k[0] +") and contains(k_loop, "acc_k[1] = acc_k[1] +"),
+  h.check(h.contains(k_loop, "acc_k[0] = acc_k[0] +") and h.contains(k_loop, "acc_k[1] = acc_k[1] +"),
     "ilp: both copies inside the k loop:\n%s", text)
   h.check(text:find("acc_k%[1%] = 0") < text:find("for %(int k "), "ilp: initializations before the k loop:\n%s", text)
 
   local seq = code(lp.add_dtypes(lp.split_iname(rowsum, "i", 2, { inner_tag = "ilp.seq" }), { a = "float32" }))
-  h.check(contains(seq, "acc_k[i_inner] = acc_k[i_inner] +"), "ilp.seq: indexed by the ILP iname:\n%s", seq)
+  h.check(h.contains(seq, "acc_k[i_inner] = acc_k[i_inner] +"), "ilp.seq: indexed by the ILP iname:\n%s", seq)
   h.check(seq:find("for %(int k ") < seq:find("for %(int i_inner [^\n]*\n[^\n]*acc_k%[i_inner%] = acc_k"),
     "ilp.seq: the ILP loop inside the k loop:\n%s", seq)
 
   local unr = code(lp.add_dtypes(lp.split_iname(rowsum, "i", 2, { inner_tag = "unr" }), { a = "float32" }))
-  h.check(count(unr, "for (int k ") == 2 and contains(unr, "float acc_k;"),
+  h.check(h.count_plain(unr, "for (int k ") == 2 and h.contains(unr, "float acc_k;"),
     "unr: one k loop per copy and a scalar accumulator:\n%s", unr)
 end
 
@@ -155,19 +144,19 @@ do
   knl = lp.tag_inames(knl, { j_outer = "g.0", i_outer = "g.1", j_inner = "l.1", i_inner = "l.0", f0 = "l.auto",
     f1 = "l.auto" })
   local text = code(knl)
-  h.check(contains(text, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(1) + lid(1)) + 16 * gid(0) + lid(0)];"),
+  h.check(h.contains(text, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(1) + lid(1)) + 16 * gid(0) + lid(0)];"),
     "l.auto: f1 (stride 1) on axis 0, f0 on axis 1:\n%s", text)
-  h.check(contains(text, "__local float a_fetch"), "l.auto: the fetch buffer is local:\n%s", text)
+  h.check(h.contains(text, "__local float a_fetch"), "l.auto: the fetch buffer is local:\n%s", text)
 
   local wide = lp.make_kernel("{ [i,j,k]: 0<=i<n and 0<=j<40 and 0<=k<4 }", { "out[i,k] = a[i,k]", "b[i,j] = 2*c[i,j]" },
     { lp.GlobalArg("a", "float32", { shape = "n, 4" }), lp.GlobalArg("out", "float32", { shape = "n, 4" }),
       lp.GlobalArg("c", "float32", { shape = "n, 40" }), lp.GlobalArg("b", "float32", { shape = "n, 40" }), "..." })
   wide = lp.split_iname(wide, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
   local split = code(lp.tag_inames(wide, { k = "l.1", j = "l.auto" }))
-  h.check(contains(split, "reqd_work_group_size(16, 4, 1)") and contains(split, "for (int j_outer = 0; j_outer <= 9;")
-    and contains(split, "4 * j_outer + lid(1)]"), "l.auto: j split to the 4 work-items of axis 1:\n%s", split)
+  h.check(h.contains(split, "reqd_work_group_size(16, 4, 1)") and h.contains(split, "for (int j_outer = 0; j_outer <= 9;")
+    and h.contains(split, "4 * j_outer + lid(1)]"), "l.auto: j split to the 4 work-items of axis 1:\n%s", split)
   local loop = code(lp.tag_inames(wide, { j = "l.auto" }))
-  h.check(contains(loop, "reqd_work_group_size(16, 1, 1)") and contains(loop, "for (int j = 0; j <= 39; ++j)"),
+  h.check(h.contains(loop, "reqd_work_group_size(16, 1, 1)") and h.contains(loop, "for (int j = 0; j <= 39; ++j)"),
     "l.auto: no free axis, a loop:\n%s", loop)
 end
 

@@ -15,15 +15,6 @@ local function on_each_executor(f)
   for _, e in ipairs(executors) do f(e.exec, e.name) end
 end
 
-local function count(text, plain)
-  local n, at = 0, 1
-  while true do
-    local s, e = text:find(plain, at, true)
-    if not s then return n end
-    n, at = n + 1, e + 1
-  end
-end
-
 local function code_for(knl, target)
   return (lp.generate_code(lp.set_options(knl, { target = target })))
 end
@@ -152,7 +143,7 @@ do
     lp.GlobalArg("hist", "int32", { shape = { 16 } }), lp.GlobalArg("bin", "int32", { shape = "64*ng" }), "..." })
   knl = lp.tag_inames(knl, { g = "g.0", l = "l.0" })
   local ocl = code_for(knl, "opencl")
-  h.check_equal(count(ocl, "barrier(CLK_LOCAL_MEM_FENCE)"), 2, "local barriers in\n" .. ocl)
+  h.check_equal(h.count_plain(ocl, "barrier(CLK_LOCAL_MEM_FENCE)"), 2, "local barriers in\n" .. ocl)
   expect_code(ocl, { "atomic_inc(&(lh[bin[", "atomic_add(&(hist[", "/* for lh (count depends on clear) */",
     "/* for lh (add depends on count) */" }, "local histogram")
   local ng = n // 64
@@ -178,7 +169,7 @@ do
     lp.TemporaryVariable("lacc", "float32", { shape = { 4 }, address_space = "local" }) })
   knl = lp.tag_inames(knl, { g = "g.0", l = "l.0", k = "unr" })
   local ocl = code_for(knl, "opencl")
-  h.check_equal(count(ocl, "atomic_cmpxchg((volatile __local int *) &(lacc["), 4, "unrolled local updates in\n" .. ocl)
+  h.check_equal(h.count_plain(ocl, "atomic_cmpxchg((volatile __local int *) &(lacc["), 4, "unrolled local updates in\n" .. ocl)
   expect_code(ocl, { "  if (lid(0) < 4)\n  {\n", "atomic_inc(&(big[0]));" }, "opencl")
   local a = lp.rand({ 1024 }, "float32", 1)
   local sum, above = 0, 0

@@ -15,12 +15,6 @@ local function listing()
   return text
 end
 
-local function count(text, pattern)
-  local n = 0
-  for _ in text:gmatch(pattern) do n = n + 1 end
-  return n
-end
-
 -- A child script: runs one kernel on both executors and checks the results itself.
 local function script(instruction, preamble)
   return (preamble or "") .. [[
@@ -41,8 +35,8 @@ local ok, err = pcall(function()
   h.check_equal(listing(), "", "a fresh cache directory")
   h.check(h.run_child(script("out[i] = 3*a[i] + 1"), env):find("child ok", 1, true), "first child")
   local first = listing()
-  h.check_equal(count(first, "%.so "), 1, "C programs stored by the first process:\n" .. first)
-  h.check_equal(count(first, "%.bin "), 1, "OpenCL programs stored by the first process:\n" .. first)
+  h.check_equal(h.count_matches(first, "%.so "), 1, "C programs stored by the first process:\n" .. first)
+  h.check_equal(h.count_matches(first, "%.bin "), 1, "OpenCL programs stored by the first process:\n" .. first)
 
   h.check(h.run_child(script("out[i] = 3*a[i] + 1"), env):find("child ok", 1, true), "second child")
   h.check_equal(listing(), first, "the cache after a second process with the same kernel")

@@ -9,12 +9,10 @@ local SIZES = { 0, 1, 2, 5, 16, 17, 33, 100 }
 
 local check = h.check
 
-local function contains(text, piece) return string.find(text, piece, 1, true) ~= nil end
-
 local function check_listing(knl, pieces, what)
   local text = tostring(knl)
   for _, p in ipairs(pieces) do
-    check(contains(text, p), "%s: listing lacks '%s':\n%s", what, p, text)
+    check(h.contains(text, p), "%s: listing lacks '%s':\n%s", what, p, text)
   end
 end
 
@@ -78,7 +76,7 @@ end
 check_listing(vec_variants.split_named, { "[n] -> { [io, ii] :", "out[ii + io*7] = 2*a[ii + io*7] + 1" }, "split names")
 check_listing(vec_variants.rename, { "k: None", "out[k] = 2*a[k] + 1" }, "rename")
 check_listing(vec_variants.duplicate, { "i_0: None", "out[i_0] = 2*a[i_0] + 1" }, "duplicate")
-check(not contains(tostring(vec_variants.split16), "[n] -> { [i,"), "split16 kept the old iname")
+check(not h.contains(tostring(vec_variants.split16), "[n] -> { [i,"), "split16 kept the old iname")
 check(#vec_variants.split16.inames == 2, "split16 has %d inames", #vec_variants.split16.inames)
 
 -- A lower bound other than 0: chunks and splits count from it.
@@ -271,7 +269,7 @@ lp.tag_inames(vec, "i:unr")
 lp.fix_parameters(vec, { n = 5 })
 check(tostring(vec) == before, "a transformation changed its input kernel")
 local linear = lp.get_one_linearized_kernel(lp.add_dtypes(vec, { a = "float32" }))
-check(contains(tostring(linear), "LINEARIZATION"), "get_one_linearized_kernel gave no linearization")
-check(not contains(tostring(lp.split_iname(linear, "i", 4)), "LINEARIZATION"), "split kept the linearization")
+check(h.contains(tostring(linear), "LINEARIZATION"), "get_one_linearized_kernel gave no linearization")
+check(not h.contains(tostring(lp.split_iname(linear, "i", 4)), "LINEARIZATION"), "split kept the linearization")
 
 print("iname_transforms: ok")

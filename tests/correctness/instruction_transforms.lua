@@ -5,12 +5,6 @@
 local lp = require("loom")
 local h = require("helpers")
 
-local function count(text, pattern)
-  local n = 0
-  for _ in text:gmatch(pattern) do n = n + 1 end
-  return n
-end
-
 local function listing_has(knl, text, what, opts)
   local listing = opts and knl:stringify(opts) or tostring(knl)
   h.check(listing:find(text, 1, true), "%s: the listing lacks '%s':\n%s", what, text, listing)
@@ -61,12 +55,12 @@ do
     { lp.TemporaryVariable("t", "float32", { shape = { 16 }, address_space = "local" }),
       lp.GlobalArg("a", "float32", { shape = 16 }), lp.GlobalArg("idx", "int32", { shape = 16 }), "..." })
   knl = lp.tag_inames(knl, { i = "l.0" })
-  h.check_equal(count(lp.generate_code(knl), "barrier%("), 1, "barriers before add_nosync")
+  h.check_equal(h.count_matches(lp.generate_code(knl), "barrier%("), 1, "barriers before add_nosync")
   local nosync = lp.add_nosync(knl, "local", "w", "r")
   listing_has(nosync, "out[i] = t[idx[i]]  {id=r, no_sync_with=w@local}", "add_nosync")
-  h.check_equal(count(lp.generate_code(nosync), "barrier%("), 0, "barriers after add_nosync")
+  h.check_equal(h.count_matches(lp.generate_code(nosync), "barrier%("), 0, "barriers after add_nosync")
   -- A global-scope nosync leaves the local barrier alone.
-  h.check_equal(count(lp.generate_code(lp.add_nosync(knl, "global", "id:w", "id:r")), "barrier%("), 1,
+  h.check_equal(h.count_matches(lp.generate_code(lp.add_nosync(knl, "global", "id:w", "id:r")), "barrier%("), 1,
     "barriers after a global nosync")
   local a = lp.rand({ 16 }, "float32", 3)
   local idx = lp.arange(16, "int32")
@@ -91,9 +85,9 @@ do
       lp.GlobalArg("a", "float32", { shape = { 4, 16 } }), "..." })
   knl = lp.tag_inames(knl, { i = "l.0" })
   local code = lp.generate_code(knl)
-  h.check_equal(count(code, "barrier%("), 2, "barriers in the loop")
+  h.check_equal(h.count_matches(code, "barrier%("), 2, "barriers in the loop")
   h.check(code:find("(w rev-depends on r)", 1, true), "the loop-carried barrier:\n%s", code)
-  h.check_equal(count(lp.generate_code(lp.add_nosync(knl, "local", "w", "r")), "barrier%("), 0,
+  h.check_equal(h.count_matches(lp.generate_code(lp.add_nosync(knl, "local", "w", "r")), "barrier%("), 0,
     "barriers in the loop after add_nosync")
 end
 
@@ -134,7 +128,7 @@ do
   local bar = lp.add_nosync(knl, "local", "w", "r"):add_barrier("id:w", "id:r", { synchronization_kind = "local" })
   listing_has(bar, "... lbarrier  {id=l_barrier}", "local add_barrier")
   local code = lp.generate_code(bar)
-  h.check_equal(count(code, "barrier%("), 1, "barriers with the explicit local barrier")
+  h.check_equal(h.count_matches(code, "barrier%("), 1, "barriers with the explicit local barrier")
   h.check(position(code, "t[lid(0)] =") < position(code, "barrier(")
     and position(code, "barrier(") < position(code, "out[lid(0)] ="), "the barrier is between the two")
   local a = lp.rand({ 16 }, "float32", 5)

@@ -2,24 +2,8 @@
 -- halving stages with the barriers barrier insertion finds. Every kernel runs on OpenCL and on the C
 -- executor and is compared with a plain-Lua reference.
 local lp = require("loom")
+local h = require("helpers")
 local executors = {lp.cl.queue{}, lp.c.executor{}}
-
-local function expect_error(kind, f, ...)
-  local ok, err = pcall(f, ...)
-  assert(not ok, "expected a " .. kind)
-  assert(type(err) == "table" and err.kind == kind, "expected " .. kind .. ", got " .. tostring(err))
-  return err
-end
-
-local function has(text, piece)
-  assert(text:find(piece, 1, true), ("missing %q in:\n%s"):format(piece, text))
-end
-
-local function count(text, pattern)
-  local n = 0
-  for _ in text:gmatch(pattern) do n = n + 1 end
-  return n
-end
 
 local function close(a, b) return math.abs(a - b) <= 1e-4 * math.max(1, math.abs(b)) end
 
@@ -36,12 +20,12 @@ for _, op in ipairs{"sum", "max", "product"} do
       ("out[g] = %s(i, a[g, i])"):format(op), {lp.GlobalArg("a", "float32", {shape = "G, " .. n}), "..."})
     knl = lp.tag_inames(knl, {g = "g.0", i = "l.0"})
     local code = lp.generate_code(knl)
-    has(code, ("__local float acc_i[%d];"):format(n))
-    has(code, ("reqd_work_group_size(%d, 1, 1)"):format(n))
+    h.check_contains(code, ("__local float acc_i[%d];"):format(n))
+    h.check_contains(code, ("reqd_work_group_size(%d, 1, 1)"):format(n))
     local stages = 0
     while 2 ^ stages < n do stages = stages + 1 end
     local linearization = tostring(lp.get_one_linearized_kernel(knl)):match("LINEARIZATION:(.*)")
-    assert(count(linearization, "{id=red_i_stage_%d+}") == stages, linearization)
+    assert(h.count_matches(linearization, "{id=red_i_stage_%d+}") == stages, linearization)
     for _, ex in ipairs(executors) do
       local G = 3
       -- Products stay near 1 so that 113 factors neither vanish nor overflow.
@@ -68,8 +52,8 @@ do
     {assumptions = "m>=1"})
   knl = lp.tag_inames(knl, {i = "l.0"})
   local code = lp.generate_code(knl)
-  has(code, "reqd_work_group_size(64, 1, 1)")
-  has(code, "-2147483648")
+  h.check_contains(code, "reqd_work_group_size(64, 1, 1)")
+  h.check_contains(code, "-2147483648")
   for _, ex in ipairs(executors) do
     for _, m in ipairs{1, 7, 63, 64} do
       local a = lp.zeros({m}, "int32")
@@ -94,9 +78,9 @@ do
     {lp.GlobalArg("a", "float32", {shape = "2, 4, 10, 3"}), "..."})
   knl = lp.tag_inames(knl, {i = "l.0", r = "l.1"})
   local code = lp.generate_code(knl)
-  has(code, "__local float acc_i[2 * 10];")
+  h.check_contains(code, "__local float acc_i[2 * 10];")
   -- The next iteration's init must wait until work-item 0 has read the last stage's elements.
-  has(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for acc_i (insn_i_init rev-depends on red_i_stage_3) */;")
+  h.check_contains(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for acc_i (insn_i_init rev-depends on red_i_stage_3) */;")
   for _, ex in ipairs(executors) do
     local a = lp.rand({2, 4, 10, 3}, "float32", 3)
     local out = knl(ex, {a = a})
@@ -139,19 +123,19 @@ do
   local knl = lp.make_kernel("{[g,i]: 0<=g<4 and 0<=i<16}", "out[0] = sum(g, a[g])", {lp.GlobalArg("a", "float32",
     {shape = "4"}), "..."})
   knl = lp.tag_inames(knl, {g = "g.0"})
-  local err = expect_error("LoopyError", lp.generate_code, knl)
-  has(err.message, "over iname 'g' tagged 'g.0': work-groups cannot combine their results within one device kernel")
-  has(err.message, "Reduce in two stages")
+  local err = h.expect_error("LoopyError", {}, lp.generate_code, knl)
+  h.check_contains(err.message, "over iname 'g' tagged 'g.0': work-groups cannot combine their results within one device kernel")
+  h.check_contains(err.message, "Reduce in two stages")
   local mixed = lp.make_kernel("{[i,k]: 0<=i<16 and 0<=k<4}", "out[0] = sum((i, k), a[i, k])",
     {lp.GlobalArg("a", "float32", {shape = "16, 4"}), "..."})
   mixed = lp.tag_inames(mixed, {i = "l.0"})
-  err = expect_error("LoopyError", lp.generate_code, mixed)
-  has(err.message, "a parallel reduction runs over exactly one l.N iname")
+  err = h.expect_error("LoopyError", {}, lp.generate_code, mixed)
+  h.check_contains(err.message, "a parallel reduction runs over exactly one l.N iname")
   local same_axis = lp.make_kernel("{[j,i]: 0<=j,i<16}", "out[j] = sum(i, a[j, i])",
     {lp.GlobalArg("a", "float32", {shape = "16, 16"}), "..."})
   same_axis = lp.tag_inames(same_axis, {i = "l.0", j = "l.0"})
-  err = expect_error("LoopyError", lp.generate_code, same_axis)
-  has(err.message, "instruction 'insn' runs on iname 'j' tagged 'l.0', the axis its reduction over 'i' needs")
+  err = h.expect_error("LoopyError", {}, lp.generate_code, same_axis)
+  h.check_contains(err.message, "instruction 'insn' runs on iname 'j' tagged 'l.0', the axis its reduction over 'i' needs")
 end
 
 print("local_reductions: ok")

@@ -2,20 +2,8 @@
 -- Every kernel runs on OpenCL and on the C executor (grid as loops, phases at barriers), and the results
 -- are compared with plain-Lua references.
 local lp = require("loom")
+local h = require("helpers")
 local executors = {lp.cl.queue{}, lp.c.executor{}}
-
-local function count(text, pattern)
-  local n = 0
-  for _ in text:gmatch(pattern) do n = n + 1 end
-  return n
-end
-
-local function expect_error(kind, f, ...)
-  local ok, err = pcall(f, ...)
-  assert(not ok, "expected a " .. kind)
-  assert(type(err) == "table" and err.kind == kind, "expected " .. kind .. ", got " .. tostring(err))
-  return err
-end
 
 -- Vector fill over groups of 128 work-items, for sizes the group size does and does not divide.
 do
@@ -46,7 +34,7 @@ do
   knl = lp.set_temporary_address_space(knl, "a_temp", "local")
   local code = lp.generate_code(lp.add_dtypes(knl, {a = "float32"}))
   assert(code:find("__local float a_temp[16];", 1, true), code)
-  assert(count(code, "barrier%(CLK_LOCAL_MEM_FENCE%)") == 1, code)
+  assert(h.count_matches(code, "barrier%(CLK_LOCAL_MEM_FENCE%)") == 1, code)
   assert(code:find("/* for a_temp (insn_0_k_update depends on insn) */", 1, true), code)
   for _, ex in ipairs(executors) do
     local n = 64
@@ -71,7 +59,7 @@ do
   knl = lp.split_iname(knl, "k", 128, {inner_tag = "l.0"})
   knl = lp.set_temporary_address_space(knl, "c", "local")
   local code = lp.generate_code(knl)
-  assert(count(code, "barrier%(") == 1, code)
+  assert(h.count_matches(code, "barrier%(") == 1, code)
   -- The same computation through one row of local memory: now iteration (i, j+1) overwrites what
   -- iteration (i, j) read, and a second barrier at the loop top is required.
   local row = lp.make_kernel("[] -> {[i,k,j]: 0<=i<50 and 1<=k<98 and 0<=j<10}",
@@ -81,7 +69,7 @@ do
   row = lp.split_iname(row, "k", 128, {inner_tag = "l.0"})
   row = lp.set_temporary_address_space(row, "c", "local")
   local row_code = lp.generate_code(row)
-  assert(count(row_code, "barrier%(") == 2, row_code)
+  assert(h.count_matches(row_code, "barrier%(") == 2, row_code)
   assert(row_code:find("rev-depends on", 1, true), row_code)
   for _, ex in ipairs(executors) do
     for _, kn in ipairs{knl, row} do
@@ -103,7 +91,7 @@ do
     {lp.TemporaryVariable("t", "float32", {shape = {32}, address_space = "local"}), "..."})
   knl = lp.tag_inames(knl, {i = "l.0"})
   local code = lp.generate_code(lp.add_dtypes(knl, {x = "float32"}))
-  assert(count(code, "barrier%(") == 0, code)
+  assert(h.count_matches(code, "barrier%(") == 0, code)
 end
 
 -- A dependency across work-groups cannot be ordered in one kernel (the tutorial's rotate_v1).
@@ -116,7 +104,7 @@ do
     end
     ]], {lp.GlobalArg("arr", "int32", {shape = "n"}), "..."}, {name = "rotate_v1", assumptions = "n mod 16 = 0"})
   knl = lp.split_iname(knl, "i", 16, {inner_tag = "l.0", outer_tag = "g.0"})
-  local err = expect_error("MissingBarrierError", lp.generate_code, knl)
+  local err = h.expect_error("MissingBarrierError", {}, lp.generate_code, knl)
   assert(err.message:find("Dependency 'rotate depends on maketmp' (for variable 'arr')", 1, true), err.message)
 end
 
@@ -131,7 +119,7 @@ do
     end
     ]], {lp.GlobalArg("arr", "int32", {shape = "n"}), "..."}, {name = "rotate_v2", assumptions = "n mod 16 = 0"})
   knl = lp.split_iname(knl, "i", 16, {inner_tag = "l.0", outer_tag = "g.0"})
-  local err = expect_error("MissingDefinitionError", lp.generate_code, knl)
+  local err = h.expect_error("MissingDefinitionError", {}, lp.generate_code, knl)
   assert(err.message:find("temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition", 1, true),
          err.message)
   -- Through a global array instead, the split kernel rotates correctly on both executors.

@@ -15,7 +15,6 @@ local function check_same(ref, knl, make_args, sizes, what)
   end)
 end
 
-local function has(text, piece) h.check(text:find(piece, 1, true) ~= nil, "expected %q in:\n%s", piece, text) end
 local function temporary(knl, name)
   for _, t in ipairs(knl.temporaries) do
     if t.name == name then return t end
@@ -37,14 +36,14 @@ do
 
   local default = lp.precompute(knl, "f", { "i_inner", "j" })
   h.check_equal(table.concat(temporary(default, "f_0").shape, ","), "8,16", "default storage order")
-  has(tostring(default), "f_0[f_j, x] = 2*a[x + 16*i_outer, f_j] + x + 16*i_outer")
-  has(tostring(default), "out[i_inner + i_outer*16, j] = f_0[j, i_inner]*f_0[j, i_inner] - j")
+  h.check_contains(tostring(default), "f_0[f_j, x] = 2*a[x + 16*i_outer, f_j] + x + 16*i_outer")
+  h.check_contains(tostring(default), "out[i_inner + i_outer*16, j] = f_0[j, i_inner]*f_0[j, i_inner] - j")
   check_same(ref, default, args, { 16, 37 }, "precompute, default storage axes")
 
   local reordered = lp.precompute(knl, "f", "i_inner, j",
     { storage_axes = { "x", "j" }, precompute_inames = { "ii", "jj" }, temporary_name = "fv", compute_insn_id = "fill" })
   h.check_equal(table.concat(temporary(reordered, "fv").shape, ","), "16,8", "given storage order")
-  has(tostring(reordered), "fv[ii, jj] = 2*a[ii + 16*i_outer, jj] + ii + 16*i_outer  {id=fill}")
+  h.check_contains(tostring(reordered), "fv[ii, jj] = 2*a[ii + 16*i_outer, jj] + ii + 16*i_outer  {id=fill}")
   check_same(ref, reordered, args, { 16, 37 }, "precompute, storage_axes")
 
   -- Without sweeping, one value per iteration: a private scalar.
@@ -66,8 +65,8 @@ do
   knl = lp.tag_inames(knl, { j = "l.0" })
   local pc = lp.precompute(knl, "g", { "i_inner", "j" }, { default_tag = "l.auto" })
   local code = (lp.generate_code(pc))
-  has(code, "__local float g_0[17 * 16];")
-  has(code, "barrier(CLK_LOCAL_MEM_FENCE)")
+  h.check_contains(code, "__local float g_0[17 * 16];")
+  h.check_contains(code, "barrier(CLK_LOCAL_MEM_FENCE)")
   check_same(ref, pc, function(n)
     return { a = lp.rand({ n + 1, 16 }, "float32", 8), b = lp.rand({ 16 }, "float32", 9) }
   end, { 16, 37 }, "precompute into local memory")
@@ -76,7 +75,7 @@ do
   -- outside it and is computed where it is used.
   local gen = lp.precompute(knl, "g(i_inner + 16*i_outer, j)", { "i_inner", "j" }, { default_tag = "l.auto" })
   code = (lp.generate_code(gen))
-  has(code, "__local float g_0[16 * 16];")
+  h.check_contains(code, "__local float g_0[16 * 16];")
   check_same(ref, gen, function(n)
     return { a = lp.rand({ n + 1, 16 }, "float32", 8), b = lp.rand({ 16 }, "float32", 9) }
   end, { 16, 37 }, "precompute of a footprint generator")
@@ -94,7 +93,7 @@ do
   knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
   local g = lp.precompute(knl, "f", { "i_outer", "i_inner" },
     { temporary_address_space = "global", precompute_inames = { "fi" } })
-  has(tostring(g), "... gbarrier  {id=f_barrier}")
+  h.check_contains(tostring(g), "... gbarrier  {id=f_barrier}")
   local _, info = lp.generate_code(g)
   h.check_equal(#info.kernels, 2, "device kernels")
   check_same(ref, g, function() return { a = lp.rand({ 64 }, "float32", 10) } end, { 64 }, "global precompute")
@@ -116,8 +115,8 @@ do
     ]])
   knl = lp.add_dtypes(knl, { a = "float32", b = "float32" })
   local pc = lp.precompute(knl, "f", "j", { within = "id:first" })
-  has(tostring(pc), "out[i, j] = f_0[j] + j")
-  has(tostring(pc), "out2[i, j] = f(j) - j")
+  h.check_contains(tostring(pc), "out[i, j] = f_0[j] + j")
+  h.check_contains(tostring(pc), "out2[i, j] = f(j) - j")
   h.check(pc.instructions[1].within_inames[1] == "i" or pc.instructions[1].within_inames[2] == "i",
     "the compute instruction runs in loop i")
   local args = function(n) return { a = lp.rand({ 8 }, "float32", 1), b = lp.rand({ n }, "float32", 2) } end
@@ -136,8 +135,8 @@ do
     ]], { lp.GlobalArg("a", "float32", { shape = "1" }), lp.ValueArg("s", "float32"), "..." })
   knl = lp.add_dtypes(knl, { b = "float32" })
   local pc = lp.add_prefetch(lp.precompute(knl, "c"), "s")
-  has(tostring(pc), "c_0 = a[0]*2 + s_fetch  {id=c}")
-  has(tostring(pc), "s_fetch = s  {id=s_fetch_rule}")
+  h.check_contains(tostring(pc), "c_0 = a[0]*2 + s_fetch  {id=c}")
+  h.check_contains(tostring(pc), "s_fetch = s  {id=s_fetch_rule}")
   check_same(knl, pc, function(n)
     return { a = lp.rand({ 1 }, "float32", 1), b = lp.rand({ n }, "float32", 2), s = 0.5 }
   end, { 10 }, "precompute of a rule without arguments")

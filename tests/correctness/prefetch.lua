@@ -23,7 +23,6 @@ end
 
 local function code_of(knl) return (lp.generate_code(knl)) end
 
-local function has(text, piece) h.check(text:find(piece, 1, true) ~= nil, "expected %q in:\n%s", piece, text) end
 local function lacks(text, piece) h.check(text:find(piece, 1, true) == nil, "unexpected %q in:\n%s", piece, text) end
 
 local function vec(n) return { a = lp.rand({ n }, "float32", 11) } end
@@ -38,17 +37,17 @@ do
 
   local scalar = lp.add_prefetch(knl, "a")
   local code = code_of(scalar)
-  has(code, "  float a_fetch;\n")
-  has(code, "a_fetch = a[16 * gid(0) + lid(0)];")
-  has(code, "acc_k = acc_k + a_fetch;")
+  h.check_contains(code, "  float a_fetch;\n")
+  h.check_contains(code, "a_fetch = a[16 * gid(0) + lid(0)];")
+  h.check_contains(code, "acc_k = acc_k + a_fetch;")
   h.check_equal(scalar.instructions[1].id, "a_fetch_rule", "fetch instruction id")
   check_same(knl, scalar, vec, { 16, 37 }, "scalar prefetch")
 
   local shared = lp.add_prefetch(knl, "a", { "i_inner" }, { default_tag = "l.0" })
   code = code_of(shared)
-  has(code, "__local float a_fetch[16];")
-  has(code, "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];")
-  has(code, "acc_k = acc_k + a_fetch[lid(0)];")
+  h.check_contains(code, "__local float a_fetch[16];")
+  h.check_contains(code, "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];")
+  h.check_contains(code, "acc_k = acc_k + a_fetch[lid(0)];")
   -- Each work-item reads only the element it fetched: no barrier is needed.
   lacks(code, "barrier")
   h.check(tostring(shared):find("a_dim_0: l.0", 1, true) ~= nil, "a_dim_0 tagged l.0")
@@ -58,7 +57,7 @@ do
   local named = lp.add_prefetch(knl, "a", "i_inner",
     { default_tag = "l.0", temporary_name = "tile", dim_arg_names = { "t0" }, prefetch_insn_id = "fetch" })
   code = code_of(named)
-  has(code, "tile[lid(0)] = a[16 * gid(0) + lid(0)];")
+  h.check_contains(code, "tile[lid(0)] = a[16 * gid(0) + lid(0)];")
   h.check_equal(named.instructions[1].id, "fetch", "fetch instruction id")
   h.check(tostring(named):find("t0: l.0", 1, true) ~= nil, "fetch iname named t0")
   check_same(knl, named, vec, { 37 }, "named prefetch")
@@ -66,15 +65,15 @@ do
   -- The fetch may use the swept iname itself as its storage axis: it then runs in i_inner's work-items.
   local same_lanes = lp.add_prefetch(knl, "a", "i_inner", { dim_arg_names = { "i_inner" } })
   code = code_of(same_lanes)
-  has(code, "__local float a_fetch[16];")
-  has(code, "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];\n    acc_k = 0.0f;")
+  h.check_contains(code, "__local float a_fetch[16];")
+  h.check_contains(code, "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];\n    acc_k = 0.0f;")
   h.check(tostring(same_lanes):find("a_dim_0", 1, true) == nil, "no new iname")
   check_same(knl, same_lanes, vec, { 16, 37 }, "prefetch into an existing iname")
 
   -- The fetch's loops given explicitly, and the prefetch limited by `within` to one instruction.
   local outer = lp.add_prefetch(knl, "a", "i_inner",
     { default_tag = "l.0", fetch_outer_inames = { "i_outer" }, within = "id:insn" })
-  has(code_of(outer), "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];")
+  h.check_contains(code_of(outer), "    a_fetch[lid(0)] = a[16 * gid(0) + lid(0)];")
   check_same(knl, outer, vec, { 37 }, "prefetch with fetch_outer_inames")
 end
 
@@ -89,19 +88,19 @@ do
 
   local tiled = lp.add_prefetch(knl, "a", { "i_inner", "j_inner" }, { default_tag = "l.auto" })
   local code = code_of(tiled)
-  has(code, "__local float a_fetch[16 * 16];")
-  has(code, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(1) + lid(1)) + 16 * gid(0) + lid(0)];")
-  has(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for a_fetch (insn depends on a_fetch_rule) */;")
-  has(code, "= a_fetch[16 * lid(0) + lid(1)];")
+  h.check_contains(code, "__local float a_fetch[16 * 16];")
+  h.check_contains(code, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(1) + lid(1)) + 16 * gid(0) + lid(0)];")
+  h.check_contains(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for a_fetch (insn depends on a_fetch_rule) */;")
+  h.check_contains(code, "= a_fetch[16 * lid(0) + lid(1)];")
   check_same(ref, tiled, mat, { 16, 40 }, "tiled transpose")
 
   -- The tutorial's "Write races": sweeping only i_inner leaves j_inner's work-items writing the same
   -- elements, so the fetch stays private (one copy per work-item) and no barrier is needed.
   local racy = lp.add_prefetch(knl, "a", "i_inner", { default_tag = "l.auto" })
   code = code_of(racy)
-  has(code, "  float a_fetch[16];\n")
-  has(code, "a_fetch[lid(0)] = a[n * (16 * gid(1) + lid(0)) + 16 * gid(0) + lid(1)];")
-  has(code, "out[n * (16 * gid(0) + lid(1)) + 16 * gid(1) + lid(0)] = a_fetch[lid(0)];")
+  h.check_contains(code, "  float a_fetch[16];\n")
+  h.check_contains(code, "a_fetch[lid(0)] = a[n * (16 * gid(1) + lid(0)) + 16 * gid(0) + lid(1)];")
+  h.check_contains(code, "out[n * (16 * gid(0) + lid(1)) + 16 * gid(1) + lid(0)] = a_fetch[lid(0)];")
   lacks(code, "barrier")
   check_same(ref, racy, mat, { 16, 40 }, "private transpose prefetch")
 end
@@ -118,11 +117,11 @@ do
   knl = lp.add_prefetch(knl, "a", { "k_inner", "i_inner" }, { default_tag = "l.auto" })
   knl = lp.add_prefetch(knl, "b", { "j_inner", "k_inner" }, { default_tag = "l.auto" })
   local code = code_of(knl)
-  has(code, "__local float a_fetch[16 * 16];")
-  has(code, "__local float b_fetch[16 * 16];")
-  has(code, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(0) + lid(1)) + 16 * k_outer + lid(0)];")
-  has(code, "b_fetch[16 * lid(1) + lid(0)] = b[n * (16 * k_outer + lid(1)) + 16 * gid(1) + lid(0)];")
-  has(code, "a_fetch[16 * lid(1) + k_inner] * b_fetch[16 * k_inner + lid(0)]")
+  h.check_contains(code, "__local float a_fetch[16 * 16];")
+  h.check_contains(code, "__local float b_fetch[16 * 16];")
+  h.check_contains(code, "a_fetch[16 * lid(1) + lid(0)] = a[n * (16 * gid(0) + lid(1)) + 16 * k_outer + lid(0)];")
+  h.check_contains(code, "b_fetch[16 * lid(1) + lid(0)] = b[n * (16 * k_outer + lid(1)) + 16 * gid(1) + lid(0)];")
+  h.check_contains(code, "a_fetch[16 * lid(1) + k_inner] * b_fetch[16 * k_inner + lid(0)]")
   local _, barriers = code:gsub("barrier%(CLK_LOCAL_MEM_FENCE%)", "")
   h.check_equal(barriers, 2, "barriers in the k_outer loop")
   check_same(ref, knl, function(n)
@@ -142,9 +141,9 @@ do
   knl = lp.split_iname(knl, "j", 16, { outer_tag = "g.0", inner_tag = "l.0" })
   local st = lp.add_prefetch(knl, "a", { "i_inner", "j_inner" }, { default_tag = "l.auto", fetch_bounding_box = true })
   local code = code_of(st)
-  has(code, "__local float a_fetch[18 * 18];")
-  has(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for a_fetch (insn depends on a_fetch_rule) */;")
-  has(code, "a_fetch[1 + 18 * lid(1) + lid(0)] + a_fetch[37 + 18 * lid(1) + lid(0)]")
+  h.check_contains(code, "__local float a_fetch[18 * 18];")
+  h.check_contains(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for a_fetch (insn depends on a_fetch_rule) */;")
+  h.check_contains(code, "a_fetch[1 + 18 * lid(1) + lid(0)] + a_fetch[37 + 18 * lid(1) + lid(0)]")
   check_same(ref, st, function(n) return { a = lp.rand({ n, n }, "float32", 7), out = lp.zeros({ n, n }, "float32") } end,
     { 18, 45 }, "stencil")
 end
@@ -158,7 +157,7 @@ do
   knl = lp.split_iname(knl, "i", 16, { outer_tag = "g.0", inner_tag = "l.0" })
   local boxed = lp.add_prefetch(knl, "a", "i_inner", { default_tag = "l.auto", fetch_bounding_box = true })
   local code = code_of(boxed)
-  has(code, "__local float a_fetch[36];")
+  h.check_contains(code, "__local float a_fetch[36];")
   check_same(ref, boxed, function(n) return { a = lp.rand({ n + 20 }, "float32", 4) } end, { 16, 30 }, "holey footprint")
 end
 
@@ -173,29 +172,29 @@ do
 
   local whole = lp.add_prefetch(knl, "x[:]", nil, { default_tag = "l.auto" })
   local code = code_of(whole)
-  has(code, "__local float x_fetch[40];")
-  has(code, "+ x_fetch[16 * gid(0) + lid(0)]")
+  h.check_contains(code, "__local float x_fetch[40];")
+  h.check_contains(code, "+ x_fetch[16 * gid(0) + lid(0)]")
   lacks(tostring(whole), "x_fetch_axis_0")
   check_same(ref, whole, mv, { 40 }, "x[:] prefetch")
 
   local row = lp.add_prefetch(knl, "a[i_inner + 16*i_outer, :]")
   code = code_of(row)
-  has(code, "  float a_fetch[40];\n")
+  h.check_contains(code, "  float a_fetch[40];\n")
   check_same(ref, row, mv, { 40 }, "a[i,:] prefetch")
 
   -- Swept by j without a tag: every work-item fetches all of x into its own private copy.
   local private = lp.add_prefetch(knl, "x", "j")
   code = code_of(private)
-  has(code, "  float x_fetch[40];\n")
-  has(code, "x_fetch[x_dim_0] = x[x_dim_0];")
+  h.check_contains(code, "  float x_fetch[40];\n")
+  h.check_contains(code, "x_fetch[x_dim_0] = x[x_dim_0];")
   check_same(ref, private, mv, { 40 }, "private x prefetch")
 
   -- A footprint that does not cover every read: x[i]'s single element serves the read x[i]; x[j] stays.
   local part = lp.add_prefetch(knl, "x[i_inner + 16*i_outer]")
   code = code_of(part)
-  has(code, "x_fetch = x[16 * gid(0) + lid(0)];")
-  has(code, "* x[j];")
-  has(code, "acc_j + x_fetch;")
+  h.check_contains(code, "x_fetch = x[16 * gid(0) + lid(0)];")
+  h.check_contains(code, "* x[j];")
+  h.check_contains(code, "acc_j + x_fetch;")
   check_same(ref, part, mv, { 40 }, "x[i] prefetch")
 end
 
@@ -206,7 +205,7 @@ do
   knl = lp.add_dtypes(lp.fix_parameters(knl, { n = 20 }), { a = "float32" })
   local pf = lp.add_prefetch(knl, "a", "j")
   local code = code_of(pf)
-  has(code, "  float a_fetch[20];\n")
-  has(code, "for (int a_dim_0 = 0; a_dim_0 <= i; ++a_dim_0)")
+  h.check_contains(code, "  float a_fetch[20];\n")
+  h.check_contains(code, "for (int a_dim_0 = 0; a_dim_0 <= i; ++a_dim_0)")
   check_same(knl, pf, function() return { a = lp.rand({ 20 }, "float32", 13) } end, { 20 }, "triangular prefetch")
 end

@@ -2,18 +2,8 @@
 -- several device kernels) are kept in global save slots. Every kernel runs on OpenCL and on the C executor
 -- and is compared with a plain-Lua reference.
 local lp = require("loom")
+local h = require("helpers")
 local executors = {lp.cl.queue{}, lp.c.executor{}}
-
-local function expect_error(kind, f, ...)
-  local ok, err = pcall(f, ...)
-  assert(not ok, "expected a " .. kind)
-  assert(type(err) == "table" and err.kind == kind, "expected " .. kind .. ", got " .. tostring(err))
-  return err
-end
-
-local function has(text, piece)
-  assert(text:find(piece, 1, true), ("missing %q in:\n%s"):format(piece, text))
-end
 
 local function values(a)
   local t = {}
@@ -36,19 +26,19 @@ end
 
 do
   local knl = rotate_kernel()
-  local err = expect_error("MissingDefinitionError", lp.generate_code_v2, knl)
-  has(err.message, "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition "
+  local err = h.expect_error("MissingDefinitionError", {}, lp.generate_code_v2, knl)
+  h.check_contains(err.message, "temporary variable 'tmp' gets used in subkernel 'rotate_v2_0' without a definition "
       .. "(maybe you forgot to call loopy.save_and_reload_temporaries?)")
   -- As in the tutorial, the split kernel can still be linearized and printed.
   local linear = lp.get_one_linearized_kernel(lp.preprocess_kernel(knl))
-  has(tostring(linear), "4: CALL KERNEL rotate_v2_0\n5:   arr[(i_inner + i_outer*16 + 1) % n] = tmp  {id=rotate}")
+  h.check_contains(tostring(linear), "4: CALL KERNEL rotate_v2_0\n5:   arr[(i_inner + i_outer*16 + 1) % n] = tmp  {id=rotate}")
 
   local saved = lp.get_one_linearized_kernel(lp.save_and_reload_temporaries(linear))
   local listing = tostring(saved)
-  has(listing, "tmp: type: np:dtype('int32'), shape: () aspace: private\n")
-  has(listing, "tmp_save_slot: type: np:dtype('int32'), shape: (n // 16, 16), dim_tags: (N1:stride:16, N0:stride:1) "
+  h.check_contains(listing, "tmp: type: np:dtype('int32'), shape: () aspace: private\n")
+  h.check_contains(listing, "tmp_save_slot: type: np:dtype('int32'), shape: (n // 16, 16), dim_tags: (N1:stride:16, N0:stride:1) "
       .. "aspace: global\n")
-  has(listing, [[
+  h.check_contains(listing, [[
 0: CALL KERNEL rotate_v2
 1:   tmp = arr[i_inner + i_outer*16]  {id=maketmp}
 2:   tmp_save_slot[tmp_save_hw_dim_0_rotate_v2, tmp_save_hw_dim_1_rotate_v2] = tmp  {id=tmp.save}
@@ -60,14 +50,14 @@ do
 8: RETURN FROM KERNEL rotate_v2_0
 ]])
   local code = lp.generate_code_v2(saved):device_code()
-  has(code, "rotate_v2(__global int const *__restrict__ arr, int const n, __global int *__restrict__ tmp_save_slot)\n"
+  h.check_contains(code, "rotate_v2(__global int const *__restrict__ arr, int const n, __global int *__restrict__ tmp_save_slot)\n"
       .. "{\n  int tmp;\n\n  tmp = arr[16 * gid(0) + lid(0)];\n  tmp_save_slot[16 * gid(0) + lid(0)] = tmp;\n}")
-  has(code, "rotate_v2_0(__global int *__restrict__ arr, int const n, __global int const *__restrict__ tmp_save_slot)\n"
+  h.check_contains(code, "rotate_v2_0(__global int *__restrict__ arr, int const n, __global int const *__restrict__ tmp_save_slot)\n"
       .. "{\n  int tmp;\n\n  tmp = tmp_save_slot[16 * gid(0) + lid(0)];\n")
 
   -- The transform also takes a kernel not yet linearized, and is a method; the input stays as it was.
   local direct = knl:save_and_reload_temporaries()
-  expect_error("MissingDefinitionError", lp.generate_code, knl)
+  h.expect_error("MissingDefinitionError", {}, lp.generate_code, knl)
   for _, k in ipairs{saved, direct} do
     for _, ex in ipairs(executors) do
       assert(values(k(ex, {arr = lp.arange(16, "int32")})) == "15 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14")
@@ -94,13 +84,13 @@ do
     ]], {lp.GlobalArg("a", "float32", {shape = "n"}), lp.GlobalArg("out", "float32", {shape = "n"}), "..."},
     {assumptions = "n>=1"})
   knl = lp.split_iname(knl, "i", 8, {inner_tag = "l.0", outer_tag = "g.0"})
-  expect_error("MissingDefinitionError", lp.generate_code, knl)
+  h.expect_error("MissingDefinitionError", {}, lp.generate_code, knl)
   local saved = lp.save_and_reload_temporaries(knl)
   local listing = tostring(saved)
-  has(listing, "t_save_slot: type: np:dtype('float32'), shape: ((n + 7) // 8, 8, 4)")
-  has(listing, "t_save_slot[t_save_hw_dim_0_loopy_kernel, t_save_hw_dim_1_loopy_kernel, t_save_axis_0_loopy_kernel] = "
+  h.check_contains(listing, "t_save_slot: type: np:dtype('float32'), shape: ((n + 7) // 8, 8, 4)")
+  h.check_contains(listing, "t_save_slot[t_save_hw_dim_0_loopy_kernel, t_save_hw_dim_1_loopy_kernel, t_save_axis_0_loopy_kernel] = "
       .. "t[t_save_axis_0_loopy_kernel]  {id=t.save}")
-  has(listing, "t[t_reload_axis_0_loopy_kernel_1] = t_save_slot[t_reload_hw_dim_0_loopy_kernel_1, "
+  h.check_contains(listing, "t[t_reload_axis_0_loopy_kernel_1] = t_save_slot[t_reload_hw_dim_0_loopy_kernel_1, "
       .. "t_reload_hw_dim_1_loopy_kernel_1, t_reload_axis_0_loopy_kernel_1]  {id=t.reload}")
   local code = lp.generate_code(saved)
   assert(not code:match("loopy_kernel_0%([^)]*t_save_slot"), "the middle kernel does not touch the slot:\n" .. code)
@@ -126,11 +116,11 @@ do
     ]], {lp.GlobalArg("a", "float32", {shape = "16*G"}), lp.GlobalArg("out", "float32", {shape = "16*G"}), "..."})
   knl = lp.tag_inames(knl, {g = "g.0", l = "l.0"})
   knl = lp.set_temporary_address_space(knl, "s", "local")
-  expect_error("MissingDefinitionError", lp.generate_code, knl)
+  h.expect_error("MissingDefinitionError", {}, lp.generate_code, knl)
   local saved = lp.save_and_reload_temporaries(knl)
-  has(tostring(saved), "s_save_slot: type: np:dtype('float32'), shape: (G, 16)")
+  h.check_contains(tostring(saved), "s_save_slot: type: np:dtype('float32'), shape: (G, 16)")
   local code = lp.generate_code(saved)
-  has(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for s (insn depends on s.reload) */;")
+  h.check_contains(code, "barrier(CLK_LOCAL_MEM_FENCE) /* for s (insn depends on s.reload) */;")
   for _, ex in ipairs(executors) do
     local out = saved(ex, {a = lp.arange(48, "float32")})
     for i = 0, 47 do assert(out:get(i) == 16 * (i // 16) + 15 - i % 16, i) end
@@ -151,8 +141,8 @@ do
     end
     ]], {lp.GlobalArg("a", "float32", {shape = "n"}), lp.GlobalArg("out", "float32", {shape = "n"}), "..."})
   local saved = lp.save_and_reload_temporaries(knl)
-  has(tostring(saved), "s_save_slot: type: np:dtype('float32'), shape: (1), dim_tags: (N0:stride:1) aspace: global")
-  has(tostring(saved), "s_save_slot[0] = s  {id=s.save}")
+  h.check_contains(tostring(saved), "s_save_slot: type: np:dtype('float32'), shape: (1), dim_tags: (N0:stride:1) aspace: global")
+  h.check_contains(tostring(saved), "s_save_slot[0] = s  {id=s.save}")
   for _, ex in ipairs(executors) do
     local out = saved(ex, {a = lp.arange(6, "float32")})
     for j = 0, 5 do assert(out:get(j) == 15 * j) end
@@ -168,8 +158,8 @@ do
     out[j] = t {dep=bar, inames=j}
     ]], {lp.GlobalArg("a", "float32", {shape = "16"}), "..."})
   knl = lp.tag_inames(knl, {i = "l.0"})
-  local err = expect_error("LoopyError", lp.save_and_reload_temporaries, knl)
-  has(err.message, "inconsistent parallel tags across instructions that access 't' (instruction 'w' has tags 'l.0' "
+  local err = h.expect_error("LoopyError", {}, lp.save_and_reload_temporaries, knl)
+  h.check_contains(err.message, "inconsistent parallel tags across instructions that access 't' (instruction 'w' has tags 'l.0' "
       .. "but instruction 'insn' has tags '')")
 end
 
@@ -184,9 +174,9 @@ do
     end
     ]], {lp.GlobalArg("arr", "int32", {shape = "n"}), "..."}, {name = "rotate_v1", assumptions = "n mod 16 = 0"})
   knl = lp.split_iname(knl, "i", 16, {inner_tag = "l.0", outer_tag = "g.0"})
-  expect_error("MissingBarrierError", lp.generate_code, knl)
+  h.expect_error("MissingBarrierError", {}, lp.generate_code, knl)
   local split = lp.set_options(knl, {insert_gbarriers = true})
-  expect_error("MissingDefinitionError", lp.generate_code, split)
+  h.expect_error("MissingDefinitionError", {}, lp.generate_code, split)
   local saved = lp.save_and_reload_temporaries(split)
   local _, info = lp.generate_code(saved)
   assert(#info.kernels == 2, #info.kernels)
@@ -199,7 +189,7 @@ do
     {lp.GlobalArg("a, b, c", "float32", {shape = "n"}), "..."}, {assumptions = "n >= 1"})
   shift = lp.split_iname(shift, "i", 8, {inner_tag = "l.0", outer_tag = "g.0"})
   shift = lp.split_iname(shift, "j", 8, {inner_tag = "l.0", outer_tag = "g.0"})
-  expect_error("MissingBarrierError", lp.generate_code, shift)
+  h.expect_error("MissingBarrierError", {}, lp.generate_code, shift)
   shift = lp.set_options(shift, {insert_gbarriers = true})
   for _, ex in ipairs(executors) do
     local _, c = shift(ex, {a = lp.arange(21, "float32")})
@@ -216,7 +206,7 @@ do
     ]], {lp.GlobalArg("a, b, c", "float32", {shape = "n"}), "..."}, {assumptions = "n >= 1"})
   looped = lp.split_iname(looped, "i", 8, {inner_tag = "l.0", outer_tag = "g.0"})
   looped = lp.split_iname(looped, "j", 8, {inner_tag = "l.0", outer_tag = "g.0"})
-  expect_error("MissingBarrierError", lp.generate_code, lp.set_options(looped, {insert_gbarriers = true}))
+  h.expect_error("MissingBarrierError", {}, lp.generate_code, lp.set_options(looped, {insert_gbarriers = true}))
 end
 
 -- Nothing crosses a split: the kernel comes back linearized and unchanged in what it computes.
