@@ -12,6 +12,7 @@
 #include "codegen/declarations.h"
 #include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
+#include "codegen/c_names.h"
 #include "codegen/opencl_names.h"
 #include "analysis/address_space.h"
 #include "analysis/write_races.h"
@@ -405,7 +406,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);
         DeviceKernel dk;
-        dk.name = seg.name;
+        dk.name = target == TargetKind::OpenCL ? seg.name : c_kernel_symbol(seg.name);
         dk.params = kernel_params(part, uses);
         set_grid(part, dk);
         CExprPrinter printer(part, target);

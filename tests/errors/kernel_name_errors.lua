@@ -26,6 +26,21 @@ for _, target in ipairs({ "c", "cuda" }) do
   h.check(code:find("rotate(", 1, true) ~= nil, "%s target keeps the name:\n%s", target, code)
 end
 
+-- On the C and CUDA targets a name the C headers or the compiler already declare (C library functions
+-- and their float variants, types, macros, keywords) gets "_knl" appended to its symbol, so that the code
+-- builds and the kernel's own calls of the library function still reach the library.
+for _, name in ipairs({ "sin", "exp", "expf", "sqrtl", "y0", "bool", "int32_t", "NAN", "M_PI", "linux", "for" }) do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = sin(a[i]) + 1", nil, { name = name })
+  h.check_array(knl(lp.c.executor {}, { a = a }), function(i) return math.sin(i) + 1 end,
+    "'" .. name .. "' on the C executor", { rtol = 1e-6 })
+  for _, target in ipairs({ "c", "cuda" }) do
+    local code, info = lp.generate_code(lp.add_dtypes(lp.set_options(knl, { target = target }), { a = "float32" }))
+    h.check(code:find(" " .. name .. "_knl(", 1, true) ~= nil, "%s target renames '%s':\n%s", target, name, code)
+    h.check_equal(info.kernels[1], name .. "_knl", target .. " kernel list")
+  end
+end
+doubled(named("printf")(lp.c.executor {}, { a = a }), "'printf' (not declared by the C code) on the C executor")
+
 -- Only the exact names: a built-in's name with more to it is an ordinary kernel name.
 doubled(named("sin_table")(lp.cl.queue {}, { a = a }), "'sin_table' on OpenCL")
 
