@@ -4,9 +4,6 @@
 
 namespace loom {
 
-namespace {
-
-// C99 keywords and GNU C's own, which the C compiler (gnu mode) reserves.
 bool is_c_keyword(const std::string& name) {
     static const std::set<std::string> keywords = {
         "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
@@ -16,6 +13,8 @@ bool is_c_keyword(const std::string& name) {
     };
     return keywords.count(name) > 0;
 }
+
+namespace {
 
 // The functions, function-like macros, types and object-like macros of math.h (C99 and the POSIX/BSD/SVID
 // extensions glibc declares by default), complex.h, stdbool.h and stdint.h, and the system macros GNU C

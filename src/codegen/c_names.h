@@ -11,4 +11,7 @@ namespace loom {
 /// compiles and its calls of the C library still reach the library.
 std::string c_kernel_symbol(const std::string& name);
 
+/// C99 keywords and GNU C's own (`asm`, `typeof`).
+bool is_c_keyword(const std::string& name);
+
 }  // namespace loom

@@ -1,6 +1,6 @@
--- A kernel named like an OpenCL C built-in function cannot be built on OpenCL (the compiler gives no kernel
--- that name): a LoopyError at OpenCL code generation names it and asks for another name. Other targets
--- take the name.
+-- A kernel named like an OpenCL C built-in function (the compiler gives no kernel that name) or a name OpenCL
+-- C reserves cannot be built on OpenCL: a LoopyError at OpenCL code generation names it and asks for another
+-- name. Other targets take the name, under another symbol where the C headers already declare it.
 local lp = require("loom")
 local h = require("helpers")
 
@@ -15,6 +15,13 @@ for _, name in ipairs({ "rotate", "sin", "dot", "barrier", "get_global_id", "isn
   local texts = { "kernel name '" .. name .. "'", "OpenCL C built-in function", "name=\"" .. name .. "_knl\"" }
   h.expect_error("LoopyError", texts, lp.generate_code, lp.add_dtypes(named(name), { a = "float32" }))
   h.expect_error("LoopyError", texts, named(name), lp.cl.queue {}, { a = a })
+end
+
+-- Names OpenCL C reserves (keywords, types, macros, the code's own lid/gid) did not build.
+for _, name in ipairs({ "kernel", "global", "int", "bool", "float4", "half", "size_t", "lid", "NAN", "M_PI_F",
+  "CLK_LOCAL_MEM_FENCE" }) do
+  h.expect_error("LoopyError", { "kernel name '" .. name .. "' is reserved in OpenCL C", "name=\"" .. name .. "_knl\"" },
+    named(name), lp.cl.queue {}, { a = a })
 end
 
 -- The suggested name works; the C executor and the C and CUDA targets take the built-in's name.
