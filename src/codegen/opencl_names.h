@@ -11,4 +11,8 @@ namespace loom {
 /// kernel name is the one the OpenCL program exports, so it is not renamed as on the C target.
 void check_opencl_kernel_name(const std::string& name);
 
+/// Whether OpenCL C reserves `name` besides its built-in functions: a C or OpenCL keyword, qualifier, scalar,
+/// vector or opaque type, or one of its macros.
+bool is_opencl_reserved(const std::string& name);
+
 }  // namespace loom
