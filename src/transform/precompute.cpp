@@ -146,6 +146,9 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
     }
     std::vector<StorageAxis> axes;
     for (std::size_t i = 0; i < sources.size(); ++i) {
+        user_assert(std::find(sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(i), sources[i]) ==
+                        sources.begin() + static_cast<std::ptrdiff_t>(i),
+                    "LoopyError", "precompute: storage axis '", sources[i], "' is given more than once");
         StorageAxis a;
         const auto arg = std::find(p.rule->arguments.begin(), p.rule->arguments.end(), sources[i]);
         std::string base;

@@ -33,6 +33,10 @@ h.expect_error("ArgumentError", { "bad argument #3 to 'auto_test_vs_ref'", "opti
 h.expect_error("LoopyError", "a use of 'f' given refers to 'i', which is neither an iname nor a variable",
   lp.precompute, tiled, "f(i, j+1)", "j")
 
+-- A storage axis named twice made a temporary with one axis per mention.
+h.expect_error("LoopyError", "precompute: storage axis 'x' is given more than once", lp.precompute, tiled, "f", "j",
+  { storage_axes = { "x", "x" } })
+
 -- An empty dim tag list silently reset the array to the default layout.
 h.expect_error("LoopyError", "tag_array_axes: no dim tags given for 'a'", lp.tag_array_axes, tiled, "a", "")
 h.expect_error("LoopyError", "tag_array_axes: no dim tags given for 'a'", lp.tag_array_axes, tiled, "a", {})
