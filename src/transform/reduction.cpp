@@ -292,10 +292,10 @@ private:
         for (const std::string& o : insn.within_inames) used.insert(kernel_.iname_tag(o));
         for (const auto& [other, tag] : kernel_->iname_tags)
             user_assert(!is_local_axis_tag(tag) || used.count(tag), "LoopyError", "realize_reduction: the tree "
-                        "reduction over '", tree.iname, "' (", tree.tag, ") in instruction '", insn.id, "' does not use "
-                        "local axis ", tag, " of iname '", other, "': its work-items would each repeat the stages and "
-                        "fold partial results in several times (run the instruction within an iname on that axis, or "
-                        "reduce over '", other, "' sequentially)");
+                        "reduction over '", tree.iname, "' (", tree.tag, ") in instruction '", insn.id,
+                        "' does not use local axis ", tag, " of iname '", other, "': its work-items would each "
+                        "repeat the stages and fold partial results in several times (run the instruction within an "
+                        "iname on that axis, or reduce over '", other, "' sequentially)");
     }
 
     static bool is_local_axis_tag(const std::string& tag) {
