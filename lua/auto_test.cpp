@@ -105,12 +105,12 @@ void read_dtypes(lua_State* L, Settings& s) {
     const int type = lua_getfield(L, kOptions, "dtypes");
     const int idx = lua_gettop(L);
     if (type == LUA_TSTRING) {
-        s.default_dtype = check_dtype(L, idx, kFname);
+        s.default_dtype = check_dtype(L, idx, kFname, kOptions, "dtypes");
     } else if (type == LUA_TTABLE) {
         lua_pushnil(L);
         while (lua_next(L, idx) != 0) {
             if (lua_type(L, -2) != LUA_TSTRING) arg_error(L, kOptions, kFname, "option 'dtypes': keys must be names");
-            s.dtypes[lua_tostring(L, -2)] = check_dtype(L, lua_gettop(L), kFname);
+            s.dtypes[lua_tostring(L, -2)] = check_dtype(L, lua_gettop(L), kFname, kOptions, "dtypes");
             lua_pop(L, 1);
         }
     } else if (type != LUA_TNIL) {

@@ -31,8 +31,10 @@ struct KernelHandle {
 KernelHandle& check_kernel(lua_State* L, int idx, const char* fname);
 void push_kernel(lua_State* L, Kernel k);
 
-/// Reads a dtype name (or nil: Unknown) at stack index `idx`.
-DType check_dtype(lua_State* L, int idx, const char* fname);
+/// Reads a dtype name (or nil: Unknown) at stack index `idx`. A value taken out of a table names in its
+/// errors the argument `arg` that holds the table and, if given, the option `option`; otherwise the argument
+/// is `idx`.
+DType check_dtype(lua_State* L, int idx, const char* fname, int arg = 0, const char* option = nullptr);
 
 void register_kernel_api(lua_State* L, int module_table);
 void register_transform_api(lua_State* L, int module_table);

@@ -48,11 +48,15 @@ void push_kernel(lua_State* L, Kernel k) {
     static_cast<KernelHandle*>(mem)->kernel = std::move(k);
 }
 
-DType check_dtype(lua_State* L, int idx, const char* fname) {
+DType check_dtype(lua_State* L, int idx, const char* fname, int arg, const char* option) {
     if (lua_isnoneornil(L, idx)) return DType::Unknown;
-    const std::string name = check_string(L, idx, fname);
+    const std::string where = option ? cat("option '", option, "': ") : "";
+    if (arg == 0) arg = idx;
+    if (lua_type(L, idx) != LUA_TSTRING)
+        arg_error(L, arg, fname, cat(where, "dtype name expected, got ", luaL_typename(L, idx)));
+    const std::string name = lua_tostring(L, idx);
     const auto t = dtype_from_name(name);
-    if (!t) arg_error(L, idx, fname, cat("unknown dtype '", name, "'"));
+    if (!t) arg_error(L, arg, fname, cat(where, "unknown dtype '", name, "'"));
     return *t;
 }
 

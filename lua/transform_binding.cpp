@@ -17,7 +17,8 @@ namespace {
 
 std::vector<std::string> name_list(lua_State* L, int idx, const char* fname) {
     if (lua_type(L, idx) == LUA_TSTRING) return split_trimmed(lua_tostring(L, idx), ',');
-    check_table(L, idx, fname);
+    if (!lua_istable(L, idx))
+        arg_error(L, idx, fname, cat("string or list of names expected, got ", luaL_typename(L, idx)));
     std::vector<std::string> out;
     const lua_Integer n = luaL_len(L, idx);
     for (lua_Integer i = 1; i <= n; ++i) {
@@ -36,7 +37,7 @@ std::map<std::string, DType> dtype_map(lua_State* L, int idx, const char* fname)
     while (lua_next(L, idx) != 0) {
         if (lua_type(L, -2) != LUA_TSTRING) arg_error(L, idx, fname, "keys must be variable names");
         const std::string name = lua_tostring(L, -2);
-        out[name] = check_dtype(L, lua_gettop(L), fname);
+        out[name] = check_dtype(L, lua_gettop(L), fname, idx);
         lua_pop(L, 1);
     }
     return out;
@@ -382,16 +383,6 @@ std::vector<std::string> sweep_list(lua_State* L, int idx, const char* fname) {
     return lua_isnoneornil(L, idx) ? std::vector<std::string>{} : name_list(L, idx, fname);
 }
 
-std::optional<std::vector<std::string>> opt_names(lua_State* L, int arg, const char* key, const char* fname) {
-    if (!lua_istable(L, arg) || lua_getfield(L, arg, key) == LUA_TNIL) {
-        if (lua_istable(L, arg)) lua_pop(L, 1);
-        return std::nullopt;
-    }
-    std::vector<std::string> out = name_list(L, lua_gettop(L), fname);
-    lua_pop(L, 1);
-    return out;
-}
-
 // lp.precompute(knl, subst_use, sweep_inames, {options}); subst_use is a rule name, a use "f(i, j+1)", or a
 // list of uses.
 int precompute(lua_State* L) {
@@ -405,16 +396,17 @@ int precompute(lua_State* L) {
                             "temporary_address_space", "default_tag", "within", "fetch_bounding_box",
                             "compute_insn_id", "dtype"});
     PrecomputeOptions o;
-    o.storage_axes = opt_names(L, 4, "storage_axes", f).value_or(std::vector<std::string>{});
-    o.precompute_inames = opt_names(L, 4, "precompute_inames", f).value_or(std::vector<std::string>{});
-    o.precompute_outer_inames = opt_names(L, 4, "precompute_outer_inames", f);
+    o.storage_axes = opt_string_list(L, 4, "storage_axes", f).value_or(std::vector<std::string>{});
+    o.precompute_inames = opt_string_list(L, 4, "precompute_inames", f).value_or(std::vector<std::string>{});
+    o.precompute_outer_inames = opt_string_list(L, 4, "precompute_outer_inames", f);
     o.temporary_name = opt_string(L, 4, "temporary_name", f).value_or("");
     o.temporary_address_space = opt_address_space(L, 4, f);
     o.default_tag = opt_tag(L, 4, "default_tag", f);
     o.within = opt_within(L, 4, f);
     o.fetch_bounding_box = opt_bool(L, 4, "fetch_bounding_box", f).value_or(false);
     o.compute_insn_id = opt_string(L, 4, "compute_insn_id", f).value_or("");
-    if (lua_istable(L, 4) && lua_getfield(L, 4, "dtype") != LUA_TNIL) o.dtype = check_dtype(L, lua_gettop(L), f);
+    if (lua_istable(L, 4) && lua_getfield(L, 4, "dtype") != LUA_TNIL)
+        o.dtype = check_dtype(L, lua_gettop(L), f, 4, "dtype");
     lua_settop(L, 4);
     push_kernel(L, loom::precompute(k, uses, sweep, o));
     return 1;
@@ -428,10 +420,10 @@ int add_prefetch(lua_State* L) {
     check_options(L, 4, f, {"dim_arg_names", "temporary_name", "default_tag", "fetch_outer_inames",
                             "temporary_address_space", "fetch_bounding_box", "prefetch_insn_id", "within"});
     PrefetchOptions o;
-    o.dim_arg_names = opt_names(L, 4, "dim_arg_names", f).value_or(std::vector<std::string>{});
+    o.dim_arg_names = opt_string_list(L, 4, "dim_arg_names", f).value_or(std::vector<std::string>{});
     o.temporary_name = opt_string(L, 4, "temporary_name", f).value_or("");
     o.default_tag = opt_tag(L, 4, "default_tag", f);
-    o.fetch_outer_inames = opt_names(L, 4, "fetch_outer_inames", f);
+    o.fetch_outer_inames = opt_string_list(L, 4, "fetch_outer_inames", f);
     o.temporary_address_space = opt_address_space(L, 4, f);
     o.fetch_bounding_box = opt_bool(L, 4, "fetch_bounding_box", f).value_or(false);
     o.prefetch_insn_id = opt_string(L, 4, "prefetch_insn_id", f).value_or("");

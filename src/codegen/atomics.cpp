@@ -5,6 +5,7 @@
 
 #include "analysis/types.h"
 #include "ir/atomic.h"
+#include "ir/layout.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -260,12 +261,17 @@ std::vector<std::string> cas_loop(const KernelData& k, CExprPrinter& printer, Ta
             "}"};
 }
 
-void check_memory(const KernelData& k, const Instruction& insn) {
+void check_memory(const KernelData& k, TargetKind target, const Instruction& insn) {
     const std::string& name = insn.assignees[0]->name;
     const Variable* v = find_variable(k, name);
     user_assert(v != nullptr && (v->is_arg() || v->address_space != AddressSpace::Private), "LoopyError",
                 "atomic assignment '", insn.id, "' writes private variable '", name,
                 "': atomics need local or global memory");
+    // OpenCL C gives a vector's components no address, and the atomic functions take one.
+    const std::optional<std::size_t> vec = vec_axis(*v);
+    user_assert(target != TargetKind::OpenCL || !vec, "LoopyError", "atomic assignment '", insn.id, "' writes '",
+                name, "', whose axis ", vec.value_or(0), " is tagged 'vec': OpenCL has no atomic operations on "
+                "vector components (tag that axis differently, e.g. 'c')");
 }
 
 }  // namespace
@@ -291,7 +297,7 @@ bool atomic_needs_block(const KernelData& k, TargetKind target, const Instructio
 
 std::vector<std::string> atomic_assignment(const KernelData& k, CExprPrinter& printer, TargetKind target,
                                            const Instruction& insn, const ExprPtr& lhs, const ExprPtr& rhs) {
-    check_memory(k, insn);
+    check_memory(k, target, insn);
     const DType t = assigned_type(k, insn);
     if (const std::optional<Native> n = native(k, target, insn, lhs, rhs))
         return {native_statement(*n, printer, target, lhs, t)};

@@ -12,6 +12,7 @@
 #include "codegen/declarations.h"
 #include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
+#include "codegen/c_names.h"
 #include "codegen/opencl_names.h"
 #include "analysis/address_space.h"
 #include "analysis/write_races.h"
@@ -388,8 +389,25 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     return linear;
 }
 
+namespace {
+
+// Variables and inames become C identifiers: a keyword (or, on OpenCL, a name the language reserves) does not
+// build.
+void check_identifiers(const KernelData& k, TargetKind target) {
+    std::vector<std::string> names = all_inames(k);
+    for (const auto* vars : {&k.args, &k.temporaries})
+        for (const Variable& v : *vars) names.push_back(v.name);
+    for (const std::string& n : names)
+        user_assert(!(target == TargetKind::OpenCL ? is_opencl_reserved(n) : is_c_keyword(n)), "LoopyError", "'", n,
+                    "' is reserved in ", target == TargetKind::OpenCL ? "OpenCL C" : "C",
+                    " (a keyword, type or macro) and cannot name a variable or iname: rename it");
+}
+
+}  // namespace
+
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     check_definitions(*k);
+    check_identifiers(*k, target);
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;
     std::string kernels_text;
@@ -405,7 +423,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);
         DeviceKernel dk;
-        dk.name = seg.name;
+        dk.name = target == TargetKind::OpenCL ? seg.name : c_kernel_symbol(seg.name);
         dk.params = kernel_params(part, uses);
         set_grid(part, dk);
         CExprPrinter printer(part, target);

@@ -2,7 +2,9 @@
 
 #include <set>
 
+#include "codegen/c_names.h"
 #include "support/error.h"
+#include "support/strings.h"
 
 namespace loom {
 
@@ -52,10 +54,36 @@ const std::set<std::string>& opencl_builtin_functions() {
 
 }  // namespace
 
+bool is_opencl_reserved(const std::string& name) {
+    static const std::set<std::string> names = {
+        "kernel", "global", "local", "constant", "private", "__kernel", "__global", "__local", "__constant",
+        "__private", "read_only", "write_only", "read_write", "__read_only", "__write_only", "__read_write", "uniform",
+        "pipe", "bool", "uchar", "ushort", "uint", "ulong", "half", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t",
+        "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t", "image3d_t", "sampler_t",
+        "event_t", "NAN", "INFINITY", "MAXFLOAT", "HUGE_VAL", "HUGE_VALF", "FLT_MAX", "FLT_MIN",
+        "FLT_EPSILON", "DBL_MAX", "DBL_MIN", "DBL_EPSILON", "CHAR_BIT", "CHAR_MAX", "CHAR_MIN", "INT_MAX", "INT_MIN",
+        "UINT_MAX", "LONG_MAX", "LONG_MIN", "ULONG_MAX", "SHRT_MAX", "SHRT_MIN", "USHRT_MAX", "SCHAR_MAX",
+        "SCHAR_MIN", "UCHAR_MAX", "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10", "M_PI", "M_PI_2", "M_PI_4",
+        "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "M_E_F", "M_LOG2E_F", "M_LOG10E_F", "M_LN2_F",
+        "M_LN10_F", "M_PI_F", "M_PI_2_F", "M_PI_4_F", "M_1_PI_F", "M_2_PI_F", "M_2_SQRTPI_F", "M_SQRT2_F",
+        "M_SQRT1_2_F",
+    };
+    if (names.count(name) || is_c_keyword(name) || name.starts_with("CLK_")) return true;
+    for (const char* scalar : {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double",
+                               "half"})
+        for (const char* width : {"2", "3", "4", "8", "16"})
+            if (name == std::string(scalar) + width) return true;
+    return false;
+}
+
 void check_opencl_kernel_name(const std::string& name) {
-    if (!opencl_builtin_functions().count(name)) return;
-    user_error("LoopyError", "kernel name '", name, "' is the name of an OpenCL C built-in function, which OpenCL "
-               "cannot give a kernel: name the kernel differently (e.g. name=\"", name, "_knl\")");
+    const std::string rename = cat(": name the kernel differently (e.g. name=\"", name, "_knl\")");
+    user_assert(!opencl_builtin_functions().count(name), "LoopyError", "kernel name '", name,
+                "' is the name of an OpenCL C built-in function, which OpenCL cannot give a kernel", rename);
+    // lid and gid are the preamble's function-like macros: they clash with a function, not with a variable.
+    const bool preamble_macro = name == "lid" || name == "gid";
+    user_assert(!is_opencl_reserved(name) && !preamble_macro, "LoopyError", "kernel name '", name,
+                "' is reserved in OpenCL C (a keyword, type or macro)", rename);
 }
 
 }  // namespace loom

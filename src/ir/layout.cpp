@@ -55,7 +55,9 @@ void check_sep_and_vec(const Variable& v, const std::vector<DimTag>& tags) {
         if (tags[j].kind == Kind::Sep) {
             user_assert(v.is_arg(), "LoopyError", "axis ", j, " of temporary '", v.name,
                         "' is tagged 'sep': only arguments may be split into separate arrays");
-            constant_extent(v, j, "sep");
+            // Without entries the array would split into no arrays at all.
+            user_assert(constant_extent(v, j, "sep") > 0, "LoopyError", "axis ", j, " of array '", v.name,
+                        "' is tagged 'sep' with length 0: a separate array needs at least one entry");
         }
         if (tags[j].kind != Kind::Vec) continue;
         ++vec_axes;

@@ -444,6 +444,8 @@ void finish_array_layouts(KernelData& k) {
 
 Kernel make_kernel(const MakeKernelInput& in) {
     KernelData k;
+    user_assert(is_identifier(in.name), "LoopyError", "kernel name '", in.name,
+                "' is not an identifier (letters, digits and '_', not starting with a digit)");
     k.name = in.name;
     k.options.target = in.target;
     k.options.index_dtype = in.index_dtype;

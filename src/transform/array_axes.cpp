@@ -1,12 +1,16 @@
 #include "ir/layout.h"
 #include "parse/dim_tags.h"
 #include "support/error.h"
+#include "support/strings.h"
 #include "transform/transforms.h"
 
 namespace loom {
 
 Kernel tag_array_axes(const Kernel& kernel, const std::vector<std::string>& names,
                       const std::vector<std::string>& dim_tags) {
+    user_assert(!names.empty(), "LoopyError", "tag_array_axes: no array named");
+    // An empty tag list would silently fall back to the default layout instead of tagging anything.
+    user_assert(!dim_tags.empty(), "LoopyError", "tag_array_axes: no dim tags given for '", join(names, ","), "'");
     KernelData k = kernel.copy();
     for (const std::string& name : names) {
         Variable* v = find_variable(k, name);

@@ -146,6 +146,9 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
     }
     std::vector<StorageAxis> axes;
     for (std::size_t i = 0; i < sources.size(); ++i) {
+        user_assert(std::find(sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(i), sources[i]) ==
+                        sources.begin() + static_cast<std::ptrdiff_t>(i),
+                    "LoopyError", "precompute: storage axis '", sources[i], "' is given more than once");
         StorageAxis a;
         const auto arg = std::find(p.rule->arguments.begin(), p.rule->arguments.end(), sources[i]);
         std::string base;
@@ -265,6 +268,12 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
     for (const std::string& i : sweep) user_assert(is_iname(k, i), "LoopyError", "precompute: sweep iname '", i, "' is not a known iname");
     p.from_generators = !generators.empty();
     p.accesses = p.from_generators ? generators : gather_uses(k, rule, Match::parse(o.within));
+    // A use naming what the kernel does not know (e.g. an iname since split) would match no invocation.
+    for (const auto& args : generators)
+        for (const ExprPtr& a : args)
+            for (const std::string& n : referenced_names(a))
+                user_assert(is_iname(k, n) || find_variable(k, n), "LoopyError", "precompute: a use of '", rule.name,
+                            "' given refers to '", n, "', which is neither an iname nor a variable of the kernel");
     for (const auto& args : p.accesses)
         for (const ExprPtr& a : args)
             for (const std::string& i : inames_in(k, a)) p.usage_inames.insert(i);

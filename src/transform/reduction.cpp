@@ -2,6 +2,7 @@
 // becomes a private accumulator, an instruction that sets it to the operation's neutral element outside the
 // reduction loops, and one that folds the body into it inside them. Over a local axis it becomes a tree
 // reduction in local memory (see realize_local).
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -279,7 +280,26 @@ private:
                 tree.outer.push_back(var(o));
                 tree.outer_size.push_back(int_lit(static_extent(*kernel_, o)));
             }
+        check_uses_all_local_axes(insn, tree);
         return tree;
+    }
+
+    // The stages are read-modify-write updates of local memory: work-items of a local axis that neither the
+    // instruction nor the reduction runs on would each repeat them and fold partial results in several times
+    // (loopy rejects such instructions: they do not use all local hw axes).
+    void check_uses_all_local_axes(const Instruction& insn, const Tree& tree) const {
+        std::set<std::string> used = {tree.tag};
+        for (const std::string& o : insn.within_inames) used.insert(kernel_.iname_tag(o));
+        for (const auto& [other, tag] : kernel_->iname_tags)
+            user_assert(!is_local_axis_tag(tag) || used.count(tag), "LoopyError", "realize_reduction: the tree "
+                        "reduction over '", tree.iname, "' (", tree.tag, ") in instruction '", insn.id,
+                        "' does not use local axis ", tag, " of iname '", other, "': its work-items would each "
+                        "repeat the stages and fold partial results in several times (run the instruction within an "
+                        "iname on that axis, or reduce over '", other, "' sequentially)");
+    }
+
+    static bool is_local_axis_tag(const std::string& tag) {
+        return tag.size() > 2 && tag.rfind("l.", 0) == 0 && std::isdigit(static_cast<unsigned char>(tag[2]));
     }
 
     static ExprPtr element(const Tree& tree, const std::string& acc, ExprPtr index) {
