@@ -266,15 +266,20 @@ Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool h
         if (unrolled_lanes) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(*p.lanes);
         const isl::set dom = statement_domain(k, p, hardware_as_params);
         const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
+        // A `vec` loop other than the lanes is unrolled.
+        const auto unrolled = [&](std::size_t d) {
+            const auto tag = k.iname_tags.find(p.nest[d]);
+            return p.lanes != d && tag != k.iname_tags.end() && (is_unrolled_tag(tag->second) || tag->second == "vec");
+        };
+        bool any_unrolled = unrolled_lanes;
+        for (std::size_t d = 0; d < p.nest.size(); ++d) any_unrolled = any_unrolled || unrolled(d);
         for (std::size_t d = 0; d < p.nest.size(); ++d) {
             if (p.lanes == d) continue;
-            // Other loops stay whole ("atomic"): isl would otherwise peel iterations of a loop around an
-            // unrolled one where the unrolled copies' guards change. A `vec` loop other than the lanes is
-            // unrolled.
-            const auto tag = k.iname_tags.find(p.nest[d]);
-            const bool unrolled = tag != k.iname_tags.end() && (is_unrolled_tag(tag->second) || tag->second == "vec");
-            if (unrolled) check_unrollable(k, p.nest[d]);
-            options = options.unite(isl_util::loop_option(m, unrolled ? "unroll" : "atomic", static_cast<int>(2 * d + 1)));
+            if (unrolled(d)) check_unrollable(k, p.nest[d]);
+            // Around unrolled copies, the other loops stay whole ("atomic"): isl would otherwise peel iterations
+            // where the copies' guards change. Elsewhere isl's default is cheaper to compute.
+            if (unrolled(d) || any_unrolled)
+                options = options.unite(isl_util::loop_option(m, unrolled(d) ? "unroll" : "atomic", static_cast<int>(2 * d + 1)));
         }
         if (unrolled_lanes) options = options.unite(isl_util::loop_option(m, "unroll", lanes_dim));
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
