@@ -39,13 +39,13 @@ Kernel edit_instructions(const Kernel& k, const std::set<std::string>& ids, cons
 // Everything `id` depends on, directly or through other instructions (loopy's recursive_insn_dep_map).
 std::set<std::string> all_dependencies(const KernelData& k, const std::string& id) {
     std::set<std::string> out;
-    std::vector<std::string> todo{id};
-    while (!todo.empty()) {
-        const Instruction* insn = find_instruction(k, todo.back());
-        todo.pop_back();
+    std::vector<std::string> pending{id};
+    while (!pending.empty()) {
+        const Instruction* insn = find_instruction(k, pending.back());
+        pending.pop_back();
         if (!insn) continue;
         for (const std::string& dep : insn->depends_on)
-            if (out.insert(dep).second) todo.push_back(dep);
+            if (out.insert(dep).second) pending.push_back(dep);
     }
     return out;
 }

@@ -28,7 +28,6 @@ namespace {
 
 Kernel wrap(KernelData k) { return Kernel(std::make_shared<const KernelData>(std::move(k))); }
 
-bool is_local_tag(const std::string& tag) { return tag.rfind("l.", 0) == 0 && tag != "l.auto"; }
 
 std::set<std::string> inames_in(const KernelData& k, const ExprPtr& e) {
     std::set<std::string> out;
@@ -462,47 +461,10 @@ std::set<std::string> compute_dependencies(const KernelData& k, const Instructio
     return out;
 }
 
-// The size of local axis `axis` the kernel's other inames already give the work-group, or 0.
-long local_size(const KernelData& k, int axis, const std::set<std::string>& exclude) {
-    long size = 0;
-    for (const auto& [iname, tag] : k.iname_tags)
-        if (tag == cat("l.", axis) && !exclude.count(iname)) size = std::max(size, static_extent(k, iname));
-    return size;
-}
-
-// Resolves "l.auto" on the new inames as loopy's assign_automatic_axes does for them: fastest-varying
-// storage axis first, each gets the lowest local axis the compute instruction does not use yet, split to
-// the work-group's size on that axis where it is longer; with no local axis left it stays sequential.
-Kernel assign_auto_local_axes(const Kernel& kernel, const std::string& compute_id, const std::vector<std::string>& auto_inames) {
-    Kernel k = kernel;
-    std::set<int> used;
-    for (const std::string& i : k.find_instruction(compute_id)->within_inames) {
-        const std::string tag = k.iname_tag(i);
-        if (is_local_tag(tag)) used.insert(std::stoi(tag.substr(2)));
-    }
-    const std::set<std::string> excluded(auto_inames.begin(), auto_inames.end());
-    for (auto it = auto_inames.rbegin(); it != auto_inames.rend(); ++it) {
-        int axis = 0;
-        while (used.count(axis)) ++axis;
-        if (axis > 2) break;
-        used.insert(axis);
-        const std::string tag = cat("l.", axis);
-        const long group = local_size(*k, axis, excluded);
-        if (group > 0 && static_extent(*k, *it) > group) {
-            SplitOptions split;
-            split.inner_tag = tag;
-            k = split_iname(k, *it, group, split);
-        } else {
-            k = tag_inames(k, {{*it, tag}});
-        }
-    }
-    return k;
-}
-
-Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& compute_id, const std::string& tag) {
+Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& tag) {
     if (tag.empty() || tag == "for" || tag == "None") return k;
+    // "l.auto" stays a tag: preprocessing assigns the axes (transform/auto_axes.cpp), as loopy does.
     const std::vector<std::string> kept = new_inames(p);
-    if (tag == "l.auto") return assign_auto_local_axes(k, compute_id, kept);
     std::vector<std::pair<std::string, std::string>> tags;
     for (const std::string& n : kept) tags.emplace_back(n, tag);
     return tag_inames(k, tags);
@@ -642,7 +604,7 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     k.instructions.insert(k.instructions.begin(), added.begin(), added.end());
     k.temporaries.push_back(storage_temporary(p, o, temporary));
     drop_unused_rules(k);
-    return tag_new_inames(wrap(std::move(k)), p, compute_id, o.default_tag);
+    return tag_new_inames(wrap(std::move(k)), p, o.default_tag);
 }
 
 // --- add_prefetch
