@@ -121,6 +121,18 @@ function M.count_plain(text, piece)
   end
 end
 
+-- The tutorial's rotate_v1 kernel, split 16 over g.0/l.0: a dependency across work-groups in one kernel.
+function M.rotate_v1()
+  local knl = lp.make_kernel("[n] -> {[i] : 0<=i<n}",
+    [[
+    for i
+       <>tmp = arr[i] {id=maketmp,dep=*}
+       arr[(i + 1) % n] = tmp {id=rotate,dep=*maketmp}
+    end
+    ]], {lp.GlobalArg("arr", "int32", {shape = "n"}), "..."}, {name = "rotate_v1", assumptions = "n mod 16 = 0"})
+  return lp.split_iname(knl, "i", 16, {inner_tag = "l.0", outer_tag = "g.0"})
+end
+
 -- Calls f(...) and checks that it raises a Loom error of `kind` whose message contains every string in
 -- `texts` (one string or a list). An InternalError, a plain string error or no error at all fails. Returns
 -- the error object.

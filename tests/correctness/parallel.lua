@@ -96,14 +96,7 @@ end
 
 -- A dependency across work-groups cannot be ordered in one kernel (the tutorial's rotate_v1).
 do
-  local knl = lp.make_kernel("[n] -> {[i] : 0<=i<n}",
-    [[
-    for i
-       <>tmp = arr[i] {id=maketmp,dep=*}
-       arr[(i + 1) % n] = tmp {id=rotate,dep=*maketmp}
-    end
-    ]], {lp.GlobalArg("arr", "int32", {shape = "n"}), "..."}, {name = "rotate_v1", assumptions = "n mod 16 = 0"})
-  knl = lp.split_iname(knl, "i", 16, {inner_tag = "l.0", outer_tag = "g.0"})
+  local knl = h.rotate_v1()
   local err = h.expect_error("MissingBarrierError", {}, lp.generate_code, knl)
   assert(err.message:find("Dependency 'rotate depends on maketmp' (for variable 'arr')", 1, true), err.message)
 end

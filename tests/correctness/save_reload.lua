@@ -166,14 +166,7 @@ end
 -- The insert_gbarriers option: a global barrier (a `... gbarrier` instruction) wherever a dependency
 -- crosses work-groups on global memory, instead of a MissingBarrierError.
 do
-  local knl = lp.make_kernel("[n] -> {[i] : 0<=i<n}",
-    [[
-    for i
-       <>tmp = arr[i] {id=maketmp,dep=*}
-       arr[(i + 1) % n] = tmp {id=rotate,dep=*maketmp}
-    end
-    ]], {lp.GlobalArg("arr", "int32", {shape = "n"}), "..."}, {name = "rotate_v1", assumptions = "n mod 16 = 0"})
-  knl = lp.split_iname(knl, "i", 16, {inner_tag = "l.0", outer_tag = "g.0"})
+  local knl = h.rotate_v1()
   h.expect_error("MissingBarrierError", {}, lp.generate_code, knl)
   local split = lp.set_options(knl, {insert_gbarriers = true})
   h.expect_error("MissingDefinitionError", {}, lp.generate_code, split)
