@@ -9,6 +9,7 @@
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
+#include "schedule/linear_tree.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -51,39 +52,19 @@ std::vector<std::string> loops_of(const KernelData& k, const Instruction& insn, 
 // Sequence positions and loops of every instruction, from the linearization.
 std::vector<Placed> place_statements(const KernelData& k) {
     std::vector<Placed> out;
-    std::vector<long> counter{0}, prefix;
-    std::vector<std::string> loops;
-    for (const LinearItem& item : k.linearization) {
-        switch (item.kind) {
-            case LinearItem::Kind::EnterLoop:
-                prefix.push_back(counter.back()++);
-                loops.push_back(item.name);
-                counter.push_back(0);
-                break;
-            case LinearItem::Kind::LeaveLoop:
-                counter.pop_back();
-                prefix.pop_back();
-                loops.pop_back();
-                break;
-            case LinearItem::Kind::RunInstruction:
-            case LinearItem::Kind::Barrier: {
-                std::vector<long> pos = prefix;
-                pos.push_back(counter.back()++);
-                Statement st{nullptr, loops, std::nullopt, {}, {}};
-                if (item.kind == LinearItem::Kind::Barrier) {
-                    st.barrier = item;
-                } else {
-                    st.insn = find_instruction(k, item.name);
-                    st.loops = loops_of(k, *st.insn, loops);
-                    if (st.insn->kind == InsnKind::Barrier)
-                        st.barrier = LinearItem{LinearItem::Kind::Barrier, st.insn->mem_kind, "", st.insn->barrier_kind};
-                }
-                out.push_back({"S" + std::to_string(out.size()), st, pos, st.loops, std::nullopt,
-                               std::vector<int>(loops.size(), 0), std::nullopt});
-                break;
-            }
-            default: break;
+    for (const LinearPlace& place : linear_places(k.linearization)) {
+        const LinearItem& item = *place.item;
+        Statement st{nullptr, place.loops, std::nullopt, {}, {}};
+        if (item.kind == LinearItem::Kind::Barrier) {
+            st.barrier = item;
+        } else {
+            st.insn = find_instruction(k, item.name);
+            st.loops = loops_of(k, *st.insn, place.loops);
+            if (st.insn->kind == InsnKind::Barrier)
+                st.barrier = LinearItem{LinearItem::Kind::Barrier, st.insn->mem_kind, "", st.insn->barrier_kind};
         }
+        out.push_back({"S" + std::to_string(out.size()), st, place.positions, st.loops, std::nullopt,
+                       std::vector<int>(place.loops.size(), 0), std::nullopt});
     }
     return out;
 }

@@ -21,6 +21,7 @@
 #include "schedule/grid_loops.h"
 #include "schedule/kernel_split.h"
 #include "schedule/linearize.h"
+#include "schedule/verify_linearization.h"
 #include "ir/access.h"
 #include "ir/domain.h"
 #include "ir/layout.h"
@@ -386,6 +387,9 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
     debug_dump("linearization", linear);
+    // The linearizer is heuristic; its result is checked exactly before any code is printed (a given
+    // linearization too).
+    verify_linearization(*linear);
     return linear;
 }
 

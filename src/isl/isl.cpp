@@ -422,7 +422,11 @@ isl::map schedule_map(const isl::set& domain, const std::string& name, const std
     return isl::manage(isl_map_intersect_domain(isl_map_from_multi_aff(ma), dom));
 }
 
-isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices) {
+namespace {
+
+// The access relation of `indices` on `domain`; `exact` tells whether every index was quasi-affine.
+isl::map access_relation(const isl::set& domain, const std::vector<ExprPtr>& indices, bool& exact) {
+    exact = true;
     const int n_in = static_cast<int>(isl_set_dim(domain.get(), isl_dim_set));
     const int n_out = static_cast<int>(indices.size());
     isl::set d = isl::manage(isl_set_add_dims(domain.copy(), isl_dim_set, static_cast<unsigned>(n_out)));
@@ -430,6 +434,7 @@ isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices)
         d = isl::manage(isl_set_set_dim_name(d.copy(), isl_dim_set, n_in + j, cat("_loom_idx", j).c_str()));
     for (int j = 0; j < n_out; ++j) {
         const auto idx = to_pw_aff(indices[static_cast<std::size_t>(j)], d);
+        exact = exact && idx.has_value();
         if (!idx) continue;
         const auto axis = to_pw_aff(var(cat("_loom_idx", j)), d);
         isl_set* eq = isl_pw_aff_eq_set(axis->copy(), idx->copy());
@@ -440,6 +445,20 @@ isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices)
     isl_map* m = isl_map_from_range(d.copy());
     m = isl_map_move_dims(m, isl_dim_in, 0, isl_dim_out, 0, static_cast<unsigned>(n_in));
     return isl::manage(m);
+}
+
+}  // namespace
+
+isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices) {
+    bool exact = true;
+    return access_relation(domain, indices, exact);
+}
+
+std::optional<isl::map> exact_access_map(const isl::set& domain, const std::vector<ExprPtr>& indices) {
+    bool exact = true;
+    isl::map m = access_relation(domain, indices, exact);
+    if (!exact) return std::nullopt;
+    return m;
 }
 
 isl::map constrain_dims(const isl::map& m, const std::string& in, const std::string& out, DimOrder order) {

@@ -75,6 +75,9 @@ isl::map schedule_map(const isl::set& domain, const std::string& name, const std
 /// The relation { instance of `domain` -> [indices...] }. An index that is not quasi-affine leaves its axis
 /// unconstrained (any element may be touched), which keeps analyses based on it conservative.
 isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices);
+/// The access relation when every index is quasi-affine (names other than set dimensions taken as parameters),
+/// nullopt otherwise.
+std::optional<isl::map> exact_access_map(const isl::set& domain, const std::vector<ExprPtr>& indices);
 
 /// Relation helpers addressing dimensions by name: `in` is an input dimension, `out` an output one.
 enum class DimOrder { Equal, Less, Greater };

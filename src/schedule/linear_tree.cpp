@@ -1,5 +1,7 @@
 #include "schedule/linear_tree.h"
 
+#include "support/error.h"
+
 namespace loom {
 
 namespace {
@@ -35,6 +37,38 @@ std::vector<LinearNode> to_tree(const std::vector<LinearItem>& items) {
 std::vector<LinearItem> to_items(const std::vector<LinearNode>& nodes) {
     std::vector<LinearItem> out;
     flatten(nodes, out);
+    return out;
+}
+
+std::vector<LinearPlace> linear_places(const std::vector<LinearItem>& items) {
+    std::vector<LinearPlace> out;
+    std::vector<long> counter{0}, prefix;  // the next position in each open block; the loops' positions
+    std::vector<std::string> loops;
+    for (const LinearItem& item : items) {
+        switch (item.kind) {
+            case LinearItem::Kind::EnterLoop:
+                prefix.push_back(counter.back()++);
+                loops.push_back(item.name);
+                counter.push_back(0);
+                break;
+            case LinearItem::Kind::LeaveLoop:
+                internal_assert(!loops.empty() && loops.back() == item.name, "linearization leaves loop '", item.name,
+                                "', which is not the innermost open loop");
+                counter.pop_back();
+                prefix.pop_back();
+                loops.pop_back();
+                break;
+            case LinearItem::Kind::RunInstruction:
+            case LinearItem::Kind::Barrier: {
+                std::vector<long> positions = prefix;
+                positions.push_back(counter.back()++);
+                out.push_back({&item, loops, std::move(positions)});
+                break;
+            }
+            default: break;
+        }
+    }
+    internal_assert(loops.empty(), "linearization leaves loop '", loops.empty() ? "" : loops.back(), "' open");
     return out;
 }
 

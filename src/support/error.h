@@ -60,10 +60,16 @@ void user_assert(bool cond, const std::string& kind, const Parts&... parts) {
     if (!cond) user_error(kind, parts...);
 }
 
-/// Our own invariant; a failure is a bug in Loom, reported instead of crashing the host.
+/// A bug in Loom, reported instead of crashing the host or emitting wrong code.
+template <class... Parts>
+[[noreturn]] void internal_error(const Parts&... parts) {
+    throw Error("InternalError", cat("internal error: ", parts...));
+}
+
+/// Our own invariant; a failure is a bug in Loom.
 template <class... Parts>
 void internal_assert(bool cond, const Parts&... parts) {
-    if (!cond) throw Error("InternalError", cat("internal error: ", parts...));
+    if (!cond) internal_error(parts...);
 }
 
 }  // namespace loom

@@ -1,0 +1,363 @@
+#include "schedule/verify_linearization.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/access.h"
+#include "ir/domain.h"
+#include "isl/isl.h"
+#include "isl/relations.h"
+#include "schedule/linear_tree.h"
+#include "schedule/linearize.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace loom {
+
+namespace {
+
+// An instruction as the linearization runs it.
+struct Placement {
+    const Instruction* insn = nullptr;
+    std::vector<std::string> loops;  // the sequential loops around it, outermost first
+    std::vector<long> positions;     // see LinearPlace
+    std::vector<std::string> dims;   // of an instance: one per hardware axis of the kernel, then `loops`
+    isl::set instances;              // named after the instruction
+    isl::map schedule;               // instance -> time
+};
+
+// The relations of one instruction with one variable (each nullopt when there is none).
+struct Accesses {
+    std::optional<isl::union_map> certain_writes, possible_writes, exact_reads;
+};
+
+// A read whose value is meant to come from the same iteration of the loops that `reader` shares with
+// `writer`, a prerequisite of it that writes `variable`.
+struct CheckedRead {
+    const Placement* writer;
+    const Placement* reader;
+    std::string variable;
+};
+
+// The accesses of the variables of the checked reads, by instruction (placement) and variable.
+using AccessTable = std::map<std::pair<const Placement*, std::string>, Accesses>;
+
+void add(std::optional<isl::union_map>& acc, const isl::map& m) { acc = acc ? acc->unite(isl::union_map(m)) : isl::union_map(m); }
+
+std::string tag_of(const KernelData& k, const std::string& iname) {
+    const auto it = k.iname_tags.find(iname);
+    return it == k.iname_tags.end() ? std::string() : it->second;
+}
+
+bool is_hardware(const KernelData& k, const std::string& iname) { return is_hardware_tag(tag_of(k, iname)); }
+
+// The name of the instance dimension of hardware axis `tag` ("l.0") for an instruction without an iname on
+// it, and how messages show a dimension.
+const std::string axis_prefix = "_loom_axis_";
+std::string axis_dim(const std::string& tag) { return axis_prefix + tag; }
+std::string dim_label(const std::string& dim) {
+    return dim.rfind(axis_prefix, 0) == 0 ? dim.substr(axis_prefix.size()) : dim;
+}
+
+class Verifier {
+public:
+    explicit Verifier(const KernelData& k) : k_(k) {
+        for (const Instruction& insn : k.instructions)
+            for (const std::string& i : insn.within_inames)
+                if (is_hardware(k, i)) axes_.insert(tag_of(k, i));
+        place_instructions();
+    }
+
+    void check_dependencies() const {
+        for (const Placement& r : placements_)
+            for (const std::string& dep : r.insn->depends_on) {
+                const Placement* w = placement_of(dep);
+                if (!w || w == &r) continue;
+                const isl::map early = agreeing(*w, r, false).intersect(isl_util::not_before(w->schedule, r.schedule));
+                if (!early.is_empty()) report_order(*w, r, early);
+            }
+    }
+
+    void check_dataflow() const {
+        const std::vector<CheckedRead> checked = checked_reads();
+        if (checked.empty()) return;
+        const AccessTable table = access_table(checked);
+        const isl::union_map flow = last_writers(table);
+        for (const CheckedRead& c : checked) {
+            const std::optional<isl::union_map>& writes = table.at({c.writer, c.variable}).certain_writes;
+            if (!writes) continue;
+            const isl::map same = agreeing(*c.writer, *c.reader, true);
+            // The elements the reader expects from the writer's instance in its own iteration of their loops.
+            const isl::union_set expected = isl::union_map(same.reverse()).apply_range(*writes).wrap();
+            const isl::union_map from_other_iteration =
+                flow.intersect_domain(isl::union_set(c.writer->instances)).intersect_range(expected).range_factor_domain().subtract(isl::union_map(same));
+            if (!from_other_iteration.is_empty())
+                report_stale_read(*c.writer, *c.reader, c.variable, from_other_iteration.extract_map(same.space()));
+        }
+    }
+
+private:
+    void place_instructions() {
+        const std::vector<LinearPlace> places = linear_places(k_.linearization);
+        std::size_t depth = 0;
+        for (const LinearPlace& place : places) depth = std::max(depth, place.loops.size());
+        for (const LinearPlace& place : places) {
+            if (place.item->kind != LinearItem::Kind::RunInstruction) continue;
+            const Instruction* insn = find_instruction(k_, place.item->name);
+            if (!insn) internal_error("the linearization of kernel '", k_.name, "' runs '", place.item->name,
+                                      "', which is no instruction");
+            const auto [it, fresh] = index_.emplace(insn->id, placements_.size());
+            if (!fresh) internal_error("the linearization of kernel '", k_.name, "' runs '", insn->id, "' twice");
+            check_loops(*insn, place.loops);
+            placements_.push_back(placement(*insn, place, depth));
+        }
+        for (const Instruction& insn : k_.instructions)
+            if (!index_.count(insn.id))
+                internal_error("the linearization of kernel '", k_.name, "' never runs '", insn.id, "'");
+    }
+
+    // An instruction runs inside the loops of its sequential inames, each once, and no others.
+    void check_loops(const Instruction& insn, const std::vector<std::string>& loops) const {
+        const std::set<std::string> around(loops.begin(), loops.end());
+        for (const std::string& l : loops)
+            if (!insn.within_inames.count(l) || std::count(loops.begin(), loops.end(), l) > 1)
+                internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in loops ",
+                               join(loops, ", "), ": loop '", l, "' is not one of its inames ",
+                               join({insn.within_inames.begin(), insn.within_inames.end()}, ", "), " or repeated");
+        for (const std::string& i : insn.within_inames)
+            if (!around.count(i) && !is_hardware(k_, i))
+                internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' outside loop '", i,
+                               "' (loops around it: ", join(loops, ", "), ")");
+    }
+
+    const Placement* placement_of(const std::string& id) const {
+        const auto it = index_.find(id);
+        return it == index_.end() ? nullptr : &placements_[it->second];
+    }
+
+    // An instance is the instruction's hardware axes (its iname on each, or the whole axis) and its loops;
+    // its time is the 2d+1 schedule padded to `depth` loops, then the hardware axes.
+    Placement placement(const Instruction& insn, const LinearPlace& place, std::size_t depth) const {
+        Placement p{&insn, place.loops, place.positions, {}, {}, {}};
+        std::vector<std::string> known;  // the instruction's own inames among the dims
+        std::vector<std::string> missing_axes;
+        for (const std::string& tag : axes_) {
+            const auto own = std::find_if(p.insn->within_inames.begin(), p.insn->within_inames.end(),
+                                          [&](const std::string& i) { return tag_of(k_, i) == tag; });
+            if (own == p.insn->within_inames.end()) missing_axes.push_back(tag);
+            p.dims.push_back(own == p.insn->within_inames.end() ? axis_dim(tag) : *own);
+            if (own != p.insn->within_inames.end()) known.push_back(*own);
+        }
+        known.insert(known.end(), p.loops.begin(), p.loops.end());
+        p.dims.insert(p.dims.end(), p.loops.begin(), p.loops.end());
+        isl::set s = domain_of(k_, known);
+        for (const std::string& tag : missing_axes) s = isl_util::flat_product(s, axis_range(tag));
+        p.instances = isl_util::with_tuple_name(isl_util::project_onto(s, p.dims), p.insn->id);
+
+        const std::size_t n_axes = axes_.size();
+        std::vector<int> dim_of(2 * depth + 1 + n_axes, -1);
+        std::vector<long> constant(dim_of.size(), 0);
+        for (std::size_t d = 0; d < p.loops.size(); ++d) {
+            constant[2 * d] = p.positions[d];
+            dim_of[2 * d + 1] = static_cast<int>(n_axes + d);
+        }
+        constant[2 * p.loops.size()] = p.positions.back();
+        for (std::size_t a = 0; a < n_axes; ++a) dim_of[2 * depth + 1 + a] = static_cast<int>(a);
+        p.schedule = isl_util::schedule_map(p.instances, p.insn->id, dim_of, constant);
+        return p;
+    }
+
+    // The values of hardware axis `tag`: those of all inames on it.
+    isl::set axis_range(const std::string& tag) const {
+        std::optional<isl::set> out;
+        for (const std::string& i : all_inames(k_)) {
+            if (tag_of(k_, i) != tag) continue;
+            isl::set values = isl_util::rename_dim(domain_of(k_, {i}), i, axis_dim(tag));
+            if (out) values = isl_util::align_params(values, out->space());
+            out = out ? isl_util::align_params(*out, values.space()).unite(values) : values;
+        }
+        internal_assert(out.has_value(), "no iname on hardware axis ", tag);
+        return *out;
+    }
+
+    // Pairs of instances of `w` and `r` that agree on the inames the two share: all of them, or the
+    // sequential loops only.
+    isl::map agreeing(const Placement& w, const Placement& r, bool loops_only) const {
+        isl::map m = isl_util::all_pairs(w.instances, r.instances);
+        for (const std::string& i : shared_inames(w, r, loops_only))
+            m = isl_util::constrain_dims(m, i, i, isl_util::DimOrder::Equal);
+        return m;
+    }
+
+    std::vector<std::string> shared_inames(const Placement& w, const Placement& r, bool loops_only) const {
+        const std::vector<std::string>& candidates = loops_only ? w.loops : w.dims;
+        const std::vector<std::string>& others = loops_only ? r.loops : r.dims;
+        std::vector<std::string> out;
+        for (const std::string& i : candidates)
+            if (w.insn->within_inames.count(i) && r.insn->within_inames.count(i) &&
+                std::find(others.begin(), others.end(), i) != others.end())
+                out.push_back(i);
+        return out;
+    }
+
+    // Private temporaries exist once per work-item, local ones once per work-group: the hardware axes that
+    // tell their copies apart lead each element.
+    std::vector<int> storage_axes(const std::string& variable) const {
+        const Variable* v = find_variable(k_, variable);
+        std::vector<int> out;
+        if (!v || v->kind != VarKind::Temporary || v->address_space == AddressSpace::Global) return out;
+        int a = 0;
+        for (const std::string& tag : axes_) {
+            if (v->address_space != AddressSpace::Local || tag[0] == 'g') out.push_back(a);
+            ++a;
+        }
+        return out;
+    }
+
+    // An index that reads a variable (other than a value argument) depends on data: not a known element.
+    bool data_dependent(const Access& a) const {
+        for (const ExprPtr& idx : a.indices)
+            for (const std::string& n : referenced_names(idx)) {
+                const Variable* v = find_variable(k_, n);
+                if (v && v->kind != VarKind::ValueArg) return true;
+            }
+        return false;
+    }
+
+    Accesses accesses(const Placement& p, const std::string& variable, bool with_reads) const {
+        const std::vector<int> key = storage_axes(variable);
+        const isl::map copy = isl_util::schedule_map(p.instances, p.insn->id, key, std::vector<long>(key.size(), 0));
+        Accesses out;
+        for (const Access& a : accesses_of(*p.insn)) {
+            if (a.name != variable) continue;
+            const std::optional<isl::map> exact =
+                data_dependent(a) ? std::nullopt : isl_util::exact_access_map(p.instances, a.indices);
+            const isl::map touched = (exact ? *exact : isl_util::access_map(p.instances, a.indices)).set_domain_tuple(p.insn->id);
+            const isl::map element = isl_util::flat_range_product(copy, touched).set_range_tuple(variable);
+            const bool certain = exact && p.insn->predicates.empty();
+            if (a.is_write) add(certain ? out.certain_writes : out.possible_writes, element);
+            else if (certain && with_reads) add(out.exact_reads, element);
+        }
+        return out;
+    }
+
+    std::vector<CheckedRead> checked_reads() const {
+        std::vector<CheckedRead> out;
+        for (const Placement& r : placements_) {
+            if (!r.insn->predicates.empty()) continue;
+            const std::set<std::string> read = read_names(*r.insn);
+            for (const std::string& dep : r.insn->depends_on) {
+                const Placement* w = placement_of(dep);
+                if (!w || w == &r) continue;
+                for (const std::string& v : written_names(*w->insn))
+                    if (read.count(v) && find_variable(k_, v)) out.push_back({w, &r, v});
+            }
+        }
+        return out;
+    }
+
+    // The writes of every instruction to the variables of `checked`, and the reads the checks are about.
+    AccessTable access_table(const std::vector<CheckedRead>& checked) const {
+        std::set<std::pair<const Placement*, std::string>> reads;
+        std::set<std::string> variables;
+        for (const CheckedRead& c : checked) {
+            reads.insert({c.reader, c.variable});
+            variables.insert(c.variable);
+        }
+        AccessTable out;
+        for (const Placement& p : placements_) {
+            const std::set<std::string> written = written_names(*p.insn);
+            for (const std::string& v : variables) {
+                const bool read_here = reads.count({&p, v}) != 0;
+                if ((read_here || written.count(v)) && !out.count({&p, v})) out[{&p, v}] = accesses(p, v, read_here);
+            }
+        }
+        return out;
+    }
+
+    // isl's dataflow analysis for the checked reads: { writer instance -> [reader instance -> element] } where
+    // the writer is certainly the last to write the element before the read.
+    isl::union_map last_writers(const AccessTable& table) const {
+        isl::union_map reads = isl::union_map::empty(isl_util::ctx()), certain = reads, possible = reads, schedule = reads;
+        std::set<const Placement*> scheduled;
+        for (const auto& [key, a] : table) {
+            if (a.exact_reads) reads = reads.unite(*a.exact_reads);
+            if (a.certain_writes) certain = certain.unite(*a.certain_writes);
+            if (a.possible_writes) possible = possible.unite(*a.possible_writes);
+            if (scheduled.insert(key.first).second) schedule = schedule.unite(isl::union_map(key.first->schedule));
+        }
+        return isl::union_access_info(reads)
+            .set_must_source(certain)
+            .set_may_source(possible)
+            .set_schedule_map(schedule)
+            .compute_flow()
+            .full_must_dependence();
+    }
+
+    // "f(i=2, j=3)" from the coordinates of an instance, starting at `first`.
+    static std::string instance(const Placement& p, const std::vector<long>& coordinates, std::size_t first) {
+        std::vector<std::string> parts;
+        for (std::size_t d = 0; d < p.dims.size(); ++d) {
+            parts.push_back(cat(dim_label(p.dims[d]), "=", coordinates[first + d]));
+        }
+        return cat(p.insn->id, "(", join(parts, ", "), ")");
+    }
+
+    static std::string parameters(const isl_util::PointValues& pt) {
+        std::vector<std::string> parts;
+        for (const auto& [name, value] : pt.params) parts.push_back(cat(name, "=", value));
+        return parts.empty() ? "" : cat(" (with ", join(parts, ", "), ")");
+    }
+
+    std::string loops_note(const Placement& w, const Placement& r) const {
+        return cat("; loops around '", w.insn->id, "': ", w.loops.empty() ? "none" : join(w.loops, ", "), ", around '",
+                   r.insn->id, "': ", r.loops.empty() ? "none" : join(r.loops, ", "));
+    }
+
+    [[noreturn]] void report_order(const Placement& w, const Placement& r, const isl::map& early) const {
+        const isl_util::PointValues pt = *isl_util::sample_point(early.wrap());
+        const std::vector<std::string> shared = shared_inames(w, r, false);
+        internal_error("the linearization of kernel '", k_.name, "' breaks a dependency: '", r.insn->id,
+                       "' depends on '", w.insn->id, "' (shared inames: ", shared.empty() ? "none" : join(shared, ", "),
+                       "), but ", instance(r, pt.coordinates, w.dims.size()), " does not run after ",
+                       instance(w, pt.coordinates, 0), parameters(pt), loops_note(w, r));
+    }
+
+    [[noreturn]] void report_stale_read(const Placement& w, const Placement& r, const std::string& variable,
+                                        const isl::map& stale) const {
+        const isl_util::PointValues pt = *isl_util::sample_point(stale.wrap());
+        std::vector<std::string> differing;
+        for (const std::string& l : shared_inames(w, r, true)) {
+            const auto at = [&](const Placement& p, std::size_t first) {
+                return pt.coordinates[first + static_cast<std::size_t>(std::find(p.dims.begin(), p.dims.end(), l) - p.dims.begin())];
+            };
+            if (at(w, 0) != at(r, w.dims.size())) differing.push_back(l);
+        }
+        internal_error("the linearization of kernel '", k_.name, "' breaks a dependency: '", r.insn->id,
+                       "' reads '", variable, "' written by '", w.insn->id, "' in another iteration of ",
+                       differing.size() == 1 ? "loop " : "loops ", join(differing, ", "), ": ", instance(r, pt.coordinates, w.dims.size()), " reads the value ",
+                       instance(w, pt.coordinates, 0), " wrote, not that of '", w.insn->id, "' in its own iteration",
+                       parameters(pt), loops_note(w, r));
+    }
+
+    const KernelData& k_;
+    std::set<std::string> axes_;  // hardware axes ("g.0", "l.1", ...) of the instructions, group axes first
+    std::vector<Placement> placements_;
+    std::map<std::string, std::size_t> index_;  // instruction id -> its placement
+};
+
+}  // namespace
+
+void verify_linearization(const KernelData& k) {
+    isl_util::guard("InternalError", cat("verifying the linearization of kernel '", k.name, "'"), [&] {
+        const Verifier v(k);
+        v.check_dependencies();
+        v.check_dataflow();
+    });
+}
+
+}  // namespace loom
