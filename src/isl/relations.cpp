@@ -14,6 +14,11 @@ isl::set with_tuple_name(const isl::set& s, const std::string& name) {
     return isl::manage(isl_set_set_tuple_name(s.copy(), name.c_str()));
 }
 
+isl::map with_tuple_names(const isl::map& m, const std::string& domain, const std::string& range) {
+    isl_map* out = isl_map_set_tuple_name(m.copy(), isl_dim_in, domain.empty() ? nullptr : domain.c_str());
+    return isl::manage(isl_map_set_tuple_name(out, isl_dim_out, range.empty() ? nullptr : range.c_str()));
+}
+
 isl::map all_pairs(const isl::set& from, const isl::set& to) {
     isl_set* a = isl_set_align_params(from.copy(), isl_set_get_space(to.get()));
     isl_set* b = isl_set_align_params(to.copy(), isl_set_get_space(a));

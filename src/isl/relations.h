@@ -14,6 +14,10 @@ namespace loom::isl_util {
 /// `s` with its tuple named `name` (statement instances are told apart by their tuple).
 isl::set with_tuple_name(const isl::set& s, const std::string& name);
 
+/// `m` with its domain tuple named `domain` and its range tuple named `range` ("" leaves it unnamed). Names are
+/// taken as they are (isl::id's string constructor would parse them: "t.save" would become "t").
+isl::map with_tuple_names(const isl::map& m, const std::string& domain, const std::string& range);
+
 /// { a -> b : a in `from`, b in `to` }.
 isl::map all_pairs(const isl::set& from, const isl::set& to);
 

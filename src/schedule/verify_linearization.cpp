@@ -236,8 +236,9 @@ private:
             if (a.name != variable) continue;
             const std::optional<isl::map> exact =
                 data_dependent(a) ? std::nullopt : isl_util::exact_access_map(p.instances, a.indices);
-            const isl::map touched = (exact ? *exact : isl_util::access_map(p.instances, a.indices)).set_domain_tuple(p.insn->id);
-            const isl::map element = isl_util::flat_range_product(copy, touched).set_range_tuple(variable);
+            const isl::map touched = exact ? *exact : isl_util::access_map(p.instances, a.indices);
+            const isl::map element = isl_util::with_tuple_names(
+                isl_util::flat_range_product(copy, isl_util::with_tuple_names(touched, p.insn->id, "")), p.insn->id, variable);
             const bool certain = exact && p.insn->predicates.empty();
             if (a.is_write) add(certain ? out.certain_writes : out.possible_writes, element);
             else if (certain && with_reads) add(out.exact_reads, element);
