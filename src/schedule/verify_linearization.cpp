@@ -22,18 +22,40 @@ namespace {
 
 // An instruction as the linearization runs it.
 struct Placement {
-    const Instruction* insn = nullptr;
+    const Instruction* insn;
     std::vector<std::string> loops;  // the sequential loops around it, outermost first
     std::vector<long> positions;     // see LinearPlace
-    std::vector<std::string> dims;   // of an instance: one per hardware axis of the kernel, then `loops`
-    isl::set instances;              // named after the instruction
-    isl::map schedule;               // instance -> time
 };
 
-// The relations of one instruction with one variable (each nullopt when there is none).
-struct Accesses {
-    std::optional<isl::union_map> certain_writes, possible_writes, exact_reads;
+// The instances of an instruction and when they run.
+struct Instances {
+    std::vector<std::string> dims;  // one per hardware axis of the kernel (the instruction's iname on it, or a
+                                    // stand-in where it runs on the whole axis), then its loops
+    isl::set set;                   // named after the instruction
+    isl::map schedule;              // instance -> time: the 2d+1 schedule, the same for all work-items
 };
+
+// The number of loops (the same loop, not two loops over one iname) around both.
+std::size_t common_loops(const Placement& a, const Placement& b) {
+    std::size_t c = 0;
+    while (c < a.loops.size() && c < b.loops.size() && a.loops[c] == b.loops[c] && a.positions[c] == b.positions[c]) ++c;
+    return c;
+}
+
+// Whether a's item comes before b's in the linearization (then, inside the loops around both, each
+// iteration runs a before b).
+bool precedes(const Placement& a, const Placement& b) {
+    const std::size_t c = common_loops(a, b);
+    return a.positions[c] < b.positions[c];
+}
+
+// Whether every loop iname the two share is a loop around both.
+bool shares_only_common_loops(const Placement& a, const Placement& b) {
+    const std::size_t c = common_loops(a, b);
+    return std::none_of(a.loops.begin() + static_cast<long>(c), a.loops.end(), [&](const std::string& l) {
+        return std::find(b.loops.begin(), b.loops.end(), l) != b.loops.end();
+    });
+}
 
 // A read whose value is meant to come from the same iteration of the loops that `reader` shares with
 // `writer`, a prerequisite of it that writes `variable`.
@@ -43,10 +65,17 @@ struct CheckedRead {
     std::string variable;
 };
 
+// The relations of one instruction with one variable (each nullopt when there is none).
+struct Accesses {
+    std::optional<isl::union_map> certain_writes, possible_writes, exact_reads;
+};
+
 // The accesses of the variables of the checked reads, by instruction (placement) and variable.
 using AccessTable = std::map<std::pair<const Placement*, std::string>, Accesses>;
 
-void add(std::optional<isl::union_map>& acc, const isl::map& m) { acc = acc ? acc->unite(isl::union_map(m)) : isl::union_map(m); }
+void add(std::optional<isl::union_map>& acc, const isl::map& m) {
+    acc = acc ? acc->unite(isl::union_map(m)) : isl::union_map(m);
+}
 
 std::string tag_of(const KernelData& k, const std::string& iname) {
     const auto it = k.iname_tags.find(iname);
@@ -72,18 +101,24 @@ public:
         place_instructions();
     }
 
-    void check_dependencies() const {
+    // Instances that agree on the inames they share agree on the loops around both (shared inames), so the
+    // first item that tells the two apart decides their order: where the prerequisite's comes first, all is
+    // well. Elsewhere isl decides (a prerequisite without instances may run anywhere).
+    void check_dependencies() {
         for (const Placement& r : placements_)
             for (const std::string& dep : r.insn->depends_on) {
                 const Placement* w = placement_of(dep);
-                if (!w || w == &r) continue;
-                const isl::map early = agreeing(*w, r, false).intersect(isl_util::not_before(w->schedule, r.schedule));
+                if (!w || w == &r || precedes(*w, r)) continue;
+                const isl::map early =
+                    agreeing(*w, r, false).intersect(isl_util::not_before(instances(*w).schedule, instances(r).schedule));
                 if (!early.is_empty()) report_order(*w, r, early);
             }
     }
 
-    void check_dataflow() const {
-        const std::vector<CheckedRead> checked = checked_reads();
+    void check_dataflow() {
+        std::vector<CheckedRead> checked;
+        for (const CheckedRead& c : reads_from_prerequisites())
+            if (!settled_by_order(*c.writer, *c.reader)) checked.push_back(c);
         if (checked.empty()) return;
         const AccessTable table = access_table(checked);
         const isl::union_map flow = last_writers(table);
@@ -93,8 +128,10 @@ public:
             const isl::map same = agreeing(*c.writer, *c.reader, true);
             // The elements the reader expects from the writer's instance in its own iteration of their loops.
             const isl::union_set expected = isl::union_map(same.reverse()).apply_range(*writes).wrap();
-            const isl::union_map from_other_iteration =
-                flow.intersect_domain(isl::union_set(c.writer->instances)).intersect_range(expected).range_factor_domain().subtract(isl::union_map(same));
+            const isl::union_map from_other_iteration = flow.intersect_domain(isl::union_set(instances(*c.writer).set))
+                                                            .intersect_range(expected)
+                                                            .range_factor_domain()
+                                                            .subtract(isl::union_map(same));
             if (!from_other_iteration.is_empty())
                 report_stale_read(*c.writer, *c.reader, c.variable, from_other_iteration.extract_map(same.space()));
         }
@@ -103,17 +140,17 @@ public:
 private:
     void place_instructions() {
         const std::vector<LinearPlace> places = linear_places(k_.linearization);
-        std::size_t depth = 0;
-        for (const LinearPlace& place : places) depth = std::max(depth, place.loops.size());
         for (const LinearPlace& place : places) {
+            depth_ = std::max(depth_, place.loops.size());
             if (place.item->kind != LinearItem::Kind::RunInstruction) continue;
             const Instruction* insn = find_instruction(k_, place.item->name);
-            if (!insn) internal_error("the linearization of kernel '", k_.name, "' runs '", place.item->name,
-                                      "', which is no instruction");
+            if (!insn)
+                internal_error("the linearization of kernel '", k_.name, "' runs '", place.item->name,
+                               "', which is no instruction");
             const auto [it, fresh] = index_.emplace(insn->id, placements_.size());
             if (!fresh) internal_error("the linearization of kernel '", k_.name, "' runs '", insn->id, "' twice");
             check_loops(*insn, place.loops);
-            placements_.push_back(placement(*insn, place, depth));
+            placements_.push_back({insn, place.loops, place.positions});
         }
         for (const Instruction& insn : k_.instructions)
             if (!index_.count(insn.id))
@@ -126,12 +163,12 @@ private:
         for (const std::string& l : loops)
             if (!insn.within_inames.count(l) || std::count(loops.begin(), loops.end(), l) > 1)
                 internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in loops ",
-                               join(loops, ", "), ": loop '", l, "' is not one of its inames ",
-                               join({insn.within_inames.begin(), insn.within_inames.end()}, ", "), " or repeated");
+                               join(loops, ", "), ": loop '", l, "' is not one of its inames (",
+                               join({insn.within_inames.begin(), insn.within_inames.end()}, ", "), ") or repeated");
         for (const std::string& i : insn.within_inames)
             if (!around.count(i) && !is_hardware(k_, i))
                 internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' outside loop '", i,
-                               "' (loops around it: ", join(loops, ", "), ")");
+                               "' (loops around it: ", loops.empty() ? "none" : join(loops, ", "), ")");
     }
 
     const Placement* placement_of(const std::string& id) const {
@@ -139,40 +176,47 @@ private:
         return it == index_.end() ? nullptr : &placements_[it->second];
     }
 
-    // An instance is the instruction's hardware axes (its iname on each, or the whole axis) and its loops;
-    // its time is the 2d+1 schedule padded to `depth` loops, then the hardware axes.
-    Placement placement(const Instruction& insn, const LinearPlace& place, std::size_t depth) const {
-        Placement p{&insn, place.loops, place.positions, {}, {}, {}};
-        std::vector<std::string> known;  // the instruction's own inames among the dims
-        std::vector<std::string> missing_axes;
-        for (const std::string& tag : axes_) {
-            const auto own = std::find_if(p.insn->within_inames.begin(), p.insn->within_inames.end(),
-                                          [&](const std::string& i) { return tag_of(k_, i) == tag; });
-            if (own == p.insn->within_inames.end()) missing_axes.push_back(tag);
-            p.dims.push_back(own == p.insn->within_inames.end() ? axis_dim(tag) : *own);
-            if (own != p.insn->within_inames.end()) known.push_back(*own);
-        }
-        known.insert(known.end(), p.loops.begin(), p.loops.end());
-        p.dims.insert(p.dims.end(), p.loops.begin(), p.loops.end());
-        isl::set s = domain_of(k_, known);
-        for (const std::string& tag : missing_axes) s = isl_util::flat_product(s, axis_range(tag));
-        p.instances = isl_util::with_tuple_name(isl_util::project_onto(s, p.dims), p.insn->id);
+    // Built with isl once, and only for instructions whose checks the order of items does not settle.
+    const Instances& instances(const Placement& p) {
+        auto it = instances_.find(&p);
+        if (it == instances_.end()) it = instances_.emplace(&p, build_instances(p)).first;
+        return it->second;
+    }
 
-        const std::size_t n_axes = axes_.size();
-        std::vector<int> dim_of(2 * depth + 1 + n_axes, -1);
+    Instances build_instances(const Placement& p) {
+        Instances out;
+        std::vector<std::string> own;  // the instruction's inames among the dims
+        std::vector<std::string> whole_axes;
+        for (const std::string& tag : axes_) {
+            const auto it = std::find_if(p.insn->within_inames.begin(), p.insn->within_inames.end(),
+                                         [&](const std::string& i) { return tag_of(k_, i) == tag; });
+            if (it == p.insn->within_inames.end()) whole_axes.push_back(tag);
+            else own.push_back(*it);
+            out.dims.push_back(it == p.insn->within_inames.end() ? axis_dim(tag) : *it);
+        }
+        own.insert(own.end(), p.loops.begin(), p.loops.end());
+        out.dims.insert(out.dims.end(), p.loops.begin(), p.loops.end());
+        isl::set s = domain_of(k_, own);
+        for (const std::string& tag : whole_axes) s = isl_util::flat_product(s, axis_range(tag));
+        out.set = isl_util::with_tuple_name(isl_util::project_onto(s, out.dims), p.insn->id);
+
+        // Work-items run in lockstep: two instances of one statement on different work-items run together,
+        // neither before the other (if they touch one element, that is a race, which barriers cannot order).
+        std::vector<int> dim_of(2 * depth_ + 1, -1);
         std::vector<long> constant(dim_of.size(), 0);
         for (std::size_t d = 0; d < p.loops.size(); ++d) {
             constant[2 * d] = p.positions[d];
-            dim_of[2 * d + 1] = static_cast<int>(n_axes + d);
+            dim_of[2 * d + 1] = static_cast<int>(axes_.size() + d);
         }
         constant[2 * p.loops.size()] = p.positions.back();
-        for (std::size_t a = 0; a < n_axes; ++a) dim_of[2 * depth + 1 + a] = static_cast<int>(a);
-        p.schedule = isl_util::schedule_map(p.instances, p.insn->id, dim_of, constant);
-        return p;
+        out.schedule = isl_util::schedule_map(out.set, p.insn->id, dim_of, constant);
+        return out;
     }
 
     // The values of hardware axis `tag`: those of all inames on it.
-    isl::set axis_range(const std::string& tag) const {
+    const isl::set& axis_range(const std::string& tag) {
+        auto known = axis_ranges_.find(tag);
+        if (known != axis_ranges_.end()) return known->second;
         std::optional<isl::set> out;
         for (const std::string& i : all_inames(k_)) {
             if (tag_of(k_, i) != tag) continue;
@@ -181,27 +225,49 @@ private:
             out = out ? isl_util::align_params(*out, values.space()).unite(values) : values;
         }
         internal_assert(out.has_value(), "no iname on hardware axis ", tag);
-        return *out;
+        return axis_ranges_.emplace(tag, *out).first->second;
     }
 
     // Pairs of instances of `w` and `r` that agree on the inames the two share: all of them, or the
     // sequential loops only.
-    isl::map agreeing(const Placement& w, const Placement& r, bool loops_only) const {
-        isl::map m = isl_util::all_pairs(w.instances, r.instances);
+    isl::map agreeing(const Placement& w, const Placement& r, bool loops_only) {
+        isl::map m = isl_util::all_pairs(instances(w).set, instances(r).set);
         for (const std::string& i : shared_inames(w, r, loops_only))
             m = isl_util::constrain_dims(m, i, i, isl_util::DimOrder::Equal);
         return m;
     }
 
-    std::vector<std::string> shared_inames(const Placement& w, const Placement& r, bool loops_only) const {
-        const std::vector<std::string>& candidates = loops_only ? w.loops : w.dims;
-        const std::vector<std::string>& others = loops_only ? r.loops : r.dims;
+    std::vector<std::string> shared_inames(const Placement& w, const Placement& r, bool loops_only) {
+        const std::vector<std::string>& candidates = loops_only ? w.loops : instances(w).dims;
+        const std::vector<std::string>& others = loops_only ? r.loops : instances(r).dims;
         std::vector<std::string> out;
         for (const std::string& i : candidates)
             if (w.insn->within_inames.count(i) && r.insn->within_inames.count(i) &&
                 std::find(others.begin(), others.end(), i) != others.end())
                 out.push_back(i);
         return out;
+    }
+
+    std::vector<CheckedRead> reads_from_prerequisites() const {
+        std::vector<CheckedRead> out;
+        for (const Placement& r : placements_) {
+            if (!r.insn->predicates.empty()) continue;
+            const std::set<std::string> read = read_names(*r.insn);
+            for (const std::string& dep : r.insn->depends_on) {
+                const Placement* w = placement_of(dep);
+                if (!w || w == &r) continue;
+                for (const std::string& v : written_names(*w->insn))
+                    if (read.count(v) && find_variable(k_, v)) out.push_back({w, &r, v});
+            }
+        }
+        return out;
+    }
+
+    // When the writer runs first and every loop the two share is a loop around both, the writer's instance
+    // in the reader's iteration writes each element the reader expects from it after every other iteration's
+    // instance did, and before the read: no other iteration's value can be the one read.
+    static bool settled_by_order(const Placement& writer, const Placement& reader) {
+        return precedes(writer, reader) && shares_only_common_loops(writer, reader);
     }
 
     // Private temporaries exist once per work-item, local ones once per work-group: the hardware axes that
@@ -228,17 +294,16 @@ private:
         return false;
     }
 
-    Accesses accesses(const Placement& p, const std::string& variable, bool with_reads) const {
+    Accesses accesses(const Placement& p, const std::string& variable, bool with_reads) {
+        const isl::set& set = instances(p).set;
         const std::vector<int> key = storage_axes(variable);
-        const isl::map copy = isl_util::schedule_map(p.instances, p.insn->id, key, std::vector<long>(key.size(), 0));
+        const isl::map copy = isl_util::schedule_map(set, p.insn->id, key, std::vector<long>(key.size(), 0));
         Accesses out;
         for (const Access& a : accesses_of(*p.insn)) {
             if (a.name != variable) continue;
-            const std::optional<isl::map> exact =
-                data_dependent(a) ? std::nullopt : isl_util::exact_access_map(p.instances, a.indices);
-            const isl::map touched = exact ? *exact : isl_util::access_map(p.instances, a.indices);
-            const isl::map element = isl_util::with_tuple_names(
-                isl_util::flat_range_product(copy, isl_util::with_tuple_names(touched, p.insn->id, "")), p.insn->id, variable);
+            const std::optional<isl::map> exact = data_dependent(a) ? std::nullopt : isl_util::exact_access_map(set, a.indices);
+            const isl::map touched = isl_util::with_tuple_names(exact ? *exact : isl_util::access_map(set, a.indices), p.insn->id, "");
+            const isl::map element = isl_util::with_tuple_names(isl_util::flat_range_product(copy, touched), p.insn->id, variable);
             const bool certain = exact && p.insn->predicates.empty();
             if (a.is_write) add(certain ? out.certain_writes : out.possible_writes, element);
             else if (certain && with_reads) add(out.exact_reads, element);
@@ -246,23 +311,8 @@ private:
         return out;
     }
 
-    std::vector<CheckedRead> checked_reads() const {
-        std::vector<CheckedRead> out;
-        for (const Placement& r : placements_) {
-            if (!r.insn->predicates.empty()) continue;
-            const std::set<std::string> read = read_names(*r.insn);
-            for (const std::string& dep : r.insn->depends_on) {
-                const Placement* w = placement_of(dep);
-                if (!w || w == &r) continue;
-                for (const std::string& v : written_names(*w->insn))
-                    if (read.count(v) && find_variable(k_, v)) out.push_back({w, &r, v});
-            }
-        }
-        return out;
-    }
-
     // The writes of every instruction to the variables of `checked`, and the reads the checks are about.
-    AccessTable access_table(const std::vector<CheckedRead>& checked) const {
+    AccessTable access_table(const std::vector<CheckedRead>& checked) {
         std::set<std::pair<const Placement*, std::string>> reads;
         std::set<std::string> variables;
         for (const CheckedRead& c : checked) {
@@ -274,7 +324,7 @@ private:
             const std::set<std::string> written = written_names(*p.insn);
             for (const std::string& v : variables) {
                 const bool read_here = reads.count({&p, v}) != 0;
-                if ((read_here || written.count(v)) && !out.count({&p, v})) out[{&p, v}] = accesses(p, v, read_here);
+                if (read_here || written.count(v)) out.emplace(std::make_pair(&p, v), accesses(p, v, read_here));
             }
         }
         return out;
@@ -282,14 +332,14 @@ private:
 
     // isl's dataflow analysis for the checked reads: { writer instance -> [reader instance -> element] } where
     // the writer is certainly the last to write the element before the read.
-    isl::union_map last_writers(const AccessTable& table) const {
+    isl::union_map last_writers(const AccessTable& table) {
         isl::union_map reads = isl::union_map::empty(isl_util::ctx()), certain = reads, possible = reads, schedule = reads;
         std::set<const Placement*> scheduled;
         for (const auto& [key, a] : table) {
             if (a.exact_reads) reads = reads.unite(*a.exact_reads);
             if (a.certain_writes) certain = certain.unite(*a.certain_writes);
             if (a.possible_writes) possible = possible.unite(*a.possible_writes);
-            if (scheduled.insert(key.first).second) schedule = schedule.unite(isl::union_map(key.first->schedule));
+            if (scheduled.insert(key.first).second) schedule = schedule.unite(isl::union_map(instances(*key.first).schedule));
         }
         return isl::union_access_info(reads)
             .set_must_source(certain)
@@ -300,11 +350,10 @@ private:
     }
 
     // "f(i=2, j=3)" from the coordinates of an instance, starting at `first`.
-    static std::string instance(const Placement& p, const std::vector<long>& coordinates, std::size_t first) {
+    std::string instance(const Placement& p, const std::vector<long>& coordinates, std::size_t first) {
+        const std::vector<std::string>& dims = instances(p).dims;
         std::vector<std::string> parts;
-        for (std::size_t d = 0; d < p.dims.size(); ++d) {
-            parts.push_back(cat(dim_label(p.dims[d]), "=", coordinates[first + d]));
-        }
+        for (std::size_t d = 0; d < dims.size(); ++d) parts.push_back(cat(dim_label(dims[d]), "=", coordinates[first + d]));
         return cat(p.insn->id, "(", join(parts, ", "), ")");
     }
 
@@ -314,48 +363,53 @@ private:
         return parts.empty() ? "" : cat(" (with ", join(parts, ", "), ")");
     }
 
-    std::string loops_note(const Placement& w, const Placement& r) const {
+    static std::string loops_note(const Placement& w, const Placement& r) {
         return cat("; loops around '", w.insn->id, "': ", w.loops.empty() ? "none" : join(w.loops, ", "), ", around '",
                    r.insn->id, "': ", r.loops.empty() ? "none" : join(r.loops, ", "));
     }
 
-    [[noreturn]] void report_order(const Placement& w, const Placement& r, const isl::map& early) const {
+    [[noreturn]] void report_order(const Placement& w, const Placement& r, const isl::map& early) {
         const isl_util::PointValues pt = *isl_util::sample_point(early.wrap());
         const std::vector<std::string> shared = shared_inames(w, r, false);
         internal_error("the linearization of kernel '", k_.name, "' breaks a dependency: '", r.insn->id,
                        "' depends on '", w.insn->id, "' (shared inames: ", shared.empty() ? "none" : join(shared, ", "),
-                       "), but ", instance(r, pt.coordinates, w.dims.size()), " does not run after ",
+                       "), but ", instance(r, pt.coordinates, instances(w).dims.size()), " does not run after ",
                        instance(w, pt.coordinates, 0), parameters(pt), loops_note(w, r));
     }
 
     [[noreturn]] void report_stale_read(const Placement& w, const Placement& r, const std::string& variable,
-                                        const isl::map& stale) const {
+                                        const isl::map& stale) {
         const isl_util::PointValues pt = *isl_util::sample_point(stale.wrap());
+        const std::vector<std::string>& w_dims = instances(w).dims;
+        const std::vector<std::string>& r_dims = instances(r).dims;
         std::vector<std::string> differing;
         for (const std::string& l : shared_inames(w, r, true)) {
-            const auto at = [&](const Placement& p, std::size_t first) {
-                return pt.coordinates[first + static_cast<std::size_t>(std::find(p.dims.begin(), p.dims.end(), l) - p.dims.begin())];
+            const auto at = [&](const std::vector<std::string>& dims, std::size_t first) {
+                return pt.coordinates[first + static_cast<std::size_t>(std::find(dims.begin(), dims.end(), l) - dims.begin())];
             };
-            if (at(w, 0) != at(r, w.dims.size())) differing.push_back(l);
+            if (at(w_dims, 0) != at(r_dims, w_dims.size())) differing.push_back(l);
         }
-        internal_error("the linearization of kernel '", k_.name, "' breaks a dependency: '", r.insn->id,
-                       "' reads '", variable, "' written by '", w.insn->id, "' in another iteration of ",
-                       differing.size() == 1 ? "loop " : "loops ", join(differing, ", "), ": ", instance(r, pt.coordinates, w.dims.size()), " reads the value ",
-                       instance(w, pt.coordinates, 0), " wrote, not that of '", w.insn->id, "' in its own iteration",
-                       parameters(pt), loops_note(w, r));
+        internal_error("the linearization of kernel '", k_.name, "' breaks a dependency: '", r.insn->id, "' reads '",
+                       variable, "' written by '", w.insn->id, "' in another iteration of ",
+                       differing.size() == 1 ? "loop " : "loops ", join(differing, ", "), ": ",
+                       instance(r, pt.coordinates, w_dims.size()), " reads the value ", instance(w, pt.coordinates, 0),
+                       " wrote, not that of '", w.insn->id, "' in its own iteration", parameters(pt), loops_note(w, r));
     }
 
     const KernelData& k_;
     std::set<std::string> axes_;  // hardware axes ("g.0", "l.1", ...) of the instructions, group axes first
     std::vector<Placement> placements_;
+    std::size_t depth_ = 0;                     // of the deepest loop nest
     std::map<std::string, std::size_t> index_;  // instruction id -> its placement
+    std::map<const Placement*, Instances> instances_;
+    std::map<std::string, isl::set> axis_ranges_;
 };
 
 }  // namespace
 
 void verify_linearization(const KernelData& k) {
     isl_util::guard("InternalError", cat("verifying the linearization of kernel '", k.name, "'"), [&] {
-        const Verifier v(k);
+        Verifier v(k);
         v.check_dependencies();
         v.check_dataflow();
     });
