@@ -29,8 +29,7 @@ struct Placement {
 
 // The instances of an instruction and when they run.
 struct Instances {
-    std::vector<std::string> dims;  // one per hardware axis of the kernel (the instruction's iname on it, or a
-                                    // stand-in where it runs on the whole axis), then its loops
+    std::vector<std::string> dims;  // see instance_dims
     isl::set set;                   // named after the instruction
     isl::map schedule;              // instance -> time: the 2d+1 schedule, the same for all work-items
 };
@@ -49,12 +48,12 @@ bool precedes(const Placement& a, const Placement& b) {
     return a.positions[c] < b.positions[c];
 }
 
-// Whether every loop iname the two share is a loop around both.
-bool shares_only_common_loops(const Placement& a, const Placement& b) {
-    const std::size_t c = common_loops(a, b);
-    return std::none_of(a.loops.begin() + static_cast<long>(c), a.loops.end(), [&](const std::string& l) {
-        return std::find(b.loops.begin(), b.loops.end(), l) != b.loops.end();
-    });
+// The loop inames the two share that are not loops around both (two loops over one iname).
+std::vector<std::string> shared_separate_loops(const Placement& a, const Placement& b) {
+    std::vector<std::string> out;
+    for (std::size_t d = common_loops(a, b); d < a.loops.size(); ++d)
+        if (std::find(b.loops.begin(), b.loops.end(), a.loops[d]) != b.loops.end()) out.push_back(a.loops[d]);
+    return out;
 }
 
 // A read whose value is meant to come from the same iteration of the loops that `reader` shares with
@@ -84,12 +83,13 @@ std::string tag_of(const KernelData& k, const std::string& iname) {
 
 bool is_hardware(const KernelData& k, const std::string& iname) { return is_hardware_tag(tag_of(k, iname)); }
 
-// The name of the instance dimension of hardware axis `tag` ("l.0") for an instruction without an iname on
-// it, and how messages show a dimension.
-const std::string axis_prefix = "_loom_axis_";
-std::string axis_dim(const std::string& tag) { return axis_prefix + tag; }
-std::string dim_label(const std::string& dim) {
-    return dim.rfind(axis_prefix, 0) == 0 ? dim.substr(axis_prefix.size()) : dim;
+// The instance dimension that stands for hardware axis `tag` ("l.0") in an instruction without an iname on it,
+// and back: the axis of a stand-in, nullopt for an iname.
+const std::string stand_in_prefix = "_loom_axis_";
+std::string stand_in(const std::string& tag) { return stand_in_prefix + tag; }
+std::optional<std::string> stood_in_axis(const std::string& dim) {
+    if (dim.rfind(stand_in_prefix, 0) != 0) return std::nullopt;
+    return dim.substr(stand_in_prefix.size());
 }
 
 class Verifier {
@@ -118,7 +118,7 @@ public:
     void check_dataflow() {
         std::vector<CheckedRead> checked;
         for (const CheckedRead& c : reads_from_prerequisites())
-            if (!settled_by_order(*c.writer, *c.reader)) checked.push_back(c);
+            if (!settled_by_order(c)) checked.push_back(c);
         if (checked.empty()) return;
         const AccessTable table = access_table(checked);
         const isl::union_map flow = last_writers(table);
@@ -183,21 +183,28 @@ private:
         return it->second;
     }
 
-    Instances build_instances(const Placement& p) {
-        Instances out;
-        std::vector<std::string> own;  // the instruction's inames among the dims
-        std::vector<std::string> whole_axes;
+    // One per hardware axis of the kernel (the instruction's iname on it, or a stand-in where it runs on the
+    // whole axis), then its loops.
+    std::vector<std::string> instance_dims(const Placement& p) const {
+        std::vector<std::string> out;
         for (const std::string& tag : axes_) {
             const auto it = std::find_if(p.insn->within_inames.begin(), p.insn->within_inames.end(),
                                          [&](const std::string& i) { return tag_of(k_, i) == tag; });
-            if (it == p.insn->within_inames.end()) whole_axes.push_back(tag);
-            else own.push_back(*it);
-            out.dims.push_back(it == p.insn->within_inames.end() ? axis_dim(tag) : *it);
+            out.push_back(it == p.insn->within_inames.end() ? stand_in(tag) : *it);
         }
-        own.insert(own.end(), p.loops.begin(), p.loops.end());
-        out.dims.insert(out.dims.end(), p.loops.begin(), p.loops.end());
+        out.insert(out.end(), p.loops.begin(), p.loops.end());
+        return out;
+    }
+
+    Instances build_instances(const Placement& p) {
+        Instances out;
+        out.dims = instance_dims(p);
+        std::vector<std::string> own;  // the instruction's inames among the dims
+        for (const std::string& d : out.dims)
+            if (!stood_in_axis(d)) own.push_back(d);
         isl::set s = domain_of(k_, own);
-        for (const std::string& tag : whole_axes) s = isl_util::flat_product(s, axis_range(tag));
+        for (const std::string& d : out.dims)
+            if (const auto axis = stood_in_axis(d)) s = isl_util::flat_product(s, axis_range(*axis));
         out.set = isl_util::with_tuple_name(isl_util::project_onto(s, out.dims), p.insn->id);
 
         // Work-items run in lockstep: two instances of one statement on different work-items run together,
@@ -220,7 +227,7 @@ private:
         std::optional<isl::set> out;
         for (const std::string& i : all_inames(k_)) {
             if (tag_of(k_, i) != tag) continue;
-            isl::set values = isl_util::rename_dim(domain_of(k_, {i}), i, axis_dim(tag));
+            isl::set values = isl_util::rename_dim(domain_of(k_, {i}), i, stand_in(tag));
             if (out) values = isl_util::align_params(values, out->space());
             out = out ? isl_util::align_params(*out, values.space()).unite(values) : values;
         }
@@ -263,11 +270,22 @@ private:
         return out;
     }
 
-    // When the writer runs first and every loop the two share is a loop around both, the writer's instance
-    // in the reader's iteration writes each element the reader expects from it after every other iteration's
-    // instance did, and before the read: no other iteration's value can be the one read.
-    static bool settled_by_order(const Placement& writer, const Placement& reader) {
-        return precedes(writer, reader) && shares_only_common_loops(writer, reader);
+    // When the writer runs first and, of the loops the two share, those that are not loops around both are
+    // determined by the element the writer writes, any other iteration's instance writing an element the reader
+    // expects from the writer's instance in its own iteration differs from it in a loop around both: it runs
+    // before that instance, which runs before the read, so its value is never the one read.
+    bool settled_by_order(const CheckedRead& c) {
+        if (!precedes(*c.writer, *c.reader)) return false;
+        const std::vector<std::string> separate = shared_separate_loops(*c.writer, *c.reader);
+        if (separate.empty()) return true;
+        // Any instance will do: over all integer points, the condition holds over the instances too.
+        isl::set any = isl_util::add_named_dims(isl::set(isl_util::ctx(), "{ [] }"), instance_dims(*c.writer), false);
+        any = isl_util::with_tuple_name(any, c.writer->insn->id);
+        const std::optional<isl::union_map> writes = accesses(*c.writer, any, c.variable, false).certain_writes;
+        if (!writes) return true;
+        isl::map same_loops = isl::map::universe(any.space().map_from_set());
+        for (const std::string& l : separate) same_loops = isl_util::constrain_dims(same_loops, l, l, isl_util::DimOrder::Equal);
+        return writes->apply_range(writes->reverse()).is_subset(isl::union_map(same_loops));
     }
 
     // Private temporaries exist once per work-item, local ones once per work-group: the hardware axes that
@@ -294,8 +312,8 @@ private:
         return false;
     }
 
-    Accesses accesses(const Placement& p, const std::string& variable, bool with_reads) {
-        const isl::set& set = instances(p).set;
+    // The accesses of `p` to `variable`, from its instances `set`.
+    Accesses accesses(const Placement& p, const isl::set& set, const std::string& variable, bool with_reads) const {
         const std::vector<int> key = storage_axes(variable);
         const isl::map copy = isl_util::schedule_map(set, p.insn->id, key, std::vector<long>(key.size(), 0));
         Accesses out;
@@ -324,7 +342,7 @@ private:
             const std::set<std::string> written = written_names(*p.insn);
             for (const std::string& v : variables) {
                 const bool read_here = reads.count({&p, v}) != 0;
-                if (read_here || written.count(v)) out.emplace(std::make_pair(&p, v), accesses(p, v, read_here));
+                if (read_here || written.count(v)) out.emplace(std::make_pair(&p, v), accesses(p, instances(p).set, v, read_here));
             }
         }
         return out;
@@ -353,7 +371,7 @@ private:
     std::string instance(const Placement& p, const std::vector<long>& coordinates, std::size_t first) {
         const std::vector<std::string>& dims = instances(p).dims;
         std::vector<std::string> parts;
-        for (std::size_t d = 0; d < dims.size(); ++d) parts.push_back(cat(dim_label(dims[d]), "=", coordinates[first + d]));
+        for (std::size_t d = 0; d < dims.size(); ++d) parts.push_back(cat(stood_in_axis(dims[d]).value_or(dims[d]), "=", coordinates[first + d]));
         return cat(p.insn->id, "(", join(parts, ", "), ")");
     }
 
