@@ -160,11 +160,15 @@ private:
     // An instruction runs inside the loops of its sequential inames, each once, and no others.
     void check_loops(const Instruction& insn, const std::vector<std::string>& loops) const {
         const std::set<std::string> around(loops.begin(), loops.end());
-        for (const std::string& l : loops)
-            if (!insn.within_inames.count(l) || std::count(loops.begin(), loops.end(), l) > 1)
-                internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in loops ",
-                               join(loops, ", "), ": loop '", l, "' is not one of its inames (",
-                               join({insn.within_inames.begin(), insn.within_inames.end()}, ", "), ") or repeated");
+        for (const std::string& l : loops) {
+            if (!insn.within_inames.count(l))
+                internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in loop '", l,
+                               "', which is not one of its inames (",
+                               join({insn.within_inames.begin(), insn.within_inames.end()}, ", "), ")");
+            if (std::count(loops.begin(), loops.end(), l) > 1)
+                internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in two loops over '",
+                               l, "', one inside the other");
+        }
         for (const std::string& i : insn.within_inames)
             if (!around.count(i) && !is_hardware(k_, i))
                 internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' outside loop '", i,
