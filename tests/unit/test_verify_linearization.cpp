@@ -130,6 +130,20 @@ Kernel private_temporary_kernel() {
         kernel({"{ [i,j]: 0<=i<3 and 0<=j<4 }"}, {"<> t = 2*a[i,j] {id=f}", "out[i] = sum(j, t) {dep=f}"}, a_f32), {"i", "j"}));
 }
 
+// A row t of temporaries, written in every iteration of i, and a reader of it.
+Kernel row_kernel(const std::string& reader) {
+    MakeKernelInput in;
+    in.domains = {"{ [i,j]: 0<=i,j<n }"};
+    in.instructions = {"t[j] = 2*a[i,j] {id=w}", reader + " {id=r, dep=w}"};
+    Variable t;
+    t.name = "t";
+    t.kind = VarKind::Temporary;
+    t.dtype = DType::Float32;
+    t.shape = {var("n")};
+    in.args = {t};
+    return preprocessed(add_dtypes(make_kernel(in), a_f32));
+}
+
 Kernel prefetched_matmul() {
     Kernel k = kernel({"{ [i,j,k]: 0<=i,j,k<n }"}, {"c[i,j] = sum(k, a[i,k]*b[k,j])"}, ab_f32, "n mod 16 = 0 and n >= 16");
     k = split_iname(k, "i", 16, tagged("g.0", "l.1"));
@@ -192,20 +206,17 @@ TEST_CASE("fetches that all run before their readers are found", "[verify]") {
 }
 
 TEST_CASE("reading another iteration's value by design is no error", "[verify]") {
-    // out[i] reads t[i], from w in its own iteration, and t[i-1], which w writes only in the one before.
-    MakeKernelInput in;
-    in.domains = {"{ [i]: 0<=i<n }"};
-    in.instructions = {"t[i] = 2*a[i] {id=w}", "out[i] = t[i] - t[i-1] {id=r, dep=w}"};
-    Variable t;
-    t.name = "t";
-    t.kind = VarKind::Temporary;
-    t.dtype = DType::Float32;
-    t.shape = {var("n")};
-    in.args = {t};
-    const Kernel k = preprocessed(add_dtypes(make_kernel(in), a_f32));
-    CHECK_NOTHROW(verify_linearization(*k));
-    CHECK_NOTHROW(verify_linearization(*with_linearization(k, "for i, w, end i, for i, r, end i")));
-    check_names(rejection(with_linearization(k, "for i, r, w, end i")), {"'r' depends on 'w'"});
+    // r reading t[j-1], which w does not write in r's own iteration, gets it from whichever iteration wrote it
+    // last, in one loop nest or in two. Reading t[j], which w does write there, from another iteration is wrong.
+    const std::string separate_nests = "for i, for j, w, end j, end i, for i, for j, r, end j, end i";
+    const Kernel previous = row_kernel("out[i,j] = t[j-1]");
+    CHECK_NOTHROW(verify_linearization(*previous));
+    CHECK_NOTHROW(verify_linearization(*with_linearization(previous, separate_nests)));
+    const Kernel same = row_kernel("out[i,j] = t[j]");
+    CHECK_NOTHROW(verify_linearization(*same));
+    check_names(rejection(with_linearization(same, separate_nests)),
+                {"'r' reads 't' written by 'w' in another iteration of loop i"});
+    check_names(rejection(with_linearization(same, "for i, for j, r, w, end j, end i")), {"'r' depends on 'w'"});
 }
 
 TEST_CASE("the linearizer's output passes", "[verify]") {
