@@ -157,7 +157,8 @@ private:
                 internal_error("the linearization of kernel '", k_.name, "' never runs '", insn.id, "'");
     }
 
-    // An instruction runs inside the loops of its sequential inames, each once, and no others.
+    // An instruction runs inside the loops of its sequential inames, each once, and no others (work-items are
+    // no loops).
     void check_loops(const Instruction& insn, const std::vector<std::string>& loops) const {
         const std::set<std::string> around(loops.begin(), loops.end());
         for (const std::string& l : loops) {
@@ -165,6 +166,9 @@ private:
                 internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in loop '", l,
                                "', which is not one of its inames (",
                                join({insn.within_inames.begin(), insn.within_inames.end()}, ", "), ")");
+            if (is_hardware(k_, l))
+                internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in a loop over '", l,
+                               "', which is a hardware axis (", tag_of(k_, l), ")");
             if (std::count(loops.begin(), loops.end(), l) > 1)
                 internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in two loops over '",
                                l, "', one inside the other");

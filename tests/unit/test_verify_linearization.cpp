@@ -264,6 +264,8 @@ TEST_CASE("a linearization that does not run each instruction once in its loops 
     check_names(rejection(with_linearization(private_temporary_kernel(),
                                              "for i, for j, insn_j_init, f, insn_j_update, end j, insn, end i")),
                 {"runs 'insn_j_init' in loop 'j', which is not one of its inames"});
+    check_names(rejection(with_linearization(tag_inames(k, {{"i", "l.0"}}), "for i, p, q, end i")),
+                {"runs 'p' in a loop over 'i', which is a hardware axis (l.0)"});
     check_names(rejection(with_linearization(k, "for i, p, q, end j")), {"leaves loop 'j'"});
     check_names(rejection(with_linearization(k, "for i, p, q")), {"leaves loop 'i' open"});
     check_names(rejection(with_linearization(k, "for i, p, q, r, end i")), {"runs 'r', which is no instruction"});
