@@ -15,6 +15,7 @@
 #include "codegen/c_names.h"
 #include "codegen/opencl_names.h"
 #include "analysis/address_space.h"
+#include "analysis/kernel_checks.h"
 #include "analysis/write_races.h"
 #include "schedule/barriers.h"
 #include "schedule/global_barriers.h"
@@ -381,6 +382,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     typed = realize_ilp(resolve_address_spaces(typed));
     // Inserted global barriers are instructions, so that the split they make survives relinearization.
     if (typed->options.insert_gbarriers && !k->linearized) typed = insert_global_barriers(typed);
+    check_kernel_structure(*typed);
     check_for_write_races(*typed);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
