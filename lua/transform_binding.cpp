@@ -47,10 +47,18 @@ int set_options(lua_State* L) {
     const char* f = "set_options";
     const Kernel& k = check_kernel(L, 1, f).kernel;
     check_table(L, 2, f);
+    // loopy options for its Python machinery have no meaning here: naming them is an error, not a silent no-op.
+    for (const char* python_only : {"no_numpy", "cl_exec_manage_array_events", "trace_assignments"}) {
+        lua_getfield(L, 2, python_only);
+        const bool given = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (given)
+            arg_error(L, 2, f, cat("option '", python_only, "' configures loopy's Python/PyOpenCL wrapper, which Loom does "
+                                   "not have"));
+    }
     check_option_keys(L, 2, f,
                       {"write_code", "return_dict", "allow_terminal_colors", "check_dep_resolution", "build_options",
-                       "target", "write_wrapper", "no_numpy", "cl_exec_manage_array_events", "trace_assignments",
-                       "insert_gbarriers"});
+                       "target", "write_wrapper", "insert_gbarriers"});
     OptionUpdate u;
     u.write_code = opt_bool(L, 2, "write_code", f);
     u.return_dict = opt_bool(L, 2, "return_dict", f);

@@ -398,3 +398,12 @@ do
   h.check_contains(tostring(listed), "out[j] = sum(i, a[i, j])")
   h.check_contains(tostring(listed), "m = max((i, j), a[i, j])")
 end
+
+-- The listing keeps the arguments in declared order (loopy 2025.2), as calls return them.
+do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "z[i] = b[i] + a[i]",
+    { lp.GlobalArg("z", "float32", { shape = "n" }), lp.GlobalArg("b, a", "float32", { shape = "n" }), "..." })
+  local text = tostring(knl)
+  local z, b, a = text:find("\nz: ", 1, true), text:find("\nb: ", 1, true), text:find("\na: ", 1, true)
+  h.check(z and b and a and z < b and b < a, "argument order in the listing:\n%s", text)
+end
