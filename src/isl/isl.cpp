@@ -682,6 +682,29 @@ std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& c
     return aff_to_expr(*piece);
 }
 
+std::optional<ExprPtr> dominating_piece_expr(const isl::pw_aff& a, const isl::set& context) {
+    const isl::set params = align_params(context, a.space());
+    const isl::pw_aff simple = isl::manage(isl_pw_aff_coalesce(isl_pw_aff_gist_params(a.copy(), params.copy())));
+    std::vector<isl::aff> pieces;
+    isl_pw_aff_foreach_piece(
+        simple.get(),
+        [](isl_set* dom, isl_aff* aff, void* user) {
+            static_cast<std::vector<isl::aff>*>(user)->push_back(isl::manage(aff));
+            isl_set_free(dom);
+            return isl_stat_ok;
+        },
+        &pieces);
+    // Constants first: they make the simplest shapes.
+    std::stable_partition(pieces.begin(), pieces.end(), [](const isl::aff& p) { return isl_aff_is_cst(p.get()) == isl_bool_true; });
+    const isl::set where = isl::manage(isl_set_intersect_params(isl_pw_aff_domain(simple.copy()), params.copy()));
+    for (const isl::aff& candidate : pieces) {
+        const isl::pw_aff bound = isl::manage(isl_pw_aff_from_aff(candidate.copy()));
+        const isl::set below = isl::manage(isl_pw_aff_le_set(simple.copy(), bound.copy()));
+        if (isl_set_is_subset(where.get(), below.get()) == isl_bool_true) return aff_to_expr(candidate);
+    }
+    return std::nullopt;
+}
+
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context) {
     const isl::set params = align_params(context, a.space());
     isl_val* v = isl_pw_aff_max_val(isl_pw_aff_intersect_params(a.copy(), params.copy()));
