@@ -307,6 +307,20 @@ int duplicate_inames(lua_State* L) {
     return 1;
 }
 
+int add_inames_to_insn(lua_State* L) {
+    const char* f = "add_inames_to_insn";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    push_kernel(L, loom::add_inames_to_insn(k, name_list(L, 2, f), check_string(L, 3, f)));
+    return 1;
+}
+
+int rename_argument(lua_State* L) {
+    const char* f = "rename_argument";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    push_kernel(L, loom::rename_argument(k, check_string(L, 2, f), check_string(L, 3, f)));
+    return 1;
+}
+
 int rename_iname(lua_State* L) {
     const char* f = "rename_iname";
     const Kernel& k = check_kernel(L, 1, f).kernel;
@@ -451,6 +465,8 @@ const luaL_Reg kFunctions[] = {
     {"join_inames", trampoline<join_inames>},
     {"tag_inames", trampoline<tag_inames>},
     {"duplicate_inames", trampoline<duplicate_inames>},
+    {"rename_argument", trampoline<rename_argument>},
+    {"add_inames_to_insn", trampoline<add_inames_to_insn>},
     {"rename_iname", trampoline<rename_iname>},
     {"remove_unused_inames", trampoline<remove_unused_inames>},
     {"fix_parameters", trampoline<fix_parameters>},
