@@ -344,13 +344,7 @@ int fix_parameters(lua_State* L) {
     const char* f = "fix_parameters";
     const Kernel& k = check_kernel(L, 1, f).kernel;
     check_table(L, 2, f);
-    std::map<std::string, ExprPtr> values;
-    for_each_named(L, 2, 2, f, [&](const std::string& name, int idx) {
-        if (lua_isinteger(L, idx)) values[name] = int_lit(lua_tointeger(L, idx));
-        else if (lua_type(L, idx) == LUA_TNUMBER) values[name] = float_lit(lua_tonumber(L, idx));
-        else arg_error(L, 2, f, cat("value of '", name, "': number expected, got ", luaL_typename(L, idx)));
-    });
-    push_kernel(L, loom::fix_parameters(k, values));
+    push_kernel(L, loom::fix_parameters(k, parameter_values(L, 2, 2, f)));
     return 1;
 }
 
@@ -486,6 +480,16 @@ const luaL_Reg kFunctions[] = {
 };
 
 }  // namespace
+
+std::map<std::string, ExprPtr> parameter_values(lua_State* L, int idx, int arg, const char* fname) {
+    std::map<std::string, ExprPtr> values;
+    for_each_named(L, idx, arg, fname, [&](const std::string& name, int at) {
+        if (lua_isinteger(L, at)) values[name] = int_lit(lua_tointeger(L, at));
+        else if (lua_type(L, at) == LUA_TNUMBER) values[name] = float_lit(lua_tonumber(L, at));
+        else arg_error(L, arg, fname, cat("value of '", name, "': number expected, got ", luaL_typename(L, at)));
+    });
+    return values;
+}
 
 void register_transform_api(lua_State* L, int module_table) {
     lua_pushvalue(L, module_table);
