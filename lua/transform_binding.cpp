@@ -137,7 +137,7 @@ int privatize_temporaries_with_inames(lua_State* L) {
 
 int preprocess_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "preprocess_kernel").kernel;
-    push_kernel(L, loom::preprocess_kernel(k, target_from_name(k->options.target)));
+    push_kernel(L, loom::preprocess_unlinearized(k, target_from_name(k->options.target)));
     return 1;
 }
 
