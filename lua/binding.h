@@ -36,6 +36,10 @@ void push_kernel(lua_State* L, Kernel k);
 /// is `idx`.
 DType check_dtype(lua_State* L, int idx, const char* fname, int arg = 0, const char* option = nullptr);
 
+/// Reads the table `{name = number, ...}` at stack index `idx` (argument `arg` in errors): parameter values,
+/// as fix_parameters and make_kernel's `fixed_parameters` take them.
+std::map<std::string, ExprPtr> parameter_values(lua_State* L, int idx, int arg, const char* fname);
+
 void register_kernel_api(lua_State* L, int module_table);
 void register_transform_api(lua_State* L, int module_table);
 void register_exec_api(lua_State* L, int module_table);

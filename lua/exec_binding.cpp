@@ -351,6 +351,9 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c) {
             add_piece_list(m, v, list->second, c);
             continue;
         }
+        // As loopy, written arrays that are not passed are allocated; a missing read-only input would read zeros.
+        if (!passed && !v.is_output.value_or(false) && v.is_input.value_or(true))
+            throw Error("ArgumentError", cat("argument '", v.name, "' is read by the kernel but was not passed"));
         if (!sep_axes(v).empty()) {
             add_split_array(m, v, passed, c);
             continue;

@@ -13,6 +13,7 @@
 #include "parse/make_kernel.h"
 #include "schedule/linearize.h"
 #include "support/strings.h"
+#include "transform/transforms.h"
 
 namespace loom::lua {
 
@@ -412,7 +413,7 @@ void read_make_options(lua_State* L, int idx, MakeKernelInput& in) {
     const char* f = "make_kernel";
     check_option_keys(L, idx, f,
                       {"name", "assumptions", "target", "silenced_warnings", "default_order", "index_dtype",
-                       "seq_dependencies", "lang_version", "options"});
+                       "seq_dependencies", "lang_version", "options", "fixed_parameters"});
     read_kernel_options(L, idx, in);
     if (auto v = opt_string(L, idx, "name", f)) in.name = *v;
     if (auto v = opt_string(L, idx, "assumptions", f)) in.assumptions = *v;
@@ -440,7 +441,13 @@ int make_kernel(lua_State* L) {
     if (!lua_isnoneornil(L, 4)) check_table(L, 4, "make_kernel");
     read_make_options(L, 4, in);  // first: default_order applies to the declarations
     read_args(L, 3, in);
-    push_kernel(L, make_kernel(in));
+    Kernel k = make_kernel(in);
+    // loopy's fixed_parameters: fix_parameters right after the kernel is made.
+    if (lua_istable(L, 4) && lua_getfield(L, 4, "fixed_parameters") != LUA_TNIL) {
+        if (!lua_istable(L, -1)) arg_error(L, 4, "make_kernel", "option 'fixed_parameters': table expected");
+        k = fix_parameters(k, parameter_values(L, lua_gettop(L), 4, "make_kernel"));
+    }
+    push_kernel(L, std::move(k));
     return 1;
 }
 

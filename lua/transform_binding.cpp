@@ -47,10 +47,18 @@ int set_options(lua_State* L) {
     const char* f = "set_options";
     const Kernel& k = check_kernel(L, 1, f).kernel;
     check_table(L, 2, f);
+    // loopy options for its Python machinery have no meaning here: naming them is an error, not a silent no-op.
+    for (const char* python_only : {"no_numpy", "cl_exec_manage_array_events", "trace_assignments"}) {
+        lua_getfield(L, 2, python_only);
+        const bool given = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+        if (given)
+            arg_error(L, 2, f, cat("option '", python_only, "' configures loopy's Python/PyOpenCL wrapper, which Loom does "
+                                   "not have"));
+    }
     check_option_keys(L, 2, f,
                       {"write_code", "return_dict", "allow_terminal_colors", "check_dep_resolution", "build_options",
-                       "target", "write_wrapper", "no_numpy", "cl_exec_manage_array_events", "trace_assignments",
-                       "insert_gbarriers"});
+                       "target", "write_wrapper", "insert_gbarriers"});
     OptionUpdate u;
     u.write_code = opt_bool(L, 2, "write_code", f);
     u.return_dict = opt_bool(L, 2, "return_dict", f);
@@ -129,7 +137,7 @@ int privatize_temporaries_with_inames(lua_State* L) {
 
 int preprocess_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "preprocess_kernel").kernel;
-    push_kernel(L, loom::preprocess_kernel(k, target_from_name(k->options.target)));
+    push_kernel(L, loom::preprocess_unlinearized(k, target_from_name(k->options.target)));
     return 1;
 }
 
@@ -299,6 +307,20 @@ int duplicate_inames(lua_State* L) {
     return 1;
 }
 
+int add_inames_to_insn(lua_State* L) {
+    const char* f = "add_inames_to_insn";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    push_kernel(L, loom::add_inames_to_insn(k, name_list(L, 2, f), check_string(L, 3, f)));
+    return 1;
+}
+
+int rename_argument(lua_State* L) {
+    const char* f = "rename_argument";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    push_kernel(L, loom::rename_argument(k, check_string(L, 2, f), check_string(L, 3, f)));
+    return 1;
+}
+
 int rename_iname(lua_State* L) {
     const char* f = "rename_iname";
     const Kernel& k = check_kernel(L, 1, f).kernel;
@@ -322,13 +344,7 @@ int fix_parameters(lua_State* L) {
     const char* f = "fix_parameters";
     const Kernel& k = check_kernel(L, 1, f).kernel;
     check_table(L, 2, f);
-    std::map<std::string, ExprPtr> values;
-    for_each_named(L, 2, 2, f, [&](const std::string& name, int idx) {
-        if (lua_isinteger(L, idx)) values[name] = int_lit(lua_tointeger(L, idx));
-        else if (lua_type(L, idx) == LUA_TNUMBER) values[name] = float_lit(lua_tonumber(L, idx));
-        else arg_error(L, 2, f, cat("value of '", name, "': number expected, got ", luaL_typename(L, idx)));
-    });
-    push_kernel(L, loom::fix_parameters(k, values));
+    push_kernel(L, loom::fix_parameters(k, parameter_values(L, 2, 2, f)));
     return 1;
 }
 
@@ -443,6 +459,8 @@ const luaL_Reg kFunctions[] = {
     {"join_inames", trampoline<join_inames>},
     {"tag_inames", trampoline<tag_inames>},
     {"duplicate_inames", trampoline<duplicate_inames>},
+    {"rename_argument", trampoline<rename_argument>},
+    {"add_inames_to_insn", trampoline<add_inames_to_insn>},
     {"rename_iname", trampoline<rename_iname>},
     {"remove_unused_inames", trampoline<remove_unused_inames>},
     {"fix_parameters", trampoline<fix_parameters>},
@@ -462,6 +480,16 @@ const luaL_Reg kFunctions[] = {
 };
 
 }  // namespace
+
+std::map<std::string, ExprPtr> parameter_values(lua_State* L, int idx, int arg, const char* fname) {
+    std::map<std::string, ExprPtr> values;
+    for_each_named(L, idx, arg, fname, [&](const std::string& name, int at) {
+        if (lua_isinteger(L, at)) values[name] = int_lit(lua_tointeger(L, at));
+        else if (lua_type(L, at) == LUA_TNUMBER) values[name] = float_lit(lua_tonumber(L, at));
+        else arg_error(L, arg, fname, cat("value of '", name, "': number expected, got ", luaL_typename(L, at)));
+    });
+    return values;
+}
 
 void register_transform_api(lua_State* L, int module_table) {
     lua_pushvalue(L, module_table);

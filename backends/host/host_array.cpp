@@ -143,8 +143,8 @@ std::string scalar_string(const Scalar& v) {
 
 double real_value(const Scalar& v, DType dtype) {
     const std::complex<double> c = as_complex(v);
-    argument_check(c.imag() == 0, "cannot store the complex value ", scalar_string(v), " in a ", dtype_name(dtype),
-                   " array");
+    if (c.imag() != 0)  // the message formats the value: only on failure
+        user_error("ArgumentError", "cannot store the complex value ", scalar_string(v), " in a ", dtype_name(dtype), " array");
     return c.real();
 }
 
@@ -161,7 +161,7 @@ T integer_from(const Scalar& v, DType dtype) {
     // max() + 1.0 is exactly 2^digits, also where max() itself rounds up to it.
     const double lo = static_cast<double>(std::numeric_limits<T>::min());
     const double hi = static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
-    argument_check(d >= lo && d < hi, "the value ", scalar_string(v), " is out of range for ", dtype_name(dtype));
+    if (!(d >= lo && d < hi)) user_error("ArgumentError", "the value ", scalar_string(v), " is out of range for ", dtype_name(dtype));
     return static_cast<T>(d);
 }
 

@@ -268,15 +268,6 @@ Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool h
     return {all ? *all : isl::union_map(isl_util::ctx(), "{ }"), options};
 }
 
-ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& subst) {
-    if (!e) return e;
-    return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
-        if (n->kind != ExprKind::Var) return n;
-        const auto it = subst.find(n->name);
-        return it == subst.end() ? n : it->second;
-    });
-}
-
 // isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
 // statement below it, the one past them its `vec` loop. `nests`: the loops of each statement by depth.
 void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,

@@ -15,6 +15,7 @@
 #include "codegen/c_names.h"
 #include "codegen/opencl_names.h"
 #include "analysis/address_space.h"
+#include "analysis/kernel_checks.h"
 #include "analysis/write_races.h"
 #include "schedule/barriers.h"
 #include "schedule/global_barriers.h"
@@ -368,7 +369,7 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
 
 }  // namespace
 
-Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
+Kernel preprocess_unlinearized(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
     // Substitution rules are macros: expanded first, so that everything after sees plain expressions.
     // Reductions are realized once the argument types are known (max/min's neutral element and the
     // accumulators' types depend on them); the accumulators are typed by the second inference.
@@ -382,7 +383,13 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     typed = realize_ilp(resolve_address_spaces(typed));
     // Inserted global barriers are instructions, so that the split they make survives relinearization.
     if (typed->options.insert_gbarriers && !k->linearized) typed = insert_global_barriers(typed);
+    check_kernel_structure(*typed);
     check_for_write_races(*typed);
+    return typed;
+}
+
+Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
+    const Kernel typed = preprocess_unlinearized(k, target, dtypes);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));

@@ -34,7 +34,12 @@ struct GeneratedCode {
     std::vector<DeviceKernel> kernels;
 };
 
-/// Type inference (with `dtypes` for still-unknown arguments), checks, linearization for `target`: the kernel
+/// Type inference (with `dtypes` for still-unknown arguments), substitution, reduction and ILP realization, address
+/// spaces and checks, without linearization (loopy's preprocess_kernel). Preprocessing its result again changes
+/// nothing.
+Kernel preprocess_unlinearized(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes = {});
+
+/// preprocess_unlinearized, then linearization and barriers for `target`: the kernel
 /// that code generation consumes. Stages are dumped to stderr when LOOM_DEBUG=2.
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes = {});
 

@@ -324,6 +324,15 @@ std::string to_string(const ExprPtr& e) { return Printer().print(e, kNone); }
 
 // }}}
 
+ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& values) {
+    if (!e || values.empty()) return e;
+    return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+        if (n->kind != ExprKind::Var) return n;
+        const auto it = values.find(n->name);
+        return it == values.end() ? n : it->second;
+    });
+}
+
 ExprPtr rewrite(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f) {
     std::vector<ExprPtr> args;
     args.reserve(e->args.size());

@@ -263,10 +263,7 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
     const KernelData& k = *kernel;
     std::ostringstream os;
     os << kRule << "KERNEL: " << k.name << "\n" << kRule << "ARGUMENTS:\n";
-    std::vector<const Variable*> args;
-    for (const Variable& v : k.args) args.push_back(&v);
-    std::sort(args.begin(), args.end(), [](const Variable* a, const Variable* b) { return a->name < b->name; });
-    for (const Variable* v : args) os << variable_line(*v) << "\n";
+    for (const Variable& v : k.args) os << variable_line(v) << "\n";  // declared order, as loopy 2025.2
     os << kRule << "DOMAINS:\n";
     domains_section(os, k);
     os << kRule << "INAME TAGS:\n";

@@ -91,6 +91,9 @@ struct KernelData {
     /// split_iname's `slabs`: leading and trailing iterations of the iname that get separate code.
     std::map<std::string, std::pair<int, int>> iname_slabs;
     std::vector<std::vector<std::string>> loop_priority;
+    /// What each split or chunk put in place of its iname (loopy's applied_iname_rewrites), in order: footprint
+    /// subscripts written in terms of the original inames are rewritten with them.
+    std::vector<std::map<std::string, ExprPtr>> applied_iname_rewrites;
     std::vector<std::string> silenced_warnings;
     KernelOptions options;
     std::vector<LinearItem> linearization;  // empty until linearized

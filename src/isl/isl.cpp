@@ -12,9 +12,13 @@
 #include <isl/val.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cctype>
+#include <optional>
 #include <set>
+
+#include <unistd.h>
 
 #include "isl/ast_expr.h"
 #include "support/error.h"
@@ -110,8 +114,15 @@ std::vector<std::string> undeclared_names(const std::string& text) {
     return out;
 }
 
-std::string with_params(const std::string& text, const std::vector<std::string>& extra) {
-    if (extra.empty()) return text;
+// `text` with `extra` declared as parameters, and where that inserted text (its offset and length).
+struct WithParams {
+    std::string text;
+    std::size_t inserted_at = 0;
+    std::size_t inserted = 0;
+};
+
+WithParams with_params(const std::string& text, const std::vector<std::string>& extra) {
+    if (extra.empty()) return {text};
     const std::string list = join(extra, ", ");
     const std::size_t arrow = text.find("->");
     const std::size_t brace = text.find('{');
@@ -119,20 +130,68 @@ std::string with_params(const std::string& text, const std::vector<std::string>&
         // "[n] -> {...}": extend the declared list.
         const std::size_t close = text.rfind(']', arrow);
         const std::string before = trim(text.substr(0, close));
-        const bool empty_list = !before.empty() && before.back() == '[';
-        return text.substr(0, close) + (empty_list ? "" : ", ") + list + text.substr(close);
+        const std::string insert = (!before.empty() && before.back() == '[' ? "" : ", ") + list;
+        return {text.substr(0, close) + insert + text.substr(close), close, insert.size()};
     }
-    return "[" + list + "] -> " + text;
+    const std::string insert = "[" + list + "] -> ";
+    return {insert + text, 0, insert.size()};
+}
+
+// isl says where a syntax error is only on stderr, and only when asked to warn: on failure the text is parsed
+// once more with stderr captured. Returns isl's first "syntax error (LINE, COLUMN): WHAT" and "got ..." lines.
+std::optional<std::pair<std::string, std::string>> isl_syntax_error(const std::string& text) {
+    std::fflush(stderr);
+    FILE* capture = std::tmpfile();
+    if (!capture) return std::nullopt;
+    const int saved = dup(fileno(stderr));
+    dup2(fileno(capture), fileno(stderr));
+    isl_options_set_on_error(ctx().get(), ISL_ON_ERROR_WARN);
+    isl_set_free(isl_set_read_from_str(ctx().get(), text.c_str()));
+    isl_options_set_on_error(ctx().get(), ISL_ON_ERROR_CONTINUE);
+    std::fflush(stderr);
+    dup2(saved, fileno(stderr));
+    close(saved);
+    std::rewind(capture);
+    std::string lines[2];
+    char buf[512];
+    for (std::string& line : lines)
+        if (std::fgets(buf, sizeof buf, capture)) line = trim(buf);
+    std::fclose(capture);
+    if (lines[0].rfind("syntax error (", 0) != 0) return std::nullopt;
+    return std::make_pair(lines[0], lines[1]);
+}
+
+// "malformed domain 'TEXT': PROBLEM" at the place isl stopped, in the coordinates of the text the user wrote.
+[[noreturn]] void fail_domain_syntax(const std::string& text, const WithParams& parsed) {
+    const std::string head = cat("malformed domain '", trim(text), "'");
+    const auto found = isl_syntax_error(parsed.text);
+    int line = 0, column = 0;
+    char what[256] = "";
+    if (!found || std::sscanf(found->first.c_str(), "syntax error (%d, %d): %255[^\n]", &line, &column, what) != 3)
+        throw Error("ParseError", head + ": isl could not parse it");
+    // The offset in the parsed text, less the parameter list Loom inserted, back to line and column.
+    std::size_t offset = 0;
+    for (int l = 1; l < line && offset != std::string::npos; ++l) offset = parsed.text.find('\n', offset) + 1;
+    offset += static_cast<std::size_t>(column - 1);
+    if (offset >= parsed.inserted_at + parsed.inserted) offset -= parsed.inserted;
+    line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(offset, text.size())), '\n'));
+    const std::size_t line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+    column = static_cast<int>(offset - (line_start == std::string::npos || offset == 0 ? 0 : line_start + 1)) + 1;
+    std::string problem = what;
+    if (const std::size_t t = problem.find("isl_token"); t != std::string::npos) problem.replace(t, 9, "token");
+    const std::size_t quote = found->second.find('\'');
+    const std::string got = quote == std::string::npos ? "" : cat(", at ", found->second.substr(quote));
+    throw Error("ParseError", cat(head, ": ", problem, got, " (line ", line, ", column ", column, ")"), line, column);
 }
 
 }  // namespace
 
 isl::set parse_domain(const std::string& text) {
-    const std::string full = with_params(text, undeclared_names(text));
+    const WithParams full = with_params(text, undeclared_names(text));
     try {
-        return isl::set(ctx(), full);
+        return isl::set(ctx(), full.text);
     } catch (const isl::exception&) {
-        throw Error("ParseError", cat("malformed domain '", trim(text), "': isl could not parse it"), 1, 1);
+        fail_domain_syntax(text, full);
     }
 }
 
@@ -640,6 +699,29 @@ std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& c
         },
         &piece);
     return aff_to_expr(*piece);
+}
+
+std::optional<ExprPtr> dominating_piece_expr(const isl::pw_aff& a, const isl::set& context) {
+    const isl::set params = align_params(context, a.space());
+    const isl::pw_aff simple = isl::manage(isl_pw_aff_coalesce(isl_pw_aff_gist_params(a.copy(), params.copy())));
+    std::vector<isl::aff> pieces;
+    isl_pw_aff_foreach_piece(
+        simple.get(),
+        [](isl_set* dom, isl_aff* aff, void* user) {
+            static_cast<std::vector<isl::aff>*>(user)->push_back(isl::manage(aff));
+            isl_set_free(dom);
+            return isl_stat_ok;
+        },
+        &pieces);
+    // Constants first: they make the simplest shapes.
+    std::stable_partition(pieces.begin(), pieces.end(), [](const isl::aff& p) { return isl_aff_is_cst(p.get()) == isl_bool_true; });
+    const isl::set where = isl::manage(isl_set_intersect_params(isl_pw_aff_domain(simple.copy()), params.copy()));
+    for (const isl::aff& candidate : pieces) {
+        const isl::pw_aff bound = isl::manage(isl_pw_aff_from_aff(candidate.copy()));
+        const isl::set below = isl::manage(isl_pw_aff_le_set(simple.copy(), bound.copy()));
+        if (isl_set_is_subset(where.get(), below.get()) == isl_bool_true) return aff_to_expr(candidate);
+    }
+    return std::nullopt;
 }
 
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context) {

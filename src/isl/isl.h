@@ -139,6 +139,9 @@ isl::set fix_dim(const isl::set& s, const std::string& name, long value);
 std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& context);
 
 /// The largest value `a` takes where the parameter set `context` holds; nullopt when unbounded or empty.
+/// The piece of `a` that is at least every other piece wherever `a` is defined under `context` (constants
+/// tried first), as loopy's static_max_of_pw_aff picks a shape from a piecewise extent; nullopt if none is.
+std::optional<ExprPtr> dominating_piece_expr(const isl::pw_aff& a, const isl::set& context);
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context);
 
 std::string to_str(const isl::set& s);

@@ -258,7 +258,14 @@ void ExpressionParser::unexpected(const Token& t) const {
     fail(t, cat("unexpected token '", t.text, "'"));
 }
 
-ExprPtr ExpressionParser::expression() { return disjunction(); }
+// Python's conditional expression `a if c else b`, the loosest binding and right-associative.
+ExprPtr ExpressionParser::expression() {
+    ExprPtr then = disjunction();
+    if (!accept("if")) return then;
+    ExprPtr cond = disjunction();
+    if (!accept("else")) fail(peek(), "expected 'else' in the conditional expression 'a if condition else b'");
+    return if_then_else(cond, then, expression());
+}
 
 ExprPtr ExpressionParser::disjunction() {
     ExprPtr e = conjunction();
@@ -396,7 +403,7 @@ ExprPtr ExpressionParser::special_call(const Token& fn, std::vector<ExprPtr> arg
 // max/min are plain calls. The other reduction names always need an iname first.
 ExprPtr ExpressionParser::shorthand_reduction(const Token& fn) {
     const bool minmax = fn.text == "max" || fn.text == "min";
-    const bool tuple = peek().is("(");
+    const bool tuple = peek().is("(") || peek().is("[");
     std::optional<std::vector<std::string>> inames = iname_argument();
     if (!inames) {
         if (minmax) return loom::call(fn.text, arguments(")"));
@@ -444,7 +451,9 @@ std::optional<std::vector<std::string>> ExpressionParser::iname_argument() {
         take();
         return std::vector<std::string>{name};
     }
-    if (!peek().is("(")) return std::nullopt;
+    // A parenthesized tuple or, as loopy's list form, a bracketed list: `(i, j)`, `[i, j]`.
+    if (!peek().is("(") && !peek().is("[")) return std::nullopt;
+    const std::string_view close = peek().is("(") ? ")" : "]";
     std::vector<std::string> names;
     std::size_t i = 1;
     while (is_name(i)) {
@@ -455,7 +464,7 @@ std::optional<std::vector<std::string>> ExpressionParser::iname_argument() {
             break;
         }
     }
-    if (names.empty() || !peek(i).is(")") || !peek(i + 1).is(",")) return std::nullopt;
+    if (names.empty() || !peek(i).is(close) || !peek(i + 1).is(",")) return std::nullopt;
     pos_ += i + 2;
     return names;
 }

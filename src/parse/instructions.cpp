@@ -310,9 +310,10 @@ void apply(AttributeContext& c, const Attribute& a) {
 
 // {{{ statements
 
-/// An open `for` or `if` block.
+/// An open `for`, `if` or `with` block.
 struct Block {
     bool is_if = false;
+    std::optional<std::size_t> with_attributes;  // with: where its `{...}` starts in `opener`
     SourceText opener;                // the statement that opened it, for "never closed" errors
     std::size_t keyword_offset = 0;
     std::vector<std::string> inames;  // for
@@ -335,13 +336,15 @@ public:
     ParsedInstructions finish() {
         if (!blocks_.empty()) {
             const Block& b = blocks_.back();
-            b.opener.fail(b.keyword_offset, cat("'", b.is_if ? "if" : "for", "' block is never closed by 'end'"));
+            b.opener.fail(b.keyword_offset, cat("'", b.is_if ? "if" : b.with_attributes ? "with" : "for",
+                                                "' block is never closed by 'end'"));
         }
         return std::move(out_);
     }
 
 private:
     void for_block(ExpressionParser& p, const SourceText& src);
+    void with_block(ExpressionParser& p, const SourceText& src, std::size_t attrs);
     void if_block(ExpressionParser& p, const SourceText& src);
     void next_branch(ExpressionParser& p, const Token& keyword);
     void end_block(ExpressionParser& p, const Token& keyword);
@@ -365,6 +368,7 @@ void InstructionParser::statement(const SourceText& src) {
     const bool block_statement =
         keyword && (first.text == "for" || first.text == "if" || first.text == "elif" ||
                     ((first.text == "else" || first.text == "end") && alone));
+    if (keyword && first.text == "with" && alone && attrs) return with_block(p, src, *attrs);
     if (block_statement && attrs) src.fail(*attrs, cat("attributes are not allowed on '", first.text, "'"));
     if (first.is("...")) return special(p, src, attrs);
     if (!block_statement) return assignment_or_rule(p, src, attrs);
@@ -382,6 +386,19 @@ void InstructionParser::for_block(ExpressionParser& p, const SourceText& src) {
         b.inames.push_back(p.expect_identifier());
     } while (p.accept(","));
     p.expect_end();
+    blocks_.push_back(std::move(b));
+}
+
+// `with {dep=..., id_prefix=...}`: attributes every instruction inside gets, as loopy's with-blocks. Those
+// that name one instruction cannot be shared.
+void InstructionParser::with_block(ExpressionParser& p, const SourceText& src, std::size_t attrs) {
+    Block b;
+    b.opener = src;
+    b.keyword_offset = p.take().offset;
+    b.with_attributes = attrs;
+    for (const Attribute& a : attributes(src, attrs))
+        if (a.key.text == "id" || a.key.text == "priority" || a.key.text == "dup")
+            src.fail(a.key.offset, cat("'", a.key.text, "' option may not be specified in a 'with' block"));
     blocks_.push_back(std::move(b));
 }
 
@@ -416,7 +433,7 @@ void InstructionParser::next_branch(ExpressionParser& p, const Token& keyword) {
 }
 
 void InstructionParser::end_block(ExpressionParser& p, const Token& keyword) {
-    if (blocks_.empty()) p.fail(keyword, "'end' without 'for' or 'if'");
+    if (blocks_.empty()) p.fail(keyword, "'end' without 'for', 'if' or 'with'");
     blocks_.pop_back();
 }
 
@@ -513,6 +530,12 @@ void InstructionParser::substitution(ExpressionParser& p, const SourceText& src,
 // those loops (within_inames_is_final) unless `inames=+...` asks the builder to add the ones it finds.
 void InstructionParser::add(Instruction insn, const SourceText& src, std::optional<std::size_t> attrs) {
     AttributeContext c{src, insn};
+    for (const Block& b : blocks_) {
+        if (!b.with_attributes) continue;
+        AttributeContext shared{b.opener, insn};
+        for (const Attribute& a : attributes(b.opener, *b.with_attributes)) apply(shared, a);
+        c.inames_given = c.inames_given || shared.inames_given;
+    }
     if (attrs)
         for (const Attribute& a : attributes(src, *attrs)) apply(c, a);
     std::vector<ExprPtr> predicates;

@@ -378,6 +378,7 @@ ExprPtr auto_extent(const isl::pw_aff& size, const isl::set& ctx, const Variable
     if (v.kind == VarKind::Temporary)
         if (const std::optional<long> most = isl_util::static_max(size, ctx)) return int_lit(*most);
     if (exact) return *exact;
+    if (const std::optional<ExprPtr> bound = isl_util::dominating_piece_expr(size, ctx)) return *bound;
     throw Error("StaticValueFindingError", cat("a static maximum was not found for PwAff '", isl_util::to_str(size), "'"));
 }
 

@@ -20,170 +20,72 @@ bool is_hardware_tag(const std::string& tag) {
 
 namespace {
 
+using InameSet = std::set<std::string>;
+
+// Where the search stands: what ran, which loops are open, and what each open loop has run so far.
+struct SearchState {
+    std::vector<LinearItem> items;
+    std::vector<const Instruction*> pending;  // in source order
+    std::set<std::string> done;
+    std::vector<std::string> active;      // open loops, outermost first
+    std::vector<bool> ran_inside;         // per open loop: an instruction ran since it was entered
+    std::vector<long> entries;            // per open loop: its serial number
+    long next_entry = 0;
+    std::map<std::string, std::vector<long>> ran_under;  // instruction -> open loops when it ran
+    std::map<std::string, int> group_pending;            // group -> members not yet run
+    std::set<std::string> group_started;
+};
+
+// loopy's linearization (loopy/schedule, the "legacy" algorithm): a depth-first search that runs every
+// instruction whose dependencies are done as soon as exactly its loops are open, leaves a loop only when
+// no instruction that has not run needs it, and otherwise enters a loop that brings some instruction
+// closer to running — backtracking over that choice when it leads to a dead end. ILP loops are the one
+// exception: they may be left and entered again (privatization makes that safe), as loopy's breakable
+// inames.
 class Linearizer {
 public:
-    Linearizer(const Kernel& k, bool hardware_as_loops)
-        : k_(k), inames_(k.all_inames()), hardware_as_loops_(hardware_as_loops) {
+    Linearizer(const Kernel& k, bool hardware_as_loops) : k_(k), hardware_as_loops_(hardware_as_loops) {
+        const std::vector<std::string> inames = k.all_inames();
+        for (std::size_t n = 0; n < inames.size(); ++n) iname_order_[inames[n]] = static_cast<int>(n);
+        SearchState start;
         for (const Instruction& insn : k->instructions) {
-            pending_.push_back(&insn);
-            for (const std::string& g : insn.groups) ++group_pending_[g];
+            start.pending.push_back(&insn);
+            for (const std::string& g : insn.groups) ++start.group_pending[g];
+            loops_[insn.id] = loop_inames(insn);
         }
-        find_domain_nesting();
+        start_ = std::move(start);
+        find_nesting_around();
+        find_loop_dependencies();
+        find_bound_writers();
     }
 
     std::vector<LinearItem> run() {
-        schedule_level();
-        if (!pending_.empty()) {
-            std::vector<std::string> reasons;
-            for (const Instruction* insn : pending_) reasons.push_back(cat("'", insn->id, "' ", why_blocked(*insn)));
-            user_error("LoopyError", "cannot linearize kernel '", k_->name, "': ", join(reasons, "; "));
-        }
-        return std::move(items_);
+        if (search(start_)) return std::move(result_);
+        if (budget_ <= 0)
+            user_error("LoopyError", "cannot linearize kernel '", k_->name, "': no order found after ", kBudget,
+                       " loop choices (simplify the loop nesting with prioritize_loops)");
+        std::vector<std::string> reasons;
+        for (const Instruction* insn : deepest_.pending)
+            reasons.push_back(cat("'", insn->id, "' ", why_blocked(deepest_, *insn)));
+        user_error("LoopyError", "cannot linearize kernel '", k_->name, "': ", join(reasons, "; "));
     }
 
 private:
+    static constexpr long kBudget = 20000;  // loop entries tried before giving up
+
+    bool is_loop(const std::string& iname) const {
+        return hardware_as_loops_ || !is_hardware_tag(k_.iname_tag(iname));
+    }
+
     // Inames that loops are made for: hardware axes are not loops.
-    std::set<std::string> loop_inames(const Instruction& insn) const {
-        std::set<std::string> out;
+    InameSet loop_inames(const Instruction& insn) const {
+        InameSet out;
         for (const std::string& i : insn.within_inames)
-            if (hardware_as_loops_ || !is_hardware_tag(k_.iname_tag(i))) out.insert(i);
+            if (is_loop(i)) out.insert(i);
         return out;
     }
 
-    bool deps_done(const Instruction& insn) const {
-        return std::all_of(insn.depends_on.begin(), insn.depends_on.end(),
-                           [&](const std::string& d) { return done_.count(d) != 0; });
-    }
-
-    // A loop whose bounds are temporaries is entered only after their writers ran, in the iteration of the
-    // enclosing loops that is still open (a write in an earlier, closed loop would leave stale bounds).
-    bool bounds_ready(const Instruction& insn) const {
-        for (const std::string& i : loop_inames(insn)) {
-            const auto it = bound_writers_.find(i);
-            if (it == bound_writers_.end()) continue;
-            for (const std::string& w : it->second) {
-                const auto ran = ran_under_.find(w);
-                if (ran == ran_under_.end() || ran->second.size() > entries_.size() ||
-                    !std::equal(ran->second.begin(), ran->second.end(), entries_.begin()))
-                    return false;
-            }
-        }
-        return true;
-    }
-
-    // Groups with some but not all members run (loopy's "active" groups).
-    bool conflicts_with_active_group(const Instruction& insn) const {
-        return std::any_of(insn.conflicts_with_groups.begin(), insn.conflicts_with_groups.end(), [&](const std::string& g) {
-            const auto it = group_pending_.find(g);
-            return it != group_pending_.end() && it->second > 0 && group_started_.count(g);
-        });
-    }
-
-    bool runnable(const Instruction& insn) const {
-        return deps_done(insn) && bounds_ready(insn) && !conflicts_with_active_group(insn);
-    }
-
-    std::string why_blocked(const Instruction& insn) const {
-        std::vector<std::string> waits;
-        for (const std::string& d : insn.depends_on)
-            if (!done_.count(d)) waits.push_back(d);
-        if (!waits.empty()) return cat("waits for ", join(waits, ", "), " (cyclic dependencies?)");
-        if (!bounds_ready(insn))
-            return "runs in a loop whose bounds are written in another iteration of the loops around it";
-        if (conflicts_with_active_group(insn)) return "conflicts with an instruction group that cannot be finished first";
-        return "cannot be placed in its loops (contradictory loop nesting?)";
-    }
-
-    std::set<std::string> active_set() const { return {active_.begin(), active_.end()}; }
-
-    // The ready instruction that goes first: highest priority, then source order.
-    const Instruction* pick(const std::vector<const Instruction*>& ready) const {
-        const Instruction* best = nullptr;
-        for (const Instruction* insn : ready)
-            if (!best || insn->priority > best->priority) best = insn;
-        return best;
-    }
-
-    std::vector<const Instruction*> ready_where(bool exact) const {
-        const std::set<std::string> active = active_set();
-        std::vector<const Instruction*> out;
-        for (const Instruction* insn : pending_) {
-            if (!runnable(*insn)) continue;
-            const std::set<std::string> loops = loop_inames(*insn);
-            const bool inside = std::includes(loops.begin(), loops.end(), active.begin(), active.end());
-            if (inside && (loops.size() == active.size()) == exact && (exact || may_enter_from_here(loops)))
-                out.push_back(insn);
-        }
-        return out;
-    }
-
-    // Inside an ILP loop only ILP loops open: the ILP loop is left (and entered again later) around any
-    // other loop, which keeps ILP innermost as loopy's breakable ILP loops do.
-    bool may_enter_from_here(const std::set<std::string>& loops) const {
-        const bool in_ilp =
-            std::any_of(active_.begin(), active_.end(), [&](const std::string& i) { return nesting_rank(i) == 3; });
-        if (!in_ilp) return true;
-        return std::all_of(loops.begin(), loops.end(), [&](const std::string& i) {
-            return nesting_rank(i) == 3 || std::count(active_.begin(), active_.end(), i) != 0;
-        });
-    }
-
-    void run_instruction(const Instruction* insn) {
-        items_.push_back({LinearItem::Kind::RunInstruction, insn->id, "", ""});
-        done_.insert(insn->id);
-        ran_under_[insn->id] = entries_;
-        for (const std::string& g : insn->groups) {
-            --group_pending_[g];
-            group_started_.insert(g);
-        }
-        pending_.erase(std::find(pending_.begin(), pending_.end(), insn));
-    }
-
-    // Whether `outer` must enclose `inner`, by a loop priority or by domain nesting.
-    bool must_enclose(const std::string& outer, const std::string& inner) const {
-        const int ro = nesting_rank(outer), ri = nesting_rank(inner);
-        if (ro != ri) return ro < ri;
-        for (const std::vector<std::string>& prio : k_->loop_priority) {
-            const auto o = std::find(prio.begin(), prio.end(), outer), i = std::find(prio.begin(), prio.end(), inner);
-            if (o != prio.end() && i != prio.end() && o < i) return true;
-        }
-        const auto it = nested_in_.find(inner);
-        return it != nested_in_.end() && it->second.count(outer);
-    }
-
-    std::string choose_loop(const Instruction& insn) const {
-        std::vector<std::string> options;
-        const std::set<std::string> loops = loop_inames(insn);
-        for (const std::string& i : inames_)
-            if (loops.count(i) && !std::count(active_.begin(), active_.end(), i)) options.push_back(i);
-        for (const std::string& cand : options) {
-            const bool blocked = std::any_of(options.begin(), options.end(), [&](const std::string& other) {
-                return other != cand && must_enclose(other, cand);
-            });
-            if (!blocked) return cand;
-        }
-        user_error("LoopyError", "loop priorities for instruction '", insn.id, "' are contradictory");
-    }
-
-    void schedule_level() {
-        for (;;) {
-            const std::vector<const Instruction*> here = ready_where(true);
-            if (!here.empty()) {
-                run_instruction(pick(here));
-                continue;
-            }
-            const std::vector<const Instruction*> deeper = ready_where(false);
-            if (deeper.empty()) return;
-            const std::string iname = choose_loop(*pick(deeper));
-            items_.push_back({LinearItem::Kind::EnterLoop, iname, "", ""});
-            active_.push_back(iname);
-            entries_.push_back(next_entry_++);
-            schedule_level();
-            entries_.pop_back();
-            active_.pop_back();
-            items_.push_back({LinearItem::Kind::LeaveLoop, iname, "", ""});
-        }
-    }
+    bool is_breakable(const std::string& iname) const { return is_ilp_tag(k_.iname_tag(iname)); }
 
     // Group axes (0) enclose local axes (1), which enclose loops (2), which enclose ILP loops (3): as in
     // loopy, ILP inames nest innermost, whatever the loop priorities say.
@@ -194,39 +96,282 @@ private:
         return is_ilp_tag(tag) ? 3 : 2;
     }
 
-    // The loops of a nested domain go inside those of its ancestors; a domain bounded by temporaries is
-    // entered after their writers.
-    void find_domain_nesting() {
+    // An iname nests around another when its domain bounds the other's, or when every instruction that uses
+    // the other also uses it (loopy's loop_nest_around_map). ILP inames run innermost and nest around none.
+    void find_nesting_around() {
+        std::map<std::string, std::set<std::string>> users;  // iname -> instructions in it
+        for (const Instruction& insn : k_->instructions)
+            for (const std::string& i : insn.within_inames) users[i].insert(insn.id);
+        for (const auto& [inner, inner_users] : users)
+            for (const auto& [outer, outer_users] : users)
+                if (inner != outer && !is_breakable(outer) && inner_users.size() < outer_users.size() &&
+                    std::includes(outer_users.begin(), outer_users.end(), inner_users.begin(), inner_users.end()))
+                    around_[inner].insert(outer);
         const std::vector<int> parents = domain_parents(*k_);
-        for (std::size_t d = 0; d < k_->domains.size(); ++d) {
-            const std::vector<std::string> dims = isl_util::set_dim_names(k_->domains[d]);
+        for (std::size_t d = 0; d < k_->domains.size(); ++d)
             for (int a = parents[d]; a >= 0; a = parents[static_cast<std::size_t>(a)])
                 for (const std::string& outer : isl_util::set_dim_names(k_->domains[static_cast<std::size_t>(a)]))
-                    for (const std::string& dim : dims) nested_in_[dim].insert(outer);
-            for (const std::string& p : isl_util::param_names(k_->domains[d].space())) {
+                    for (const std::string& inner : isl_util::set_dim_names(k_->domains[d])) around_[inner].insert(outer);
+    }
+
+    // Instructions that must have run before a loop is entered: the dependencies, outside that loop, of the
+    // instructions inside it, when nothing forces them into it (loopy's loop_insn_dep_map).
+    void find_loop_dependencies() {
+        std::map<std::string, InameSet> nests_with;  // iname -> inames some instruction shares with it
+        for (const Instruction& insn : k_->instructions)
+            for (const std::string& a : loops_.at(insn.id)) nests_with[a].insert(loops_.at(insn.id).begin(), loops_.at(insn.id).end());
+        for (const Instruction& insn : k_->instructions)
+            for (const std::string& iname : loops_.at(insn.id))
+                for (const std::string& dep_id : insn.depends_on) {
+                    const Instruction* dep = k_.find_instruction(dep_id);
+                    if (!dep || dep->within_inames.count(iname)) continue;
+                    const bool outside = std::all_of(dep->within_inames.begin(), dep->within_inames.end(), [&](const std::string& d) {
+                        return around_[iname].count(d) || !is_loop(d) || is_breakable(d) || !nests_with[iname].count(d);
+                    });
+                    if (outside) loop_deps_[iname].insert(dep_id);
+                }
+    }
+
+    // A loop whose bounds are temporaries is entered only after their writers ran.
+    void find_bound_writers() {
+        for (const isl::set& dom : k_->domains) {
+            for (const std::string& p : isl_util::param_names(dom.space())) {
                 const Variable* v = k_.find_variable(p);
                 if (!v || v->is_arg()) continue;
                 for (const Instruction& insn : k_->instructions)
                     if (written_names(insn).count(p))
-                        for (const std::string& dim : dims) bound_writers_[dim].insert(insn.id);
+                        for (const std::string& dim : isl_util::set_dim_names(dom)) bound_writers_[dim].insert(insn.id);
             }
         }
     }
 
+    static bool deps_done(const SearchState& s, const Instruction& insn) {
+        return std::all_of(insn.depends_on.begin(), insn.depends_on.end(),
+                           [&](const std::string& d) { return s.done.count(d) != 0; });
+    }
+
+    // Groups with some but not all members run (loopy's "active" groups).
+    static bool conflicts_with_active_group(const SearchState& s, const Instruction& insn) {
+        return std::any_of(insn.conflicts_with_groups.begin(), insn.conflicts_with_groups.end(), [&](const std::string& g) {
+            const auto it = s.group_pending.find(g);
+            return it != s.group_pending.end() && it->second > 0 && s.group_started.count(g);
+        });
+    }
+
+    // Whether `insn` may run inside some deeper nest of the open loops (loopy's "reachable").
+    bool reachable(const SearchState& s, const Instruction& insn) const {
+        const InameSet& loops = loops_.at(insn.id);
+        return deps_done(s, insn) && !conflicts_with_active_group(s, insn) &&
+               std::all_of(s.active.begin(), s.active.end(), [&](const std::string& a) { return loops.count(a) != 0; });
+    }
+
+    // The ready instruction that goes first: highest priority, then source order.
+    const Instruction* ready_instruction(const SearchState& s) const {
+        const Instruction* best = nullptr;
+        for (const Instruction* insn : s.pending)
+            if (loops_.at(insn->id).size() == s.active.size() && reachable(s, *insn) && (!best || insn->priority > best->priority))
+                best = insn;
+        return best;
+    }
+
+    static void run_instruction(SearchState& s, const Instruction* insn) {
+        s.items.push_back({LinearItem::Kind::RunInstruction, insn->id, "", ""});
+        s.done.insert(insn->id);
+        s.ran_under[insn->id] = s.entries;
+        std::fill(s.ran_inside.begin(), s.ran_inside.end(), true);
+        for (const std::string& g : insn->groups) {
+            --s.group_pending[g];
+            s.group_started.insert(g);
+        }
+        s.pending.erase(std::find(s.pending.begin(), s.pending.end(), insn));
+    }
+
+    bool needed_by_pending(const SearchState& s, const std::string& iname, bool only_reachable) const {
+        return std::any_of(s.pending.begin(), s.pending.end(), [&](const Instruction* insn) {
+            return loops_.at(insn->id).count(iname) && (!only_reachable || reachable(s, *insn));
+        });
+    }
+
+    // The innermost loop may be left once something ran in it and no instruction that has not run needs it;
+    // an ILP loop as soon as no instruction that needs it can run deeper now.
+    bool can_leave(const SearchState& s) const {
+        if (s.active.empty() || !s.ran_inside.back()) return false;
+        const std::string& top = s.active.back();
+        return !needed_by_pending(s, top, is_breakable(top));
+    }
+
+    static void leave_loop(SearchState& s) {
+        s.items.push_back({LinearItem::Kind::LeaveLoop, s.active.back(), "", ""});
+        s.active.pop_back();
+        s.ran_inside.pop_back();
+        s.entries.pop_back();
+    }
+
+    static void enter_loop(SearchState& s, const std::string& iname) {
+        s.items.push_back({LinearItem::Kind::EnterLoop, iname, "", ""});
+        s.active.push_back(iname);
+        s.ran_inside.push_back(false);
+        s.entries.push_back(s.next_entry++);
+    }
+
+    // The writers of the loop's bounds ran in the iteration of the open loops that is still open (a write in
+    // an earlier, closed loop would leave stale bounds).
+    bool bounds_ready(const SearchState& s, const std::string& iname) const {
+        const auto it = bound_writers_.find(iname);
+        if (it == bound_writers_.end()) return true;
+        return std::all_of(it->second.begin(), it->second.end(), [&](const std::string& w) {
+            const auto ran = s.ran_under.find(w);
+            return ran != s.ran_under.end() && ran->second.size() <= s.entries.size() &&
+                   std::equal(ran->second.begin(), ran->second.end(), s.entries.begin());
+        });
+    }
+
+    bool may_enter(const SearchState& s, const std::string& iname) const {
+        const auto open = [&](const std::string& i) { return !is_loop(i) || std::count(s.active.begin(), s.active.end(), i); };
+        const auto around = around_.find(iname);
+        if (around != around_.end() && !std::all_of(around->second.begin(), around->second.end(), open)) return false;
+        const auto deps = loop_deps_.find(iname);
+        if (deps != loop_deps_.end() &&
+            !std::all_of(deps->second.begin(), deps->second.end(), [&](const std::string& d) { return s.done.count(d); }))
+            return false;
+        // Inside an ILP loop only ILP loops open, which keeps ILP innermost.
+        const bool in_ilp = std::any_of(s.active.begin(), s.active.end(), [&](const std::string& a) { return nesting_rank(a) == 3; });
+        return (!in_ilp || nesting_rank(iname) == 3) && bounds_ready(s, iname);
+    }
+
+    // The loops worth entering, in the order to try them. A loop is useful when some reachable instruction
+    // runs inside it and needs no loop of a lower nesting rank first; its usefulness is the highest priority
+    // of those instructions. Loop priorities come first (loopy's priority tiers, in which the first iname of
+    // a priority goes before the rest), then the other loops, ILP loops last; within a tier, the most useful
+    // loop first, then the kernel's iname order.
+    std::vector<std::string> loops_to_try(const SearchState& s) const {
+        std::map<std::string, int> usefulness;
+        for (const Instruction* insn : s.pending) {
+            if (!reachable(s, *insn)) continue;
+            int lowest = 4;
+            std::vector<std::string> closed;
+            for (const std::string& i : loops_.at(insn->id))
+                if (!std::count(s.active.begin(), s.active.end(), i)) {
+                    closed.push_back(i);
+                    lowest = std::min(lowest, nesting_rank(i));
+                }
+            for (const std::string& i : closed)
+                if (nesting_rank(i) == lowest && may_enter(s, i)) {
+                    const auto [it, fresh] = usefulness.try_emplace(i, insn->priority);
+                    if (!fresh) it->second = std::max(it->second, insn->priority);
+                }
+        }
+        std::vector<std::string> out;
+        for (const auto& [i, u] : usefulness) out.push_back(i);
+        const auto tier = [&](const std::string& i) {
+            if (nesting_rank(i) == 3) return 1 << 20;
+            return priority_tier(i, usefulness);
+        };
+        std::sort(out.begin(), out.end(), [&](const std::string& a, const std::string& b) {
+            const int ta = tier(a), tb = tier(b);
+            if (ta != tb) return ta < tb;
+            if (usefulness.at(a) != usefulness.at(b)) return usefulness.at(a) > usefulness.at(b);
+            return iname_order_.at(a) < iname_order_.at(b);
+        });
+        return out;
+    }
+
+    // The tier of `iname` among the useful loops: 0 when no useful loop has priority over it, one more per
+    // useful loop that must go before it, a large tier for loops no priority names.
+    int priority_tier(const std::string& iname, const std::map<std::string, int>& useful) const {
+        bool named = false;
+        int before = 0;
+        for (const std::vector<std::string>& prio : k_->loop_priority) {
+            const auto self = std::find(prio.begin(), prio.end(), iname);
+            if (self == prio.end()) continue;
+            named = true;
+            for (auto o = prio.begin(); o != self; ++o)
+                if (useful.count(*o)) ++before;
+        }
+        return named ? before : (1 << 19);
+    }
+
+    // Runs, leaves and enters from `s` until every instruction ran; false at a dead end.
+    bool search(SearchState s) {
+        for (;;) {
+            if (const Instruction* insn = ready_instruction(s)) {
+                run_instruction(s, insn);
+            } else if (can_leave(s)) {
+                leave_loop(s);
+            } else {
+                break;
+            }
+        }
+        if (s.pending.empty() && s.active.empty()) {
+            result_ = std::move(s.items);
+            return true;
+        }
+        if (!failed_.insert(state_key(s)).second) return false;
+        for (const std::string& iname : loops_to_try(s)) {
+            if (--budget_ < 0) return false;
+            SearchState next = s;
+            enter_loop(next, iname);
+            if (search(std::move(next))) return true;
+        }
+        // An ILP loop that some instruction could still use deeper may also be left.
+        if (!s.active.empty() && s.ran_inside.back() && is_breakable(s.active.back())) {
+            leave_loop(s);
+            if (search(std::move(s))) return true;
+        } else if (s.done.size() >= deepest_.done.size()) {
+            deepest_ = std::move(s);
+        }
+        return false;
+    }
+
+    // What decides the rest of the search from a state: what ran, and which loops are open.
+    static std::string state_key(const SearchState& s) {
+        std::string key;
+        for (std::size_t n = 0; n < s.active.size(); ++n) key += s.active[n] + (s.ran_inside[n] ? "+" : "-") + ",";
+        key += "|";
+        for (const std::string& d : s.done) key += d + ",";
+        return key;
+    }
+
+    std::string why_blocked(const SearchState& s, const Instruction& insn) const {
+        std::vector<std::string> waits;
+        for (const std::string& d : insn.depends_on)
+            if (!s.done.count(d)) waits.push_back(d);
+        if (!waits.empty()) return cat("waits for ", join(waits, ", "), " (cyclic dependencies?)");
+        if (conflicts_with_active_group(s, insn)) return "conflicts with an instruction group that cannot be finished first";
+        for (const std::string& i : loops_.at(insn.id)) {
+            if (std::count(s.active.begin(), s.active.end(), i)) continue;
+            const auto deps = loop_deps_.find(i);
+            std::vector<std::string> before;
+            if (deps != loop_deps_.end())
+                for (const std::string& d : deps->second)
+                    if (!s.done.count(d)) before.push_back(d);
+            if (!before.empty())
+                return cat("runs in loop '", i, "', which can only start after ", join(before, ", "),
+                           " (dependencies, outside that loop, of instructions inside it)");
+        }
+        for (const std::string& i : loops_.at(insn.id))
+            if (!bounds_ready(s, i))
+                return "runs in a loop whose bounds are written in another iteration of the loops around it";
+        const InameSet& loops = loops_.at(insn.id);
+        for (const std::string& open : s.active)
+            if (!loops.count(open))
+                return cat("must run outside loop '", open, "', which cannot close while instructions that need it have "
+                           "not run (use separate inames, e.g. with duplicate_inames)");
+        return "cannot be placed in its loops (contradictory loop nesting?)";
+    }
+
     const Kernel& k_;
-    std::vector<std::string> inames_;
     bool hardware_as_loops_;
-    std::vector<const Instruction*> pending_;
-    std::set<std::string> done_;
-    std::vector<std::string> active_;
-    std::vector<LinearItem> items_;
-    std::map<std::string, std::set<std::string>> nested_in_;
-    std::map<std::string, std::set<std::string>> bound_writers_;  // iname -> writers of its bounds
-    std::vector<long> entries_;                                   // serial numbers of the open loops
-    long next_entry_ = 0;
-    std::map<std::string, std::vector<long>> ran_under_;          // instruction -> open loops when it ran
-    std::map<std::string, int> group_pending_;                    // group -> members not yet run
-    std::set<std::string> group_started_;
+    std::map<std::string, int> iname_order_;
+    std::map<std::string, InameSet> loops_;        // instruction -> its loops
+    std::map<std::string, InameSet> around_;       // iname -> inames that must be open before it
+    std::map<std::string, InameSet> loop_deps_;    // iname -> instructions that run before its loop
+    std::map<std::string, InameSet> bound_writers_;  // iname -> writers of its bounds
+    SearchState start_;
+    SearchState deepest_;                           // the dead end that ran the most, for the error
+    std::set<std::string> failed_;                  // dead ends seen, by state_key
+    std::vector<LinearItem> result_;
+    long budget_ = kBudget;
 };
 
 }  // namespace

@@ -55,8 +55,9 @@ template <class... Parts>
     throw Error(kind, cat(parts...));
 }
 
-template <class... Parts>
-void user_assert(bool cond, const std::string& kind, const Parts&... parts) {
+// The kind is taken as written (usually a literal): a passing check builds no string.
+template <class Kind, class... Parts>
+void user_assert(bool cond, const Kind& kind, const Parts&... parts) {
     if (!cond) user_error(kind, parts...);
 }
 

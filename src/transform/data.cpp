@@ -1,4 +1,7 @@
+#include "ir/domain.h"
+#include "isl/isl.h"
 #include "support/error.h"
+#include "support/strings.h"
 #include "transform/transforms.h"
 
 namespace loom {
@@ -35,6 +38,51 @@ Kernel set_temporary_address_space(const Kernel& kernel, const std::string& name
                 "set_temporary_address_space: no temporary named '", name, "'");
     v->address_space = space;
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+namespace {
+
+// `e` with every use of variable `from` (as a value or an array) named `to`.
+ExprPtr rename_variable(const ExprPtr& e, const std::string& from, const std::string& to) {
+    if (!e) return e;
+    return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+        if ((n->kind != ExprKind::Var && n->kind != ExprKind::Subscript) || n->name != from) return n;
+        auto renamed = std::make_shared<Expr>(*n);
+        renamed->name = to;
+        return renamed;
+    });
+}
+
+}  // namespace
+
+Kernel rename_argument(const Kernel& kernel, const std::string& old_name, const std::string& new_name) {
+    const char* transform = "rename_argument";
+    const Variable* arg = kernel.find_variable(old_name);
+    user_assert(arg && arg->is_arg(), "LoopyError", transform, ": old arg name '", old_name, "' does not exist");
+    if (new_name == old_name) return kernel;
+    user_assert(is_identifier(new_name), "LoopyError", transform, ": '", new_name, "' is not a valid name");
+    user_assert(!kernel.find_variable(new_name) && !is_iname(*kernel, new_name), "LoopyError", transform,
+                ": argument name '", new_name, "' conflicts with an existing identifier--cannot rename");
+    KernelData k = kernel.copy();
+    const auto rename = [&](const ExprPtr& e) { return rename_variable(e, old_name, new_name); };
+    for (auto* vars : {&k.args, &k.temporaries})
+        for (Variable& v : *vars) {
+            if (v.name == old_name) v.name = new_name;
+            for (auto* exprs : {&v.shape, &v.strides})
+                for (ExprPtr& e : *exprs) e = rename(e);
+            v.offset = rename(v.offset);
+        }
+    for (Instruction& insn : k.instructions) {
+        for (ExprPtr& a : insn.assignees) a = rename(a);
+        insn.expression = rename(insn.expression);
+        for (ExprPtr& p : insn.predicates) p = rename(p);
+    }
+    for (SubstitutionRule& r : k.substitutions) r.expression = rename(r.expression);
+    // A value argument is a parameter of the domains and assumptions.
+    for (isl::set& d : k.domains)
+        if (isl_util::is_param(d, old_name)) d = isl_util::rename_dim(d, old_name, new_name);
+    if (isl_util::is_param(k.assumptions, old_name)) k.assumptions = isl_util::rename_dim(k.assumptions, old_name, new_name);
+    return unlinearized_kernel(std::move(k));
 }
 
 }  // namespace loom

@@ -72,11 +72,6 @@ ExprPtr map_inames(const ExprPtr& e, const std::map<std::string, ExprPtr>& value
     });
 }
 
-ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& values) {
-    if (!e) return e;
-    return map_inames(e, values, [](const std::vector<std::string>& inames) { return inames; });
-}
-
 // Each of `inames` replaced by `replacement[iname]` (a list, possibly empty), keeping the order.
 std::vector<std::string> replace_names(const std::vector<std::string>& inames,
                                        const std::map<std::string, std::vector<std::string>>& replacement) {
@@ -287,6 +282,7 @@ Kernel split_backend(const Kernel& kernel, const std::string& iname, const Split
     });
     for (std::size_t n = 0; n < k.instructions.size(); ++n)
         if (sel[n] && k.instructions[n].within_inames.erase(iname)) k.instructions[n].within_inames.insert({outer, inner});
+    k.applied_iname_rewrites.push_back({{iname, index}});
     if (o.slabs != std::pair<int, int>{0, 0}) k.iname_slabs[outer] = o.slabs;
     for (std::vector<std::string>& prio : k.loop_priority) prio = replace_names(prio, split_names);
     apply_tag(k, outer, o.outer_tag, transform);

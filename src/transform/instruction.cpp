@@ -97,6 +97,14 @@ Kernel set_instruction_priority(const Kernel& k, const std::string& insn_match, 
     return edit_instructions(k, ids, [&](Instruction& insn) { insn.priority = priority; });
 }
 
+Kernel add_inames_to_insn(const Kernel& k, const std::vector<std::string>& inames, const std::string& insn_match) {
+    for (const std::string& i : inames)
+        user_assert(is_iname(*k, i), "LoopyError", "add_inames_to_insn: iname '", i, "' does not exist");
+    const std::set<std::string> ids = matching_ids(*k, insn_match);
+    if (ids.empty()) return k;
+    return edit_instructions(k, ids, [&](Instruction& insn) { insn.within_inames.insert(inames.begin(), inames.end()); });
+}
+
 Kernel add_dependency(const Kernel& k, const std::string& insn_match, const std::string& depends_on) {
     const std::set<std::string> added = id_or_matching_ids(*k, depends_on);
     user_assert(!added.empty(), "LoopyError", "no instructions found matching '", depends_on,

@@ -645,6 +645,12 @@ void add_slice_axis(KernelData& k, const std::string& name, const ExprPtr& exten
     dom = isl_util::add_constraint(dom, var(name), BinOp::Lt, extent);
 }
 
+// A use or footprint subscript as the user wrote it, in terms of inames that splits have since replaced.
+ExprPtr with_iname_rewrites(const KernelData& k, ExprPtr e) {
+    for (const std::map<std::string, ExprPtr>& rewrites : k.applied_iname_rewrites) e = substitute(e, rewrites);
+    return e;
+}
+
 }  // namespace
 
 Kernel precompute(const Kernel& kernel, const std::vector<std::string>& subst_uses, const std::vector<std::string>& sweep_inames,
@@ -658,7 +664,11 @@ Kernel precompute(const Kernel& kernel, const std::vector<std::string>& subst_us
                     "' is neither a rule name nor a use of a rule");
         user_assert(name.empty() || name == use->name, "LoopyError", "precompute: not all uses in subst_use agree on rule name");
         name = use->name;
-        if (use->kind == ExprKind::Call) generators.push_back(use->args);
+        if (use->kind == ExprKind::Call) {
+            std::vector<ExprPtr> args;
+            for (const ExprPtr& a : use->args) args.push_back(with_iname_rewrites(*kernel, a));
+            generators.push_back(std::move(args));
+        }
     }
     return precompute_rule(kernel, name, generators, sweep_inames, options);
 }
@@ -689,7 +699,7 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
         std::vector<ExprPtr> args;
         for (std::size_t i = 0; i < ndim; ++i) {
             if ((*entries)[i] != ":") {
-                args.push_back(parse_expression((*entries)[i]));
+                args.push_back(with_iname_rewrites(data, parse_expression((*entries)[i])));
                 continue;
             }
             const std::string axis = names(cat(name, "_fetch_axis_", i));

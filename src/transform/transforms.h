@@ -25,6 +25,10 @@ Kernel set_options(const Kernel& k, const OptionUpdate& update);
 /// Sets the dtypes of the named variables; an unknown name, or a different dtype already set, is an error.
 Kernel add_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
 
+/// Renames argument `old_name` everywhere: instructions, substitution rules, shapes and strides, and (for a
+/// value argument) the domains' and assumptions' parameters. LoopyError when `new_name` is taken.
+Kernel rename_argument(const Kernel& k, const std::string& old_name, const std::string& new_name);
+
 /// Places temporary `name` in `space` (private, local or global).
 Kernel set_temporary_address_space(const Kernel& k, const std::string& name, AddressSpace space);
 
@@ -95,6 +99,9 @@ Kernel remove_unused_inames(const Kernel& k, const std::vector<std::string>& ina
 /// strides) and drops them from the arguments. Values are IntLit (any parameter) or FloatLit (only
 /// parameters the domains do not use) expressions.
 Kernel fix_parameters(const Kernel& k, const std::map<std::string, ExprPtr>& values);
+
+/// Adds `inames` to the loops of the instructions `insn_match` selects (loopy's add_inames_to_insn).
+Kernel add_inames_to_insn(const Kernel& k, const std::vector<std::string>& inames, const std::string& insn_match);
 
 // --- instruction ordering and synchronization (transform/instruction.cpp)
 /// Sets the priority of the instructions `insn_match` selects; among ready instructions the linearizer runs

@@ -40,3 +40,20 @@ do
 end
 
 print("assumptions: ok")
+
+-- A piecewise extent takes the piece that bounds the others (loopy's static_max_of_pw_aff): out[i % 20] over
+-- n > 0 items is min(n, 20) long, so 20 elements; with an offset m, n + m bounds every piece.
+do
+  local function shape_of(knl, name)
+    for _, arg in ipairs(knl.args) do if arg.name == name then return table.concat(arg.shape, ", ") end end
+  end
+  local wrap = lp.make_kernel("{ [i]: 0<=i<n }", "out[i % 20] = a[i]", nil, { assumptions = "n > 0" })
+  h.check_equal(shape_of(wrap, "out"), "20", "shape of out[i % 20]")
+  h.on_each_executor(function(exec, name)
+    local a = lp.arange(25, "float32")
+    local out = wrap(exec, { a = a })
+    h.check_array(out, function(i) return i < 5 and 20 + i or i end, name .. " out[i % 20]")
+  end)
+  local shifted = lp.make_kernel("{ [i]: 0<=i<n }", "out[i % 20 + m] = a[i]", nil, { assumptions = "n > 0 and m >= 0" })
+  h.check_equal(shape_of(shifted, "out"), "n + m", "shape of out[i % 20 + m]")
+end

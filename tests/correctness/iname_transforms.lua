@@ -246,6 +246,15 @@ do
   end
 end
 
+-- make_kernel's fixed_parameters option is fix_parameters on the new kernel.
+do
+  local made = lp.make_kernel("{ [i,j]: 0<=i<n and 0<=j<m }", "out[i,j] = m*a[i,j] + alpha",
+    { lp.ValueArg("alpha", "float32"), "..." }, { fixed_parameters = { m = 3, n = 4, alpha = 0.5 } })
+  check_listing(made, { "{ [i, j] : 0 <= i <= 3 and 0 <= j <= 2 }", "out[i, j] = 3*a[i, j] + 0.5" }, "fixed_parameters")
+  h.expect_error("ArgumentError", "option 'fixed_parameters': table expected", lp.make_kernel, "{ [i]: 0<=i<n }",
+    "out[i] = 1", nil, { fixed_parameters = 3 })
+end
+
 -- Tags: validation happens in tests/errors; here the listing and the bookkeeping --------------------------------
 local tagged = lp.split_iname(vec, "i", 128, { outer_tag = "g.0", inner_tag = "l.0" })
 check_listing(tagged, { "i_outer: g.0", "i_inner: l.0" }, "split tags")

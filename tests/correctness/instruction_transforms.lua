@@ -148,3 +148,29 @@ do
 end
 
 print("instruction_transforms: ok")
+
+-- add_inames_to_insn: a per-row sum whose reset runs outside the row loop until it is moved into it.
+do
+  local knl = lp.add_dtypes(lp.make_kernel("{ [i,j]: 0<=i<3 and 0<=j<4 }",
+    { "<> t = 0 {id=z}", "t = t + a[i,j] {id=u, dep=z}", "out[i] = t {dep=u}" }), { a = "float32" })
+  local a = h.array_from({ 3, 4 }, "float32", function(i, j) return 4 * i + j end)
+  local rows = lp.add_inames_to_insn(knl, "i", "id:z")
+  h.on_each_executor(function(exec, name)
+    h.check_array(knl(exec, { a = a }), function(i) return 6 * (i + 1) + 8 * i * (i + 1) end, name .. " running sum")
+    h.check_array(rows(exec, { a = a }), function(i) return 16 * i + 6 end, name .. " per-row sum")
+  end)
+  h.expect_error("LoopyError", "iname 'q' does not exist", lp.add_inames_to_insn, knl, "q", "id:z")
+end
+
+-- rename_argument: arrays and value arguments (the domains' parameters) alike.
+do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i] + n", { lp.GlobalArg("a", "float32", { shape = "n" }), "..." })
+  local renamed = lp.rename_argument(lp.rename_argument(knl, "a", "x"), "n", "m")
+  h.check_contains(tostring(renamed), "out[i] = 2*x[i] + m")
+  h.check_contains(tostring(renamed), "[m] -> { [i] : 0 <= i < m }")
+  h.on_each_executor(function(exec, name)
+    h.check_array(renamed(exec, { x = lp.arange(5, "float32") }), function(i) return 2 * i + 5 end, name .. " renamed")
+  end)
+  h.expect_error("LoopyError", "argument name 'out' conflicts with an existing identifier", lp.rename_argument, knl, "a", "out")
+  h.expect_error("LoopyError", "old arg name 'zz' does not exist", lp.rename_argument, knl, "zz", "b")
+end

@@ -99,6 +99,11 @@ do
   local knl = h.rotate_v1()
   local err = h.expect_error("MissingBarrierError", {}, lp.generate_code, knl)
   assert(err.message:find("Dependency 'rotate depends on maketmp' (for variable 'arr')", 1, true), err.message)
+  -- As in loopy, preprocessing does not linearize: the error belongs to code generation (and linearization).
+  local pre = lp.preprocess_kernel(knl)
+  h.check(not tostring(pre):find("LINEARIZATION", 1, true), "preprocess_kernel linearized the kernel")
+  h.expect_error("MissingBarrierError", {}, lp.generate_code, pre)
+  h.expect_error("MissingBarrierError", {}, lp.get_one_linearized_kernel, knl)
 end
 
 -- A global barrier splits the kernel; a private temporary cannot live across it.

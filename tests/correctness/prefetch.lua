@@ -209,3 +209,14 @@ do
   h.check_contains(code, "for (int a_dim_0 = 0; a_dim_0 <= i; ++a_dim_0)")
   check_same(knl, pf, function() return { a = lp.rand({ 20 }, "float32", 13) } end, { 20 }, "triangular prefetch")
 end
+
+-- A footprint subscript written in the original inames after they were split: loopy's applied_iname_rewrites
+-- turn x[j,k] into x[j_inner + 16*j_outer, k_inner + 16*k_outer].
+do
+  local ref = lp.add_dtypes(lp.make_kernel("{ [j,k]: 0<=j,k<n }", "out[j] = sum(k, x[j,k]*v[k])", nil,
+    { assumptions = "n mod 16 = 0 and n >= 16" }), { x = "float32", v = "float32" })
+  local knl = lp.split_iname(lp.split_iname(ref, "j", 16), "k", 16)
+  knl = lp.add_prefetch(knl, "x[j,k]", { "k_inner" })
+  h.check_contains(tostring(knl), "x_fetch[x_dim_1] = x[16*j_outer + j_inner, x_dim_1 + 16*k_outer]")
+  lp.auto_test_vs_ref(ref, knl, { parameters = { n = 32 } })
+end

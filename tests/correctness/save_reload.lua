@@ -193,8 +193,12 @@ do
   local looped = lp.make_kernel("{[k, i, j] : 0<=k<3 and 0<=i, j<n}",
     [[
     for k
-      b[i] = a[i] + k {id=w}
-      c[j] = b[(j + 1) % n] {id=r, dep=w}
+      for i
+        b[i] = a[i] + k {id=w}
+      end
+      for j
+        c[j] = b[(j + 1) % n] {id=r, dep=w}
+      end
     end
     ]], {lp.GlobalArg("a, b, c", "float32", {shape = "n"}), "..."}, {assumptions = "n >= 1"})
   looped = lp.split_iname(looped, "i", 8, {inner_tag = "l.0", outer_tag = "g.0"})

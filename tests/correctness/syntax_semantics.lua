@@ -361,3 +361,49 @@ do
     h.expect_error("LoopyError", "'dot'", lp.show_dependency_graph, knl, path)
   end
 end
+
+-- Python's conditional expression, `with` blocks of shared attributes, and the list form of reduction inames.
+do
+  local cond = lp.make_kernel("{ [i]: 0<=i<6 }", "out[i] = a[i] if i > 1 and i < 4 else -2*a[i] if i >= 4 else 10*a[i]")
+  h.on_each_executor(function(exec)
+    local a = lp.arange(6, "float32")
+    h.check_array(cond(exec, { a = a }), function(i)
+      if i > 1 and i < 4 then return i elseif i >= 4 then return -2 * i else return 10 * i end
+    end, "conditional expression")
+  end)
+  h.check_contains(tostring(cond), "if(i > 1 and i < 4, a[i], if(i >= 4, -2*a[i], 10*a[i]))")
+
+  local with = lp.make_kernel("{ [i]: 0<=i<4 }", [[
+    <> t = 1 {id=t0}
+    with {id_prefix=step, dep=t0}
+      out[i] = a[i] + t
+      with {tags=inner}
+        out2[i] = a[i]
+      end
+    end
+    out3[i] = 2
+  ]])
+  local by_id = {}
+  for _, insn in ipairs(with.instructions) do by_id[insn.id] = insn end
+  h.check(by_id.step and by_id.step_0, "with-block id prefix: %s", tostring(with))
+  h.check_equal(table.concat(by_id.step.depends_on, ","), "t0", "with-block dependency of the first")
+  h.check_equal(table.concat(by_id.step_0.depends_on, ","), "t0", "with-block dependency of the nested one")
+  h.check_equal(by_id.insn and #by_id.insn.depends_on, 0, "after 'end' the block's attributes are gone")
+  h.expect_error("ParseError", "'id' option may not be specified in a 'with' block", lp.make_kernel, "{ [i]: 0<=i<4 }",
+    "with {id=x}\nout[i] = 1\nend")
+  h.expect_error("ParseError", "'with' block is never closed by 'end'", lp.make_kernel, "{ [i]: 0<=i<4 }",
+    "with {dep=x}\nout[i] = 1\n")
+
+  local listed = lp.make_kernel("{ [i,j]: 0<=i,j<4 }", { "out[j] = reduce(sum, [i], a[i,j])", "m = max([i, j], a[i,j])" })
+  h.check_contains(tostring(listed), "out[j] = sum(i, a[i, j])")
+  h.check_contains(tostring(listed), "m = max((i, j), a[i, j])")
+end
+
+-- The listing keeps the arguments in declared order (loopy 2025.2), as calls return them.
+do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "z[i] = b[i] + a[i]",
+    { lp.GlobalArg("z", "float32", { shape = "n" }), lp.GlobalArg("b, a", "float32", { shape = "n" }), "..." })
+  local text = tostring(knl)
+  local z, b, a = text:find("\nz: ", 1, true), text:find("\nb: ", 1, true), text:find("\na: ", 1, true)
+  h.check(z and b and a and z < b and b < a, "argument order in the listing:\n%s", text)
+end

@@ -23,6 +23,13 @@ h.on_each_executor(function(exec)
   -- n is not in any shape passed: nothing to find it from.
   h.expect_error("ArgumentError", { "'n'", "not given" }, knl, exec, {})
 
+  -- A read-only input is never made up: only written arrays are allocated (loopy's rule).
+  local fixed = lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<4 }", "g[i] = f[i] + 1.5"), { f = "float32" })
+  h.expect_error("ArgumentError", { "'f'", "read by the kernel but was not passed" }, fixed, exec, {})
+  local in_place = lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<4 }", { "t[i] = f[i] {id=w}", "g[i] = t[i] {dep=w}" }),
+    { f = "float32", t = "float32" })
+  h.check_equal(in_place(exec, { f = lp.arange(4, "float32") }):get(3), 3.0, "a written-then-read array is allocated")
+
   -- An output must be contiguous: the kernel writes its memory directly.
   local square = lp.make_kernel("{ [i,j]: 0<=i,j<n }", "out[i,j] = a[i,j]")
   h.expect_error("ArgumentError", { "'out'", "contiguous" }, square, exec,

@@ -36,6 +36,11 @@ h.expect_error("TypeInferenceError", "'nosuchfn'", lp.generate_code,
 
 -- Options: unknown keys and bad values.
 h.expect_error("ArgumentError", { "set_options", "'no_such'" }, lp.set_options, untyped, { no_such = true })
+-- loopy's options for its Python wrapper would do nothing here: they are refused by name.
+for _, opt in ipairs({ "no_numpy", "cl_exec_manage_array_events", "trace_assignments" }) do
+  h.expect_error("ArgumentError", { "set_options", "'" .. opt .. "'", "Python/PyOpenCL wrapper" }, lp.set_options, untyped,
+    { [opt] = true })
+end
 h.expect_error("ArgumentError", { "make_kernel", "'bogus'" }, lp.make_kernel, "{ [i]: 0<=i<n }", "out[i] = a[i]",
   nil, { bogus = 1 })
 h.expect_error("ArgumentError", { "GlobalArg", "'bogus'" }, lp.GlobalArg, "a", "float32", { bogus = 1 })

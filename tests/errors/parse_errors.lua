@@ -8,6 +8,19 @@ for _, domain in ipairs({ "{ [i]: 0<=i<n ", "{ [i]: 0<=i<n and }", "hello" }) do
   h.expect_error("ParseError", { "malformed domain", quoted }, lp.make_kernel, domain, "out[i] = a[i]")
 end
 
+-- The place where isl stopped, and the token it found there, in the coordinates of the text as written
+-- (Loom declares undeclared parameters before isl reads it).
+for _, case in ipairs({
+  { "{ [i]: 0<=i<n an i < 3 }", "unexpected token, at 'an' (line 1, column 15)", 1, 15 },
+  { "[n] -> { [i]: 0<=i<n an i < 3 }", "at 'an' (line 1, column 22)", 1, 22 },
+  { "{ [i]: 0<=i<n and\n i < 3 ) }", "at ')' (line 2, column 8)", 2, 8 },
+  { "{ [i]: 0<=i<n and j }", "missing operator, at '}' (line 1, column 21)", 1, 21 },
+}) do
+  local ok, err = pcall(lp.make_kernel, case[1], "out[i] = a[i]")
+  h.check(not ok and err.kind == "ParseError" and h.contains(err.message, case[2]), "domain %q: %s", case[1], tostring(err))
+  h.check(err.line == case[3] and err.column == case[4], "domain %q at %s:%s", case[1], tostring(err.line), tostring(err.column))
+end
+
 -- The second domain of a forest is the culprit.
 h.expect_error("ParseError", "'{ [j]: 0<=j<'", lp.make_kernel, { "{ [i]: 0<=i<n }", "{ [j]: 0<=j<" }, "out[i] = a[i]")
 

@@ -81,12 +81,12 @@ h.expect_error("StaticValueFindingError", "the shape of 'v' would depend on 'hi'
   end
 ]==])
 
--- Orders that cannot exist: a cycle, and bounds written in a loop that must close before the loop they
--- bound can start (mid depends on the write of lo, and the jj loop on mid).
+-- Orders that cannot exist: a cycle, and an instruction (mid) between two uses of one loop: as in loopy, a
+-- loop is one loop, which cannot close while instructions that need it have not run.
 h.expect_error("LoopyError", { "cannot linearize kernel", "'a1' waits for a2" }, function()
   lp.generate_code(lp.make_kernel(dom, { "out[i] = 1 {id=a1, dep=a2}", "out2[i] = 2 {id=a2, dep=a1}" }))
 end)
-h.expect_error("LoopyError", "runs in a loop whose bounds are written in another iteration", function()
+h.expect_error("LoopyError", { "cannot linearize kernel", "'wlo' runs in loop 'i', which can only start after mid" }, function()
   local knl = lp.make_kernel(csr, [==[
     for i
       <> lo = ptr[i] {id=wlo}

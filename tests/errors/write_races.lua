@@ -94,4 +94,14 @@ h.check_equal(h.run_child("require('loom').set_warnings('ignore')\n" .. (RUN:gsu
   "output with set_warnings('ignore')")
 h.check_equal(h.run_child((RUN:gsub("SILENCED", "{ 'write_race_local(*)' }"))), "built\n", "output when silenced")
 
+-- A local tree reduction's own stages never race (its last stage runs on one work-item): no warning, even as
+-- errors; a real race on a user's instruction still is one.
+lp.set_warnings("error")
+local tree = lp.add_dtypes(lp.tag_inames(lp.make_kernel("{ [i]: 0<=i<128 }", "out[0] = sum(i, a[i])"), { i = "l.0" }),
+  { a = "float32" })
+lp.generate_code(tree)
+h.expect_error("WriteRaceConditionWarning", "instruction 'insn' contains a write race", lp.generate_code,
+  lp.add_dtypes(lp.tag_inames(lp.make_kernel("{ [i]: 0<=i<128 }", "out[0] = a[i]"), { i = "l.0" }), { a = "float32" }))
+lp.set_warnings("default")
+
 print("write_races: ok")

@@ -117,3 +117,36 @@ TEST_CASE("the linearized kernel is a new value", "[linearize]") {
     CHECK_FALSE(k->linearized);
     CHECK(k->linearization.empty());
 }
+
+TEST_CASE("a loop stays open while an instruction that needs it has not run", "[linearize]") {
+    // The priority asks for j around i, but t's writer and reader must share the iteration of both: loopy's
+    // priorities are preferences, the nesting that keeps every instruction in one loop is not.
+    const Kernel k = prioritize_loops(kernel("{ [i,j]: 0<=i<3 and 0<=j<4 }",
+                                             {"<> t = 2*a[i,j] {id=f}", "acc[i] = 0 {id=init}",
+                                              "acc[i] = acc[i] + t {id=upd, dep=f:init}", "out[i] = acc[i] {id=st, dep=upd}"}),
+                                      {"j", "i"});
+    CHECK(order_of(k) == Items{"for i", "init", "for j", "f", "upd", "end j", "st", "end i"});
+}
+
+TEST_CASE("an iname used by every instruction of another nests around it", "[linearize]") {
+    // b is used by all three instructions, x only by two: b goes outside, whatever the source order says.
+    const Kernel k = kernel("{ [x,b]: 0<=x,b<4 }",
+                            {"s[b] = 0 {id=init}", "s[b] = s[b] + a[b,x] {id=upd, dep=init}", "o[b] = s[b] {id=st, dep=upd}"});
+    CHECK(order_of(k) == Items{"for b", "init", "for x", "upd", "end x", "st", "end b"});
+}
+
+TEST_CASE("a loop starts after the dependencies of its instructions that run outside it", "[linearize]") {
+    // upd (in b) needs fetch, which runs in no loop: it must run before the b loop opens, not in a second one.
+    const Kernel k = kernel("{ [b,c]: 0<=b,c<4 }", {"w[c] = a[c] {id=fetch}", "o[b] = o[b] + w[b] {id=upd, dep=fetch}"});
+    const Items order = order_of(k);
+    CHECK(std::count(order.begin(), order.end(), "for b") == 1);
+    CHECK(std::find(order.begin(), order.end(), "end c") < std::find(order.begin(), order.end(), "for b"));
+}
+
+TEST_CASE("ILP loops run innermost and may be left and entered again", "[linearize]") {
+    const Kernel k = tag_inames(kernel("{ [i,k]: 0<=i<4 and 0<=k<8 }",
+                                       {"acc[i] = 0 {id=init}", "acc[i] = acc[i] + a[i,k] {id=upd, dep=init}",
+                                        "out[i] = acc[i] {id=st, dep=upd}"}),
+                                {{"i", "ilp"}});
+    CHECK(order_of(k) == Items{"for i", "init", "end i", "for k", "for i", "upd", "end i", "end k", "for i", "st", "end i"});
+}

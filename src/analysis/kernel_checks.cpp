@@ -1,0 +1,75 @@
+#include "analysis/kernel_checks.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/access.h"
+#include "ir/iname_tags.h"
+#include "isl/isl.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace loom {
+
+namespace {
+
+std::string tag_of(const KernelData& k, const std::string& iname) {
+    const auto it = k.iname_tags.find(iname);
+    return it == k.iname_tags.end() ? "" : it->second;
+}
+
+bool is_axis_tag(const std::string& tag) { return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0; }
+
+// Two inames of one instruction on one axis would both read the same work-item index.
+void check_hardware_axes_used_once(const KernelData& k) {
+    for (const Instruction& insn : k.instructions) {
+        std::map<std::string, std::string> owner;  // axis tag -> iname
+        for (const std::string& i : insn.within_inames) {
+            const std::string tag = tag_of(k, i);
+            if (!is_axis_tag(tag)) continue;
+            const auto [it, fresh] = owner.emplace(tag, i);
+            user_assert(fresh, "LoopyError", "instruction '", insn.id, "' has multiple inames tagged '", tag, "' ('",
+                        it->second, "' and '", i, "'): give each a different axis");
+        }
+    }
+}
+
+// An iname outside the instruction's loops has no value where the instruction runs.
+void check_inames_in_scope(const KernelData& k) {
+    const std::vector<std::string> inames = all_inames(k);
+    const std::set<std::string> all(inames.begin(), inames.end());
+    for (const Instruction& insn : k.instructions) {
+        std::vector<std::string> outside;
+        for (const std::string& n : read_names(insn))
+            if (all.count(n) && !insn.within_inames.count(n)) outside.push_back(n);
+        user_assert(outside.empty(), "LoopyError", "instruction '", insn.id, "' references inames '", join(outside, ", "),
+                    "' that the instruction does not depend on in the kernel '", k.name, "'");
+    }
+}
+
+// The grid is sized before the kernel runs, so hardware axes cannot be bounded by values it computes.
+void check_parallel_bounds_known_at_launch(const KernelData& k) {
+    for (std::size_t d = 0; d < k.domains.size(); ++d) {
+        std::vector<std::string> parallel;
+        for (const std::string& i : isl_util::set_dim_names(k.domains[d]))
+            if (is_concurrent_tag(tag_of(k, i))) parallel.push_back(i);
+        if (parallel.empty()) continue;
+        for (const std::string& p : isl_util::param_names(k.domains[d].space())) {
+            const Variable* v = find_variable(k, p);
+            user_assert(!v || v->is_arg(), "LoopyError", "Domain number ", d, " has a data-dependent parameter '", p,
+                        "' and contains parallel inames '", join(parallel, ", "), "'. This is not allowed (for now).");
+        }
+    }
+}
+
+}  // namespace
+
+void check_kernel_structure(const KernelData& k) {
+    check_hardware_axes_used_once(k);
+    check_inames_in_scope(k);
+    check_parallel_bounds_known_at_launch(k);
+}
+
+}  // namespace loom

@@ -1,0 +1,27 @@
+-- Every Lua code block of docs/*.md runs, in order, as one script per document (blocks build on the ones
+-- before them, as a reader does). A block that starts with `-- sketch` shows a shape, not code, and is skipped.
+local root = assert(arg[0]:match("^(.*)/tests/"), "run as tests/correctness/docs_code_blocks.lua")
+
+local function blocks_of(path)
+  local f = assert(io.open(path))
+  local text = f:read("a")
+  f:close()
+  local out = {}
+  for block in text:gmatch("\n```lua\n(.-)\n```") do
+    if not block:match("^%-%- sketch") then out[#out + 1] = block end
+  end
+  return out
+end
+
+local ran = 0
+for _, doc in ipairs({ "tutorial.md", "atomics.md", "loop_tags.md" }) do
+  local path = root .. "/docs/" .. doc
+  local blocks = blocks_of(path)
+  -- Quiet: what the blocks print is the documentation's business, not the test log's.
+  local env = setmetatable({ print = function() end }, { __index = _G })
+  local chunk = assert(load(table.concat(blocks, "\n"), "@" .. path, "t", env))
+  chunk()
+  ran = ran + #blocks
+end
+assert(ran >= 40, "expected the tutorial's code blocks, found " .. ran)
+print("docs_code_blocks: " .. ran .. " blocks ran")
