@@ -97,8 +97,15 @@ int assume(lua_State* L) {
 }
 
 int realize_reduction(lua_State* L) {
-    const Kernel& k = check_kernel(L, 1, "realize_reduction").kernel;
-    push_kernel(L, loom::realize_reduction(k));
+    const char* f = "realize_reduction";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    check_options(L, 2, f, {"insn_id_filter"});
+    std::optional<std::set<std::string>> filter;
+    if (lua_istable(L, 2) && lua_getfield(L, 2, "insn_id_filter") != LUA_TNIL) {
+        const std::vector<std::string> ids = name_list(L, lua_gettop(L), f);
+        filter = std::set<std::string>(ids.begin(), ids.end());
+    }
+    push_kernel(L, loom::realize_reduction(k, filter));
     return 1;
 }
 

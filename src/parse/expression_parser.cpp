@@ -410,7 +410,8 @@ ExprPtr ExpressionParser::shorthand_reduction(const Token& fn) {
         fail(fn, reduction_usage(fn.text, fn.text));
     }
     std::vector<ExprPtr> body = arguments(")");
-    if (body.size() == body_count(fn.text)) return reduction(fn.text, std::move(*inames), std::move(body));
+    if (inames->empty() && body.size() == 1) return body.front();
+    if (body.size() == body_count(fn.text) && !inames->empty()) return reduction(fn.text, std::move(*inames), std::move(body));
     if (minmax && !tuple) {
         body.insert(body.begin(), var(inames->front()));
         return loom::call(fn.text, std::move(body));
@@ -428,6 +429,9 @@ ExprPtr ExpressionParser::general_reduction(const Token& fn) {
     if (!inames) fail(peek(), reduction_usage(fn.text, op));
     std::vector<ExprPtr> body = arguments(")");
     if (body.size() != body_count(op)) fail(fn, reduction_usage(fn.text, op));
+    // Over no inames a reduction is its body, as in loopy.
+    if (inames->empty() && body.size() == 1) return body.front();
+    if (inames->empty()) fail(fn, cat("'", op, "' over no inames has no value: name the inames to reduce over"));
     return reduction(op, std::move(*inames), std::move(body), fn.text == "simul_reduce");
 }
 
@@ -464,7 +468,7 @@ std::optional<std::vector<std::string>> ExpressionParser::iname_argument() {
             break;
         }
     }
-    if (names.empty() || !peek(i).is(close) || !peek(i + 1).is(",")) return std::nullopt;
+    if (!peek(i).is(close) || !peek(i + 1).is(",")) return std::nullopt;
     pos_ += i + 2;
     return names;
 }

@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analysis/types.h"
@@ -113,13 +114,16 @@ public:
     Realizer(const Kernel& kernel, KernelData& out)
         : kernel_(kernel), out_(out), typed_(*infer_types(kernel, {}, false)), names_(out) {}
 
-    void run() {
+    // `only`: the ids of the instructions whose reductions are realized (all when unset); what realizing them
+    // makes is realized too.
+    void run(std::optional<std::set<std::string>> only) {
         std::deque<Instruction> queue(out_.instructions.begin(), out_.instructions.end());
         out_.instructions.clear();
         while (!queue.empty()) {
             Instruction insn = std::move(queue.front());
             queue.pop_front();
-            const ExprPtr red = insn.kind == InsnKind::Assignment ? first_reduction(insn.expression) : nullptr;
+            const bool chosen = !only || only->count(insn.id);
+            const ExprPtr red = chosen && insn.kind == InsnKind::Assignment ? first_reduction(insn.expression) : nullptr;
             if (!red) {
                 out_.instructions.push_back(std::move(insn));
                 continue;
@@ -127,7 +131,10 @@ public:
             // The new instructions may hold further reductions (nested ones in the update, siblings in the
             // rewritten instruction): they go back to the front of the queue, in execution order.
             std::vector<Instruction> made = realize(insn, red);
-            for (auto it = made.rbegin(); it != made.rend(); ++it) queue.push_front(std::move(*it));
+            for (auto it = made.rbegin(); it != made.rend(); ++it) {
+                if (only) only->insert(it->id);
+                queue.push_front(std::move(*it));
+            }
         }
     }
 
@@ -475,10 +482,14 @@ bool has_reduction(const KernelData& k) {
 
 }  // namespace
 
-Kernel realize_reduction(const Kernel& kernel) {
+Kernel realize_reduction(const Kernel& kernel, const std::optional<std::set<std::string>>& insn_id_filter) {
     if (!has_reduction(*kernel)) return kernel;
+    if (insn_id_filter)
+        for (const std::string& id : *insn_id_filter)
+            user_assert(kernel.find_instruction(id) != nullptr, "LoopyError", "realize_reduction: no instruction '", id,
+                        "' (insn_id_filter)");
     KernelData k = kernel.copy();
-    Realizer(kernel, k).run();
+    Realizer(kernel, k).run(insn_id_filter);
     return unlinearized_kernel(std::move(k));
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/names.h"
 #include "ir/subst_rule.h"
 #include "parse/instructions.h"
 #include "parse/match.h"
@@ -49,13 +50,14 @@ ExprPtr extract(const ExprPtr& e, const SubstitutionRule& rule) {
 
 // Replaces reads of `name` (subscripted or not) in `e` by calls of the rule of that name, with the
 // subscripts followed by `extra` as arguments.
-ExprPtr reads_to_calls(const ExprPtr& e, const std::string& name, const std::vector<ExprPtr>& extra) {
+ExprPtr reads_to_calls(const ExprPtr& e, const std::string& name, const std::string& rule,
+                       const std::vector<ExprPtr>& extra) {
     if (!e) return e;
     return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
         if ((n->kind != ExprKind::Var && n->kind != ExprKind::Subscript) || n->name != name) return n;
         std::vector<ExprPtr> args = n->args;
         args.insert(args.end(), extra.begin(), extra.end());
-        return call(name, std::move(args));
+        return call(rule, std::move(args));
     });
 }
 
@@ -127,12 +129,11 @@ Kernel assignment_to_subst(const Kernel& kernel, const std::string& lhs_name,
                            bool force_retain_argument) {
     const Variable* v = kernel.find_variable(lhs_name);
     user_assert(v != nullptr, "LoopyError", "assignment_to_subst: no variable named '", lhs_name, "'");
-    user_assert(!find_rule(kernel->substitutions, lhs_name), "LoopyError", "assignment_to_subst: a rule named '",
-                lhs_name, "' exists already");
     const Instruction& def = defining_assignment(*kernel, lhs_name);
 
     KernelData k = kernel.copy();
-    SubstitutionRule rule{lhs_name, {}, def.expression};
+    // loopy's name for the rule: the variable's, with "_subst", made unique.
+    SubstitutionRule rule{NameGenerator(*kernel)(lhs_name + "_subst"), {}, def.expression};
     for (const ExprPtr& idx : def.assignees[0]->args) rule.arguments.push_back(idx->name);
     std::vector<ExprPtr> extra;
     for (const std::string& a : extra_arguments) {
@@ -143,9 +144,9 @@ Kernel assignment_to_subst(const Kernel& kernel, const std::string& lhs_name,
     bool replaced = false;
     for (Instruction& insn : k.instructions) {
         if (insn.id == def.id || !match(insn, k.name) || !reads(insn, lhs_name)) continue;
-        insn.expression = reads_to_calls(insn.expression, lhs_name, extra);
-        for (ExprPtr& p : insn.predicates) p = reads_to_calls(p, lhs_name, extra);
-        for (ExprPtr& a : insn.assignees) a = reads_to_calls(a, lhs_name, extra);
+        insn.expression = reads_to_calls(insn.expression, lhs_name, rule.name, extra);
+        for (ExprPtr& p : insn.predicates) p = reads_to_calls(p, lhs_name, rule.name, extra);
+        for (ExprPtr& a : insn.assignees) a = reads_to_calls(a, lhs_name, rule.name, extra);
         replaced = true;
     }
     if (!replaced) return kernel;

@@ -144,7 +144,8 @@ Kernel add_barrier(const Kernel& k, const std::optional<std::string>& insn_befor
 /// known. A reduction over one `l.N` iname becomes loopy's tree reduction in a local array `acc_<iname>`
 /// (inames `red_<iname>`, `red_<iname>_s<k>`, instructions `..._init`, `..._transfer`, `red_<iname>_stage_<k>`;
 /// barriers come from barrier insertion); over `g.N` inames it is a LoopyError. Without reductions, returns `k`.
-Kernel realize_reduction(const Kernel& k);
+/// With `insn_id_filter`, only the reductions of those instructions are realized (loopy's option).
+Kernel realize_reduction(const Kernel& k, const std::optional<std::set<std::string>>& insn_id_filter = std::nullopt);
 
 // --- substitution rules (transform/subst.cpp)
 /// Expands the substitution rules used by the instructions `within` selects (a match expression; empty:

@@ -14,10 +14,6 @@ local h = require("helpers")
 local PENDING = {
   test_empty_reduction = "make_kernel raises StaticValueFindingError: a static maximum was not found for PwAff '{  }' "
     .. "(the shape of a, inferred from a domain whose reduction part is empty)",
-  test_reduction_without_inames = "the empty iname list is not parsed: ParseError: expected reduce(any, inames, "
-    .. "expression) where inames is an iname or a tuple of inames in instruction 'out = reduce(any, [], 5)'",
-  test_realize_reduction_insn_id_filter_list = "realize_reduction has no insn_id_filter and ignores its options "
-    .. "table without an error: w_c is realized too (its reduction inames after realize_reduction: got '', want 'k')",
 }
 
 local tests = {}

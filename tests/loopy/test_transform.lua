@@ -40,8 +40,6 @@ local PENDING = {
     .. "is not an argument or temporary",
   test_rename_argument_with_auto_stride = "dim tag stride:auto (loopy's FixedStrideArrayDimTag(lp.auto)) is read "
     .. "as a variable 'auto': generate_code raises TypeInferenceError: could not determine the type of 'auto'",
-  test_precompute_does_not_lead_to_dep_cycle = "assignment_to_subst names the rule 'tmp1' (loopy: 'tmp1_subst'): "
-    .. "LoopyError: precompute: substitution rule 'tmp1_subst' not found",
   test_precompute_with_gbarrier = "the prefetch instruction x_fetch does not depend on the global barrier "
     .. "(depends_on is empty; loopy: contains 'gbarrier'); the results match",
   test_prefetch_to_same_temp_var = "a second prefetch into an existing temporary is refused: LoopyError: "
