@@ -28,10 +28,15 @@ h.expect_error("ArgumentError", { "bad argument #2 to 'precompute'", "string or 
 h.expect_error("ArgumentError", { "bad argument #3 to 'auto_test_vs_ref'", "option 'dtypes': unknown dtype 'bogus'" },
   lp.auto_test_vs_ref, knl, knl, { parameters = { n = 3 }, dtypes = { a = "bogus" } })
 
--- A use naming an iname the split replaced matched nothing, yet a compute instruction reading the stale
--- iname was added (the code did not build).
-h.expect_error("LoopyError", "a use of 'f' given refers to 'i', which is neither an iname nor a variable",
-  lp.precompute, tiled, "f(i, j+1)", "j")
+-- A use naming an iname the split replaced once matched nothing, yet a compute instruction reading the stale
+-- iname was added (the code did not build). As in loopy, the split's rewrite now applies to it; a name that
+-- never was an iname is still refused.
+do
+  local pre = lp.precompute(tiled, "f(i, j+1)", "j")
+  lp.auto_test_vs_ref(knl, pre, { parameters = { n = 20 } })
+  h.expect_error("LoopyError", "a use of 'f' given refers to 'q', which is neither an iname nor a variable",
+    lp.precompute, tiled, "f(q, j+1)", "j")
+end
 
 -- A storage axis named twice made a temporary with one axis per mention.
 h.expect_error("LoopyError", "precompute: storage axis 'x' is given more than once", lp.precompute, tiled, "f", "j",
