@@ -1,6 +1,7 @@
 -- Every Lua code block of docs/*.md runs, in order, as one script per document (blocks build on the ones
 -- before them, as a reader does). A block that starts with `-- sketch` shows a shape, not code, and is skipped.
-local root = assert(arg[0]:match("^(.*)/tests/"), "run as tests/correctness/docs_code_blocks.lua")
+local root = arg[0]:match("^(.*)/tests/") or (arg[0]:match("^tests/") and ".")
+assert(root, "run as tests/correctness/docs_code_blocks.lua (from the repository or with its path)")
 
 local function blocks_of(path)
   local f = assert(io.open(path))
