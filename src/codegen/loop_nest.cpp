@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "codegen/unroll.h"
 #include "codegen/vectorize.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
@@ -225,22 +226,34 @@ isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as
     return isl_util::align_params(d, piece.space()).intersect(piece);
 }
 
-// isl unrolls only loops with a bounded number of iterations.
-void check_unrollable(const KernelData& k, const std::string& iname) {
-    const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumption_context(k));
-    user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
-                "' is not a constant, cannot unroll");
+// Whether loop `d` of `p` is unrolled: tagged "unr", "ilp" or "ilp.unr", or a `vec` loop other than lanes
+// that run as one vector operation.
+bool unrolled(const KernelData& k, const Placed& p, std::size_t d) {
+    if (p.lanes == d) return p.stmt.vector_iname.empty();
+    const auto tag = k.iname_tags.find(p.nest[d]);
+    return tag != k.iname_tags.end() && (is_unrolled_tag(tag->second) || tag->second == "vec");
 }
 
-struct Schedule {
-    isl::union_map map;
-    isl::union_map options;
-};
+// The most values each unrolled iname takes: its copies. Unrolling needs a bound (loopy's message).
+std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vector<Placed>& placed) {
+    std::map<std::string, long> out;
+    const isl::set assumptions = assumption_context(k);
+    for (const Placed& p : placed)
+        for (std::size_t d = 0; d < p.nest.size(); ++d) {
+            const std::string& iname = p.nest[d];
+            if (!unrolled(k, p, d) || out.count(iname)) continue;
+            const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumptions);
+            user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
+                        "' is not a constant, cannot unroll");
+            out[iname] = *length;
+        }
+    return out;
+}
 
 // The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0..., lanes]` of every statement (2d+1 form, padded;
 // a `vec` loop is a constant 0 at its depth and runs in the last dimension, which is left out when there is
-// none), and the AST build options that unroll loops tagged "unr" and lanes.
-Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool hardware_as_params) {
+// none). Unrolled loops are loops here too: their copies are made from isl's AST (unroll_loops).
+isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed, bool hardware_as_params) {
     std::size_t depth = 0;
     bool any_lanes = false;
     for (const Placed& p : placed) {
@@ -249,7 +262,6 @@ Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool h
     }
     const int lanes_dim = static_cast<int>(2 * depth + 1);
     std::optional<isl::union_map> all;
-    isl::union_map options(isl_util::ctx(), "{ }");
     for (const Placed& p : placed) {
         std::vector<int> dim_of(2 * depth + 1 + any_lanes, -1);
         std::vector<long> constant(dim_of.size(), 0);
@@ -262,38 +274,11 @@ Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool h
             if (p.lanes != d) dim_of[2 * d + 1] = domain_dim(d);
         }
         constant[2 * p.nest.size()] = 3 * p.positions.back();
-        const bool unrolled_lanes = p.lanes && !vectorized;
-        if (unrolled_lanes) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(*p.lanes);
-        const isl::set dom = statement_domain(k, p, hardware_as_params);
-        const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
-        // A `vec` loop other than the lanes is unrolled.
-        const auto unrolled = [&](std::size_t d) {
-            const auto tag = k.iname_tags.find(p.nest[d]);
-            return p.lanes != d && tag != k.iname_tags.end() && (is_unrolled_tag(tag->second) || tag->second == "vec");
-        };
-        bool any_unrolled = unrolled_lanes;
-        for (std::size_t d = 0; d < p.nest.size(); ++d) any_unrolled = any_unrolled || unrolled(d);
-        for (std::size_t d = 0; d < p.nest.size(); ++d) {
-            if (p.lanes == d) continue;
-            if (unrolled(d)) check_unrollable(k, p.nest[d]);
-            // Around unrolled copies, the other loops stay whole ("atomic"): isl would otherwise peel iterations
-            // where the copies' guards change. Elsewhere isl's default is cheaper to compute.
-            if (unrolled(d) || any_unrolled)
-                options = options.unite(isl_util::loop_option(m, unrolled(d) ? "unroll" : "atomic", static_cast<int>(2 * d + 1)));
-        }
-        if (unrolled_lanes) options = options.unite(isl_util::loop_option(m, "unroll", lanes_dim));
+        if (p.lanes && !vectorized) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(*p.lanes);
+        const isl::map m = isl_util::schedule_map(statement_domain(k, p, hardware_as_params), p.name, dim_of, constant);
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
     }
-    return {all ? *all : isl::union_map(isl_util::ctx(), "{ }"), options};
-}
-
-ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& subst) {
-    if (!e) return e;
-    return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
-        if (n->kind != ExprKind::Var) return n;
-        const auto it = subst.find(n->name);
-        return it == subst.end() ? n : it->second;
-    });
+    return all ? *all : isl::union_map(isl_util::ctx(), "{ }");
 }
 
 // isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
@@ -309,10 +294,10 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
         subst[n.iterator] = var(iname);
         n.iterator = iname;
     }
-    n.init = substitute(n.init, subst);
-    n.cond = substitute(n.cond, subst);
-    n.inc = substitute(n.inc, subst);
-    for (ExprPtr& a : n.args) a = substitute(a, subst);
+    n.init = substitute_vars(n.init, subst);
+    n.cond = substitute_vars(n.cond, subst);
+    n.inc = substitute_vars(n.inc, subst);
+    for (ExprPtr& a : n.args) a = substitute_vars(a, subst);
     for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, nests);
 }
 
@@ -372,11 +357,12 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     std::vector<Placed> placed = separate_slabs(k, place_statements(k));
     plan_vector_lanes(k, placed, vector_types);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
-    const Schedule sched = schedule(k, placed, hardware_as_params);
-    out.root = isl_util::generate_ast(sched.map, grid_context(k, hardware_as_params), sched.options);
+    const isl::set context = grid_context(k, hardware_as_params);
+    isl_util::AstNode loops = isl_util::generate_ast(schedule(k, placed, hardware_as_params), context);
     std::map<std::string, const Placed*> nests;
     for (const Placed& p : placed) nests[p.name] = &p;
-    rename_iterators(out.root, {}, nests);
+    rename_iterators(loops, {}, nests);
+    out.root = unroll_loops(loops, unrolled_lengths(k, placed), context);
     return out;
 }
 

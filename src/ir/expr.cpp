@@ -344,6 +344,15 @@ ExprPtr rewrite(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& 
     return result;
 }
 
+ExprPtr substitute_vars(const ExprPtr& e, const std::map<std::string, ExprPtr>& values) {
+    if (!e || values.empty()) return e;
+    return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+        if (n->kind != ExprKind::Var) return n;
+        const auto it = values.find(n->name);
+        return it == values.end() ? n : it->second;
+    });
+}
+
 std::vector<std::string> referenced_names(const ExprPtr& e) {
     std::vector<std::string> names;
     std::set<std::string> seen;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -89,6 +90,9 @@ void visit(const ExprPtr& e, F&& f) {
 /// Rebuilds e bottom-up; `f` gets each node with already-rebuilt children and returns its replacement
 /// (returning the node itself keeps it). Unchanged subtrees are shared, not copied.
 ExprPtr rewrite(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f);
+
+/// `e` with each variable named in `values` replaced by its value (null stays null).
+ExprPtr substitute_vars(const ExprPtr& e, const std::map<std::string, ExprPtr>& values);
 
 /// Names of variables read (Var and Subscript names), excluding calls' function names.
 std::vector<std::string> referenced_names(const ExprPtr& e);

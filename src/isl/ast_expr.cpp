@@ -177,9 +177,8 @@ AstNode convert(isl_ast_node* n) {
 
 }  // namespace
 
-AstNode generate_ast(const isl::union_map& schedule, const isl::set& context, const isl::union_map& options) {
+AstNode generate_ast(const isl::union_map& schedule, const isl::set& context) {
     isl_ast_build* build = isl_ast_build_from_context(context.copy());
-    build = isl_ast_build_set_options(build, options.copy());
     isl_ast_node* tree = isl_ast_build_node_from_schedule_map(build, schedule.copy());
     isl_ast_build_free(build);
     internal_assert(tree != nullptr, "isl could not generate loops for the schedule");

@@ -27,7 +27,7 @@ struct AstNode {
 };
 
 /// Generates loops for `schedule` (a union map from statement instances to schedule time) under the
-/// parameter constraints `context`, with isl AST build `options` (unroll, separate, ...).
-AstNode generate_ast(const isl::union_map& schedule, const isl::set& context, const isl::union_map& options);
+/// parameter constraints `context`, with isl's default AST build options.
+AstNode generate_ast(const isl::union_map& schedule, const isl::set& context);
 
 }  // namespace loom::isl_util

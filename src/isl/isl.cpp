@@ -479,15 +479,6 @@ isl::map unite(const isl::map& a, const isl::map& b) {
 
 bool is_empty(const isl::map& m) { return isl_map_is_empty(m.get()) == isl_bool_true; }
 
-isl::union_map loop_option(const isl::map& schedule, const std::string& kind, int dim) {
-    isl_set* times = isl_map_range(schedule.copy());
-    isl_space* target = isl_space_set_alloc(isl_set_get_ctx(times), 0, 1);
-    target = isl_space_set_tuple_name(target, isl_dim_set, kind.c_str());
-    isl_map* m = isl_map_from_domain_and_range(times, isl_set_universe(target));
-    m = isl_map_fix_si(m, isl_dim_out, 0, dim);
-    return isl::manage(isl_union_map_from_map(m));
-}
-
 isl::set beyond(const isl::set& s, int pos, int distance, bool above) {
     isl_map* m = isl_map_universe(isl_space_map_from_set(isl_set_get_space(s.get())));
     const int n = static_cast<int>(isl_set_dim(s.get(), isl_dim_set));
@@ -630,6 +621,80 @@ std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context) {
     const long out = finite ? isl_val_get_num_si(v) : 0;
     isl_val_free(v);
     if (!finite) return std::nullopt;
+    return out;
+}
+
+namespace {
+
+isl::set comparison_set(const ExprPtr& a, BinOp op, const ExprPtr& b);
+
+// Where `a op b` holds with `a` or `b` a min or max: `x <= min(y, z)` is `x <= y and x <= z`, and so on.
+std::optional<isl::set> min_max_comparison(const ExprPtr& a, BinOp op, const ExprPtr& b) {
+    const auto is_min_max = [](const ExprPtr& e) {
+        return e->kind == ExprKind::Call && (e->name == "min" || e->name == "max") && e->args.size() == 2;
+    };
+    const bool left = is_min_max(a);
+    if (!left && !is_min_max(b)) return std::nullopt;
+    const ExprPtr& m = left ? a : b;
+    // Both sides hold (intersection) where the smaller side must be small: min on the left of `<` or max on
+    // the right; otherwise one side suffices.
+    const bool less = op == BinOp::Le || op == BinOp::Lt;
+    const bool both = (m->name == "max") == (left == less);
+    const auto side = [&](int i) { return left ? comparison_set(m->args[i], op, b) : comparison_set(a, op, m->args[i]); };
+    const isl::set x = side(0), y = side(1);
+    const isl::set x_aligned = align_params(x, y.space()), y_aligned = align_params(y, x_aligned.space());
+    return both ? x_aligned.intersect(y_aligned) : x_aligned.unite(y_aligned);
+}
+
+struct NotAffine {};
+
+// Where `a op b` holds (op a comparison other than !=); throws NotAffine where a side is not quasi-affine.
+isl::set comparison_set(const ExprPtr& a, BinOp op, const ExprPtr& b) {
+    if (const auto m = min_max_comparison(a, op, b)) return *m;
+    const isl::set universe = isl::manage(isl_set_universe(isl_space_params_alloc(ctx().get(), 0)));
+    // Every comparison as `d >= 0`, `d > 0` or `d = 0` of a difference d.
+    const bool less = op == BinOp::Le || op == BinOp::Lt;
+    const std::optional<isl::pw_aff> d = to_pw_aff(less ? binary(BinOp::Sub, b, a) : binary(BinOp::Sub, a, b), universe);
+    if (!d) throw NotAffine{};
+    switch (op) {
+        case BinOp::Eq: return isl::manage(isl_pw_aff_zero_set(d->copy()));
+        case BinOp::Le:
+        case BinOp::Ge: return isl::manage(isl_pw_aff_nonneg_set(d->copy()));
+        case BinOp::Lt:
+        case BinOp::Gt: return isl::manage(isl_pw_aff_pos_set(d->copy()));
+        default: throw NotAffine{};
+    }
+}
+
+isl::set condition_set_of(const ExprPtr& cond) {
+    if (cond->kind != ExprKind::Binary) throw NotAffine{};
+    if (cond->op == BinOp::And || cond->op == BinOp::Or) {
+        const isl::set a = condition_set_of(cond->args[0]);
+        const isl::set b = align_params(condition_set_of(cond->args[1]), a.space());
+        const isl::set a_aligned = align_params(a, b.space());
+        return cond->op == BinOp::And ? a_aligned.intersect(b) : a_aligned.unite(b);
+    }
+    return comparison_set(cond->args[0], cond->op, cond->args[1]);
+}
+
+}  // namespace
+
+std::optional<isl::set> condition_set(const ExprPtr& cond) {
+    try {
+        return condition_set_of(cond);
+    } catch (const NotAffine&) {
+        return std::nullopt;
+    }
+}
+
+ExprPtr condition_expr(const isl::set& s, const isl::set& context) {
+    const isl::set known = align_params(context, s.space());
+    isl_ast_build* build = isl_ast_build_from_context(known.copy());
+    isl_ast_expr* e = isl_ast_build_expr_from_set(build, align_params(s, known.space()).release());
+    isl_ast_build_free(build);
+    internal_assert(e != nullptr, "cannot print condition ", to_str(s));
+    ExprPtr out = ast_expr_to_expr(e);
+    isl_ast_expr_free(e);
     return out;
 }
 

@@ -86,10 +86,6 @@ isl::map unite(const isl::map& a, const isl::map& b);
 /// Whether the relation is empty.
 bool is_empty(const isl::map& m);
 
-/// The AST build option `{ [time] -> kind[dim] }` for the schedule times of `schedule` (a one-statement
-/// schedule map), e.g. kind "unroll" or "separate".
-isl::union_map loop_option(const isl::map& schedule, const std::string& kind, int dim);
-
 /// The points of `s` at least `distance` above (`above`) or below some point of `s` that agrees with them in
 /// every other set dimension, along set dimension `pos`: with distance h, the points past the first h values
 /// of that dimension (slabs of split_iname).
@@ -137,6 +133,15 @@ std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& c
 
 /// The largest value `a` takes where the parameter set `context` holds; nullopt when unbounded or empty.
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context);
+
+/// The parameter set where `cond` holds: comparisons of quasi-affine expressions (a side may be a `min` or
+/// `max` of them, as isl's loop bounds are) joined by `and`/`or`, every name a parameter. nullopt for any
+/// other condition.
+std::optional<isl::set> condition_set(const ExprPtr& cond);
+
+/// The parameter set `s` as one condition, as isl's AST generator writes guards, simplified where the
+/// parameter set `context` holds.
+ExprPtr condition_expr(const isl::set& s, const isl::set& context);
 
 std::string to_str(const isl::set& s);
 std::string to_str(const isl::pw_aff& a);
