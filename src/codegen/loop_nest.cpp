@@ -206,21 +206,59 @@ std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> plac
     }
 }
 
-// The domain of a statement's loops as set dimensions and, with `hardware_as_params`, its hardware
-// inames as parameters.
-isl::set loops_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
+// The group and work-item ids as parameters of the AST build (DESIGN decision 3): one per hardware axis,
+// named after its first iname, so that isl sees what all inames on the axis share.
+struct GridIds {
+    std::map<std::string, std::string> param;  // hardware iname -> the parameter of its axis
+    std::map<std::string, isl::set> range;     // parameter -> what the launch grid guarantees about it
+};
+
+// Every work-item exists for each local id below the static work-group size and each group id below the
+// number of groups, whatever the parameters; an axis is as large as its largest iname.
+GridIds grid_ids(const KernelData& k) {
+    GridIds out;
+    std::map<std::string, std::string> first;  // axis tag -> its parameter
+    std::map<std::string, long> group_size;     // local axis tag -> work-group size on it
+    for (const std::string& h : hardware_inames(k)) {
+        const std::string& tag = k.iname_tags.at(h);
+        const std::string& param = first.try_emplace(tag, h).first->second;
+        out.param[h] = param;
+        if (tag[0] == 'l') {
+            group_size[tag] = std::max(group_size[tag], static_extent(k, h));
+            continue;
+        }
+        const isl::set box = isl_util::rename_dim(isl_util::index_box(domain_of(k, {h})), h, param);
+        const auto known = out.range.find(param);
+        out.range.insert_or_assign(param, known == out.range.end() ? box : known->second.unite(box));
+    }
+    for (const auto& [tag, size] : group_size) out.range.insert_or_assign(first.at(tag), isl_util::param_range(first.at(tag), 0, size - 1));
+    return out;
+}
+
+// The domain of a statement's loops as set dimensions, and with `ids` (targets that launch a grid) the ids
+// of its hardware inames as parameters where they matter: an id that the statement's domain does not
+// constrain beyond the grid's range would only slow isl down.
+isl::set loops_domain(const KernelData& k, const Placed& p, const GridIds* ids) {
     // Every work-item must reach a barrier: it is not restricted by the work-item ids.
-    if (!hardware_as_params || p.stmt.barrier) return domain_of(k, p.stmt.loops);
-    std::vector<std::string> dims = hardware_of(k, *p.stmt.insn);
-    const std::size_t n_hw = dims.size();
+    if (!ids || p.stmt.barrier) return domain_of(k, p.stmt.loops);
+    const std::vector<std::string> hardware = hardware_of(k, *p.stmt.insn);
+    std::vector<std::string> dims = hardware;
     dims.insert(dims.end(), p.stmt.loops.begin(), p.stmt.loops.end());
-    const isl::set d = domain_of(k, dims);
-    return isl_util::dims_to_params(d, std::vector<std::string>(dims.begin(), dims.begin() + static_cast<long>(n_hw)));
+    isl::set d = isl_util::dims_to_params(domain_of(k, dims), hardware);
+    for (const std::string& h : hardware) {
+        const std::string& param = ids->param.at(h);
+        if (param != h) d = isl_util::rename_dim(d, h, param);
+        const isl::set unconstrained = isl_util::project_out(d, {param});
+        const isl::set range = isl_util::align_params(ids->range.at(param), d.space());
+        if (isl_util::align_params(unconstrained, range.space()).intersect_params(range).is_equal(isl_util::align_params(d, range.space())))
+            d = unconstrained;
+    }
+    return d;
 }
 
 // The domain of a statement: that of its loops, restricted to its slabs.
-isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
-    const isl::set d = loops_domain(k, p, hardware_as_params);
+isl::set statement_domain(const KernelData& k, const Placed& p, const GridIds* ids) {
+    const isl::set d = loops_domain(k, p, ids);
     if (!p.piece) return d;
     const isl::set piece = isl_util::align_params(*p.piece, d.space());
     return isl_util::align_params(d, piece.space()).intersect(piece);
@@ -253,7 +291,7 @@ std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vec
 // The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0..., lanes]` of every statement (2d+1 form, padded;
 // a `vec` loop is a constant 0 at its depth and runs in the last dimension, which is left out when there is
 // none). Unrolled loops are loops here too: their copies are made from isl's AST (unroll_loops).
-isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed, bool hardware_as_params) {
+isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed, const GridIds* ids) {
     std::size_t depth = 0;
     bool any_lanes = false;
     for (const Placed& p : placed) {
@@ -275,7 +313,7 @@ isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed, 
         }
         constant[2 * p.nest.size()] = 3 * p.positions.back();
         if (p.lanes && !vectorized) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(*p.lanes);
-        const isl::map m = isl_util::schedule_map(statement_domain(k, p, hardware_as_params), p.name, dim_of, constant);
+        const isl::map m = isl_util::schedule_map(statement_domain(k, p, ids), p.name, dim_of, constant);
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
     }
     return all ? *all : isl::union_map(isl_util::ctx(), "{ }");
@@ -327,26 +365,19 @@ std::vector<std::string> hardware_inames(const KernelData& k) {
 
 namespace {
 
-// What the launch grid guarantees: every hardware index lies in [0, its extent).
-isl::set grid_context(const KernelData& k, bool hardware_as_params) {
+// What isl may assume: the assumptions, and the grid's range of each id. An id that `schedule` does not use
+// is projected out; that it exists (the grid is not empty) still bounds the parameters.
+isl::set build_context(const KernelData& k, const isl::union_map& schedule, const GridIds* ids) {
     isl::set ctx = assumption_context(k);
-    if (!hardware_as_params) return ctx;
-    // Work-items exist for every local id below the static work-group size, whatever the parameters; the
-    // size of an axis is that of its largest iname.
-    std::map<std::string, long> group_size;  // local axis tag -> work-group size on it
-    for (const std::string& h : hardware_inames(k)) {
-        const std::string& tag = k.iname_tags.at(h);
-        if (tag[0] == 'l') group_size[tag] = std::max(group_size[tag], static_extent(k, h));
+    if (!ids) return ctx;
+    const std::vector<std::string> used = isl_util::param_names(schedule.space());
+    std::vector<std::string> unused;
+    for (const auto& [param, range] : ids->range) {
+        ctx = isl_util::align_params(ctx, range.space());
+        ctx = ctx.intersect(isl_util::align_params(range, ctx.space()));
+        if (std::find(used.begin(), used.end(), param) == used.end()) unused.push_back(param);
     }
-    for (const std::string& h : hardware_inames(k)) {
-        const std::string& tag = k.iname_tags.at(h);
-        isl::set box = tag[0] == 'l' ? isl_util::param_range(h, 0, group_size.at(tag) - 1)
-                                     : isl_util::index_box(domain_of(k, {h}));
-        ctx = isl_util::align_params(ctx, box.space());
-        box = isl_util::align_params(box, ctx.space());
-        ctx = ctx.intersect(box);
-    }
-    return ctx;
+    return isl_util::project_out(ctx, unused);
 }
 
 }  // namespace
@@ -357,8 +388,10 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     std::vector<Placed> placed = separate_slabs(k, place_statements(k));
     plan_vector_lanes(k, placed, vector_types);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
-    const isl::set context = grid_context(k, hardware_as_params);
-    isl_util::AstNode loops = isl_util::generate_ast(schedule(k, placed, hardware_as_params), context);
+    const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
+    const isl::union_map sched = schedule(k, placed, ids ? &*ids : nullptr);
+    const isl::set context = build_context(k, sched, ids ? &*ids : nullptr);
+    isl_util::AstNode loops = isl_util::generate_ast(sched, context);
     std::map<std::string, const Placed*> nests;
     for (const Placed& p : placed) nests[p.name] = &p;
     rename_iterators(loops, {}, nests);
