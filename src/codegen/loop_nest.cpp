@@ -288,45 +288,73 @@ std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vec
     return out;
 }
 
+struct Schedule {
+    isl::union_map map;
+    std::vector<std::size_t> dims;  // per dimension of `map`: its position in the 2d+1 form
+};
+
 // The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0..., lanes]` of every statement (2d+1 form, padded;
 // a `vec` loop is a constant 0 at its depth and runs in the last dimension, which is left out when there is
-// none). Unrolled loops are loops here too: their copies are made from isl's AST (unroll_loops).
-isl::union_map schedule(const KernelData& k, const std::vector<Placed>& placed, const GridIds* ids) {
+// none). Unrolled loops are loops here too: their copies are made from isl's AST (unroll_loops). A
+// dimension that is the same constant for every statement orders nothing and is left out: each costs isl's
+// AST generator as much as a loop.
+Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, const GridIds* ids) {
     std::size_t depth = 0;
     bool any_lanes = false;
     for (const Placed& p : placed) {
         depth = std::max(depth, p.nest.size());
         any_lanes = any_lanes || p.lanes;
     }
-    const int lanes_dim = static_cast<int>(2 * depth + 1);
-    std::optional<isl::union_map> all;
+    const std::size_t lanes_dim = 2 * depth + 1;
+    std::vector<std::vector<int>> dim_of;        // per statement and dimension: the domain dimension, or -1
+    std::vector<std::vector<long>> constant;     // the constant where dim_of is -1
     for (const Placed& p : placed) {
-        std::vector<int> dim_of(2 * depth + 1 + any_lanes, -1);
-        std::vector<long> constant(dim_of.size(), 0);
+        std::vector<int>& dim = dim_of.emplace_back(2 * depth + 1 + any_lanes, -1);
+        std::vector<long>& value = constant.emplace_back(dim.size(), 0);
         const bool vectorized = !p.stmt.vector_iname.empty();
         // The statement's domain lacks a vectorized iname: the loops after it are one dimension earlier.
         const auto domain_dim = [&](std::size_t d) { return static_cast<int>(vectorized && d > *p.lanes ? d - 1 : d); };
         // A loop's slabs are consecutive positions of the sequence around it: head, bulk, tail.
         for (std::size_t d = 0; d < p.nest.size(); ++d) {
-            constant[2 * d] = 3 * p.positions[d] + p.slab[d];
-            if (p.lanes != d) dim_of[2 * d + 1] = domain_dim(d);
+            value[2 * d] = 3 * p.positions[d] + p.slab[d];
+            if (p.lanes != d) dim[2 * d + 1] = domain_dim(d);
         }
-        constant[2 * p.nest.size()] = 3 * p.positions.back();
-        if (p.lanes && !vectorized) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(*p.lanes);
-        const isl::map m = isl_util::schedule_map(statement_domain(k, p, ids), p.name, dim_of, constant);
+        value[2 * p.nest.size()] = 3 * p.positions.back();
+        if (p.lanes && !vectorized) dim[lanes_dim] = static_cast<int>(*p.lanes);
+    }
+    Schedule out;
+    for (std::size_t t = 0; t < 2 * depth + 1 + any_lanes; ++t) {
+        const bool orders = std::any_of(placed.begin(), placed.end(), [&](const Placed& p) {
+            const std::size_t s = static_cast<std::size_t>(&p - placed.data());
+            return dim_of[s][t] >= 0 || constant[s][t] != constant[0][t];
+        });
+        if (orders) out.dims.push_back(t);
+    }
+    std::optional<isl::union_map> all;
+    for (std::size_t s = 0; s < placed.size(); ++s) {
+        std::vector<int> dim;
+        std::vector<long> value;
+        for (std::size_t t : out.dims) {
+            dim.push_back(dim_of[s][t]);
+            value.push_back(constant[s][t]);
+        }
+        const Placed& p = placed[s];
+        const isl::map m = isl_util::schedule_map(statement_domain(k, p, ids), p.name, dim, value);
         all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
     }
-    return all ? *all : isl::union_map(isl_util::ctx(), "{ }");
+    out.map = all ? *all : isl::union_map(isl_util::ctx(), "{ }");
+    return out;
 }
 
-// isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
-// statement below it, the one past them its `vec` loop. `nests`: the loops of each statement by depth.
+// isl names loop iterators after schedule dimensions (c0, c1, ...); at position 2d+1 of the 2d+1 form
+// (`dims`) is loop d of every statement below it, past them its `vec` loop. `nests`: the loops of each
+// statement by depth.
 void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,
-                      const std::map<std::string, const Placed*>& nests) {
+                      const std::map<std::string, const Placed*>& nests, const std::vector<std::size_t>& dims) {
     if (n.kind == isl_util::AstNode::Kind::For) {
         const isl_util::AstNode* s = first_statement(n);
         internal_assert(s != nullptr, "empty loop in generated AST");
-        const std::size_t d = (std::stoul(n.iterator.substr(1)) - 1) / 2;
+        const std::size_t d = (dims.at(std::stoul(n.iterator.substr(1))) - 1) / 2;
         const Placed& p = *nests.at(s->statement);
         const std::string& iname = d < p.nest.size() && p.lanes != d ? p.nest[d] : p.nest.at(p.lanes.value());
         subst[n.iterator] = var(iname);
@@ -336,7 +364,7 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
     n.cond = substitute_vars(n.cond, subst);
     n.inc = substitute_vars(n.inc, subst);
     for (ExprPtr& a : n.args) a = substitute_vars(a, subst);
-    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, nests);
+    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, nests, dims);
 }
 
 }  // namespace
@@ -389,12 +417,12 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     plan_vector_lanes(k, placed, vector_types);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
-    const isl::union_map sched = schedule(k, placed, ids ? &*ids : nullptr);
-    const isl::set context = build_context(k, sched, ids ? &*ids : nullptr);
-    isl_util::AstNode loops = isl_util::generate_ast(sched, context);
+    const Schedule sched = schedule(k, placed, ids ? &*ids : nullptr);
+    const isl::set context = build_context(k, sched.map, ids ? &*ids : nullptr);
+    isl_util::AstNode loops = isl_util::generate_ast(sched.map, context);
     std::map<std::string, const Placed*> nests;
     for (const Placed& p : placed) nests[p.name] = &p;
-    rename_iterators(loops, {}, nests);
+    rename_iterators(loops, {}, nests, sched.dims);
     out.root = unroll_loops(loops, unrolled_lengths(k, placed), context);
     return out;
 }
