@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/derived.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -77,15 +78,17 @@ std::vector<int> needed_domains(const KernelData& k, const std::vector<std::stri
 // The product of `domains`, each parameter naming an iname of the product identified with it, with the
 // assumptions applied.
 isl::set combine(const KernelData& k, const std::vector<int>& domains) {
-    isl::set out(isl_util::ctx(), "{ [] }");
-    for (int i : domains) {
-        isl::set d = k.domains[static_cast<std::size_t>(i)];
-        unify_params(out, d);
-        out = isl::manage(isl_set_flat_product(out.copy(), d.copy()));
-    }
-    isl::set ctx = k.assumptions;
-    unify_params(out, ctx);
-    return isl_util::bind_params_to_dims(out.intersect_params(ctx));
+    return derived(k, &DerivedFacts::products, domains, [&] {
+        isl::set out(isl_util::ctx(), "{ [] }");
+        for (int i : domains) {
+            isl::set d = k.domains[static_cast<std::size_t>(i)];
+            unify_params(out, d);
+            out = isl::manage(isl_set_flat_product(out.copy(), d.copy()));
+        }
+        isl::set ctx = k.assumptions;
+        unify_params(out, ctx);
+        return isl_util::bind_params_to_dims(out.intersect_params(ctx));
+    });
 }
 
 }  // namespace
@@ -102,9 +105,11 @@ void check_loop_bounds(const KernelData& k) {
         }
 }
 
-std::vector<int> domain_parents(const KernelData& k) {
-    // Loopy's walk: `stack` holds, for each level of the chain ending at the previous domain, the inames of
-    // that level and all levels above it. A domain goes under the deepest level whose own inames it uses.
+namespace {
+
+// Loopy's walk: `stack` holds, for each level of the chain ending at the previous domain, the inames of that
+// level and all levels above it. A domain goes under the deepest level whose own inames it uses.
+std::vector<int> find_domain_parents(const KernelData& k) {
     check_loop_bounds(k);
     std::vector<std::set<std::string>> stack;
     std::vector<int> parents;
@@ -130,11 +135,19 @@ std::vector<int> domain_parents(const KernelData& k) {
     return parents;
 }
 
+}  // namespace
+
+std::vector<int> domain_parents(const KernelData& k) {
+    return derived(k, &DerivedFacts::domain_parents, [&] { return find_domain_parents(k); });
+}
+
 int home_domain(const KernelData& k, const std::string& iname) {
-    for (std::size_t d = 0; d < k.domains.size(); ++d)
-        if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname))
-            return static_cast<int>(d);
-    return -1;
+    return derived(k, &DerivedFacts::home_domains, iname, [&] {
+        for (std::size_t d = 0; d < k.domains.size(); ++d)
+            if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname))
+                return static_cast<int>(d);
+        return -1;
+    });
 }
 
 isl::set combined_domain(const KernelData& k) {
@@ -146,7 +159,8 @@ isl::set combined_domain(const KernelData& k) {
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) {
     // Only the domains of `inames` and their ancestors constrain them: an instruction outside the loops of
     // another domain runs whether or not that domain is empty.
-    return isl_util::project_onto(combine(k, needed_domains(k, inames)), inames);
+    return derived(k, &DerivedFacts::domains, inames,
+                   [&] { return isl_util::project_onto(combine(k, needed_domains(k, inames)), inames); });
 }
 
 long static_extent(const KernelData& k, const std::string& iname) {
@@ -163,9 +177,11 @@ isl::set slab_domain(const std::string& iname, const ExprPtr& extent) {
 }
 
 isl::set assumption_context(const KernelData& k) {
-    isl::set ctx = k.assumptions;
-    for (const isl::set& d : k.domains) ctx = isl_util::align_params(ctx, d.space());
-    return isl_util::project_out(ctx, all_inames(k));
+    return derived(k, &DerivedFacts::assumption_context, [&] {
+        isl::set ctx = k.assumptions;
+        for (const isl::set& d : k.domains) ctx = isl_util::align_params(ctx, d.space());
+        return isl_util::project_out(ctx, all_inames(k));
+    });
 }
 
 }  // namespace loom
