@@ -75,19 +75,23 @@ std::vector<int> needed_domains(const KernelData& k, const std::vector<std::stri
     return {needed.begin(), needed.end()};
 }
 
-// The product of `domains`, each parameter naming an iname of the product identified with it, with the
-// assumptions applied.
-isl::set combine(const KernelData& k, const std::vector<int>& domains) {
+isl::set flat_product(isl::set a, isl::set b) {
+    unify_params(a, b);
+    return isl::manage(isl_set_flat_product(a.copy(), b.copy()));
+}
+
+// The product of `domains`, each parameter naming an iname of the product identified with it, in
+// independent factors (isl_util::independent_factors) and the parameter values each factor admits.
+DomainProduct factored_product(const KernelData& k, const std::vector<int>& domains) {
     return derived(k, &DerivedFacts::products, domains, [&] {
-        isl::set out(isl_util::ctx(), "{ [] }");
+        isl::set product(isl_util::ctx(), "{ [] }");
         for (int i : domains) {
-            isl::set d = k.domains[static_cast<std::size_t>(i)];
-            unify_params(out, d);
-            out = isl::manage(isl_set_flat_product(out.copy(), d.copy()));
+            const isl::set& d = k.domains[static_cast<std::size_t>(i)];
+            product = i == domains.front() ? d : flat_product(product, d);
         }
-        isl::set ctx = k.assumptions;
-        unify_params(out, ctx);
-        return isl_util::bind_params_to_dims(out.intersect_params(ctx));
+        DomainProduct out{isl_util::independent_factors(isl_util::bind_params_to_dims(product)), {}};
+        for (const isl::set& f : out.factors) out.params.push_back(f.params());
+        return out;
     });
 }
 
@@ -150,17 +154,31 @@ int home_domain(const KernelData& k, const std::string& iname) {
     });
 }
 
-isl::set combined_domain(const KernelData& k) {
-    std::vector<int> all(k.domains.size());
-    for (std::size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int>(d);
-    return combine(k, all);
-}
-
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) {
     // Only the domains of `inames` and their ancestors constrain them: an instruction outside the loops of
     // another domain runs whether or not that domain is empty.
-    return derived(k, &DerivedFacts::domains, inames,
-                   [&] { return isl_util::project_onto(combine(k, needed_domains(k, inames)), inames); });
+    return derived(k, &DerivedFacts::domains, inames, [&] {
+        const DomainProduct product = factored_product(k, needed_domains(k, inames));
+        // The factors without any of `inames` only bound the parameters, as the assumptions do.
+        isl::set out(isl_util::ctx(), "{ [] }");
+        isl::set params = k.assumptions;
+        for (std::size_t f = 0; f < product.factors.size(); ++f) {
+            const isl::set& factor = product.factors[f];
+            const std::vector<std::string> dims = isl_util::set_dim_names(factor);
+            const bool used = std::any_of(dims.begin(), dims.end(), [&](const std::string& d) {
+                return std::find(inames.begin(), inames.end(), d) != inames.end();
+            });
+            if (used) {
+                out = flat_product(out, isl_util::project_onto(factor, inames));
+            } else {
+                isl::set p = product.params[f];
+                unify_params(params, p);
+                params = params.intersect(p);
+            }
+        }
+        unify_params(out, params);
+        return isl_util::project_onto(out.intersect_params(params), inames);
+    });
 }
 
 long static_extent(const KernelData& k, const std::string& iname) {

@@ -27,9 +27,6 @@ void check_loop_bounds(const KernelData& k);
 /// The index of the domain declaring `iname` as a set dimension, or -1.
 int home_domain(const KernelData& k, const std::string& iname);
 
-/// All domains of the kernel combined into one set over every iname, with the assumptions applied.
-isl::set combined_domain(const KernelData& k);
-
 /// The iteration domain of `inames` (in that order); other inames are quantified existentially. LoopyError
 /// when the inames need a branch of the domain forest.
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);

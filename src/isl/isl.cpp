@@ -12,6 +12,7 @@
 #include <isl/val.h>
 
 #include <algorithm>
+#include <numeric>
 #include <cstdlib>
 #include <cctype>
 #include <set>
@@ -376,6 +377,99 @@ isl::set param_range(const std::string& name, long lo, long hi) {
 
 isl::pw_aff dim_max(const isl::set& s, int pos) { return isl::manage(isl_set_dim_max(s.copy(), pos)); }
 isl::pw_aff dim_min(const isl::set& s, int pos) { return isl::manage(isl_set_dim_min(s.copy(), pos)); }
+
+namespace {
+
+// Union-find over the set dimensions and the existentially quantified variables (divs) of a basic set.
+class Relatedness {
+public:
+    explicit Relatedness(int n) : parent_(static_cast<std::size_t>(n)) { std::iota(parent_.begin(), parent_.end(), 0); }
+    int root(int x) {
+        while (parent_[static_cast<std::size_t>(x)] != x) x = parent_[static_cast<std::size_t>(x)] = parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(x)])];
+        return x;
+    }
+    void relate(int a, int b) { parent_[static_cast<std::size_t>(root(a))] = root(b); }
+
+private:
+    std::vector<int> parent_;
+};
+
+// Relates in `related` the variables of a basic set with `n` dimensions and `n_div` divs (dimensions first,
+// then divs) that `involves(type, position)` says one constraint or div definition mentions; returns one of
+// them, -1 for none.
+template <class F>
+int relate_involved(Relatedness& related, int n, int n_div, const F& involves) {
+    int first = -1;
+    for (int v = 0; v < n + n_div; ++v) {
+        const bool dim = v < n;
+        if (!involves(dim ? isl_dim_set : isl_dim_div, static_cast<unsigned>(dim ? v : v - n))) continue;
+        if (first < 0) first = v;
+        else related.relate(v, first);
+    }
+    return first;
+}
+
+// For each set dimension of `bs`, the representative of its group: dimensions that a constraint relates,
+// directly or through divs (their constraints and definitions), share one.
+std::vector<int> dimension_groups(isl_basic_set* bs) {
+    struct Walk {
+        Relatedness related;
+        int n, n_div;
+    };
+    const int n = isl_basic_set_dim(bs, isl_dim_set), n_div = isl_basic_set_dim(bs, isl_dim_div);
+    Walk walk{Relatedness(n + n_div), n, n_div};
+    isl_basic_set_foreach_constraint(
+        bs,
+        [](isl_constraint* c, void* user) {
+            Walk& w = *static_cast<Walk*>(user);
+            relate_involved(w.related, w.n, w.n_div, [&](isl_dim_type type, unsigned pos) {
+                return isl_constraint_involves_dims(c, type, pos, 1) == isl_bool_true;
+            });
+            isl_constraint_free(c);
+            return isl_stat_ok;
+        },
+        &walk);
+    for (int j = 0; j < n_div; ++j) {
+        isl_aff* definition = isl_basic_set_get_div(bs, j);
+        const int first = relate_involved(walk.related, n, n_div, [&](isl_dim_type type, unsigned pos) {
+            return isl_aff_involves_dims(definition, type == isl_dim_set ? isl_dim_in : type, pos, 1) == isl_bool_true;
+        });
+        if (first >= 0) walk.related.relate(n + j, first);
+        isl_aff_free(definition);
+    }
+    std::vector<int> out;
+    for (int i = 0; i < n; ++i) out.push_back(walk.related.root(i));
+    return out;
+}
+
+// `s` without its set dimensions outside `wanted` (by group of `groups`), which no constraint relates to
+// the wanted ones: their constraints are dropped and they are removed, which is exact and needs no
+// elimination.
+isl_set* only_groups(isl_set* s, const std::vector<int>& groups, const std::set<int>& wanted) {
+    const int n = static_cast<int>(groups.size());
+    for (int i = 0; i < n; ++i)
+        if (!wanted.count(groups[static_cast<std::size_t>(i)]))
+            s = isl_set_drop_constraints_involving_dims(s, isl_dim_set, static_cast<unsigned>(i), 1);
+    for (int i = n - 1; i >= 0; --i)
+        if (!wanted.count(groups[static_cast<std::size_t>(i)])) s = isl_set_remove_dims(s, isl_dim_set, static_cast<unsigned>(i), 1);
+    return s;
+}
+
+}  // namespace
+
+std::vector<isl::set> independent_factors(const isl::set& s) {
+    if (isl_set_n_basic_set(s.get()) != 1 || isl_set_dim(s.get(), isl_dim_set) == 0) return {s};
+    isl_basic_set_list* list = isl_set_get_basic_set_list(s.get());
+    isl_basic_set* bs = isl_basic_set_list_get_basic_set(list, 0);
+    const std::vector<int> groups = dimension_groups(bs);
+    isl_basic_set_free(bs);
+    isl_basic_set_list_free(list);
+    std::vector<isl::set> out;
+    std::set<int> seen;
+    for (int g : groups)
+        if (seen.insert(g).second) out.push_back(isl::manage(only_groups(s.copy(), groups, {g})));
+    return out;
+}
 
 isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep) {
     isl_set* cur = s.copy();

@@ -67,6 +67,13 @@ isl::pw_aff dim_min(const isl::set& s, int pos);
 /// Projects `s` onto the dimensions named in `keep` (in that order), existentially quantifying the rest.
 isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep);
 
+/// `s` as sets over groups of its set dimensions that no constraint relates, directly or through
+/// existentially quantified variables (a domain after split_iname: the i inames, the j inames, ...). Their
+/// intersection, each extended by the other dimensions, is `s`; each keeps the constraints on the
+/// parameters alone. isl's operations cost with every constraint they consider at once, so a projection is
+/// much cheaper on the groups it keeps. `{s}` when `s` is a union of several basic sets.
+std::vector<isl::set> independent_factors(const isl::set& s);
+
 /// The schedule `{ name[domain dims] -> [t_0, ..., t_{n-1}] }` restricted to `domain`: t_k is set dimension
 /// `dim_of[k]` of the domain, or the constant `constant[k]` where dim_of[k] < 0.
 isl::map schedule_map(const isl::set& domain, const std::string& name, const std::vector<int>& dim_of,
