@@ -288,83 +288,129 @@ std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vec
     return out;
 }
 
-struct Schedule {
-    isl::union_map map;
-    std::vector<std::size_t> dims;  // per dimension of `map`: its position in the 2d+1 form
-};
-
-// The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0..., lanes]` of every statement (2d+1 form, padded;
-// a `vec` loop is a constant 0 at its depth and runs in the last dimension, which is left out when there is
-// none). Unrolled loops are loops here too: their copies are made from isl's AST (unroll_loops). A
-// dimension that is the same constant for every statement orders nothing and is left out: each costs isl's
-// AST generator as much as a loop.
-Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, const GridIds* ids) {
-    std::size_t depth = 0;
-    bool any_lanes = false;
-    for (const Placed& p : placed) {
-        depth = std::max(depth, p.nest.size());
-        any_lanes = any_lanes || p.lanes;
-    }
-    const std::size_t lanes_dim = 2 * depth + 1;
-    std::vector<std::vector<int>> dim_of;        // per statement and dimension: the domain dimension, or -1
-    std::vector<std::vector<long>> constant;     // the constant where dim_of is -1
-    for (const Placed& p : placed) {
-        std::vector<int>& dim = dim_of.emplace_back(2 * depth + 1 + any_lanes, -1);
-        std::vector<long>& value = constant.emplace_back(dim.size(), 0);
-        const bool vectorized = !p.stmt.vector_iname.empty();
-        // The statement's domain lacks a vectorized iname: the loops after it are one dimension earlier.
-        const auto domain_dim = [&](std::size_t d) { return static_cast<int>(vectorized && d > *p.lanes ? d - 1 : d); };
-        // A loop's slabs are consecutive positions of the sequence around it: head, bulk, tail.
-        for (std::size_t d = 0; d < p.nest.size(); ++d) {
-            value[2 * d] = 3 * p.positions[d] + p.slab[d];
-            if (p.lanes != d) dim[2 * d + 1] = domain_dim(d);
-        }
-        value[2 * p.nest.size()] = 3 * p.positions.back();
-        if (p.lanes && !vectorized) dim[lanes_dim] = static_cast<int>(*p.lanes);
-    }
-    Schedule out;
-    for (std::size_t t = 0; t < 2 * depth + 1 + any_lanes; ++t) {
-        const bool orders = std::any_of(placed.begin(), placed.end(), [&](const Placed& p) {
-            const std::size_t s = static_cast<std::size_t>(&p - placed.data());
-            return dim_of[s][t] >= 0 || constant[s][t] != constant[0][t];
-        });
-        if (orders) out.dims.push_back(t);
-    }
-    std::optional<isl::union_map> all;
-    for (std::size_t s = 0; s < placed.size(); ++s) {
-        std::vector<int> dim;
-        std::vector<long> value;
-        for (std::size_t t : out.dims) {
-            dim.push_back(dim_of[s][t]);
-            value.push_back(constant[s][t]);
-        }
-        const Placed& p = placed[s];
-        const isl::map m = isl_util::schedule_map(statement_domain(k, p, ids), p.name, dim, value);
-        all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
-    }
-    out.map = all ? *all : isl::union_map(isl_util::ctx(), "{ }");
-    return out;
+// The domain dimension of loop `d` of `p`: a vectorized statement's domain lacks its `vec` iname.
+int domain_dim(const Placed& p, std::size_t d) {
+    const bool vectorized = !p.stmt.vector_iname.empty();
+    return static_cast<int>(vectorized && d > *p.lanes ? d - 1 : d);
 }
 
-// isl names loop iterators after schedule dimensions (c0, c1, ...); at position 2d+1 of the 2d+1 form
-// (`dims`) is loop d of every statement below it, past them its `vec` loop. `nests`: the loops of each
-// statement by depth.
+// The isl schedule tree of the linearization (DESIGN decision 3): at each depth the statements and loops
+// in sequence order (a loop's slabs are consecutive: head, bulk, tail), each loop a band over its iname.
+// Unrolled loops are loops here too: their copies are made from isl's AST (unroll_loops).
+class ScheduleTree {
+public:
+    ScheduleTree(const std::vector<Placed>& placed, const std::vector<isl::set>& domains)
+        : placed_(placed), domains_(domains) {}
+
+    isl::schedule build() {
+        std::vector<std::size_t> all(placed_.size());
+        for (std::size_t s = 0; s < all.size(); ++s) all[s] = s;
+        const isl::schedule tree = level(all, 0);
+        if (parts(all, 0).size() == 1) return tree;
+        // isl writes an outermost loop that runs once (the last slab of a loop) as a conditional expression;
+        // below a band of the sequence positions no loop is outermost.
+        std::optional<isl::union_map> positions;
+        for (std::size_t s : all) {
+            const isl::union_map m(isl_util::schedule_map(domains_[s], placed_[s].name, {-1}, {position(s, 0)}));
+            positions = positions ? positions->unite(m) : m;
+        }
+        return isl_util::loop_schedule(tree, *positions);
+    }
+
+private:
+    // The position of statement `s` in the sequence at `depth`: a loop's slabs are consecutive.
+    long position(std::size_t s, std::size_t depth) const {
+        const Placed& p = placed_[s];
+        return 3 * p.positions[depth] + (depth < p.nest.size() ? p.slab[depth] : 0);
+    }
+
+    // The statements of `group` by position at `depth`.
+    std::map<long, std::vector<std::size_t>> parts(const std::vector<std::size_t>& group, std::size_t depth) const {
+        std::map<long, std::vector<std::size_t>> out;
+        for (std::size_t s : group) out[position(s, depth)].push_back(s);
+        return out;
+    }
+
+    // The statements of `group`, which share their loops above `depth`, in their order at `depth`.
+    isl::schedule level(const std::vector<std::size_t>& group, std::size_t depth) {
+        std::vector<isl::schedule> sequence;
+        for (const auto& [position, part] : parts(group, depth)) sequence.push_back(item(part, depth));
+        return sequence.size() == 1 ? sequence[0] : isl_util::sequence_schedule(sequence);
+    }
+
+    // One item of the sequence at `depth`: a statement, or a loop and the statements in it.
+    isl::schedule item(const std::vector<std::size_t>& part, std::size_t depth) {
+        const Placed& p = placed_[part[0]];
+        if (depth == p.nest.size()) {
+            internal_assert(part.size() == 1, "statements '", p.name, "' and '", placed_[part[1]].name,
+                            "' at one position of the linearization");
+            const isl::schedule leaf = isl_util::leaf_schedule(domains_[part[0]], p.name);
+            // A statement in a `vec` loop runs on all its lanes before the next one.
+            if (!p.lanes || !p.stmt.vector_iname.empty()) return leaf;
+            return isl_util::loop_schedule(leaf, times(part, {*p.lanes}));
+        }
+        if (p.lanes == depth) return level(part, depth + 1);  // the lanes run innermost
+        // Loops directly inside one another make one band, which isl generates faster than nested bands.
+        std::vector<std::size_t> loops{depth};
+        while (nests_one_loop(part, loops.back() + 1)) loops.push_back(loops.back() + 1);
+        return isl_util::loop_schedule(level(part, loops.back() + 1), times(part, loops));
+    }
+
+    // Whether `part` is one loop at `depth` and nothing else.
+    bool nests_one_loop(const std::vector<std::size_t>& part, std::size_t depth) const {
+        const Placed& first = placed_[part[0]];
+        return std::all_of(part.begin(), part.end(), [&](std::size_t s) {
+            const Placed& p = placed_[s];
+            return depth < p.nest.size() && p.lanes != depth && p.positions[depth] == first.positions[depth] &&
+                   p.slab[depth] == first.slab[depth];
+        });
+    }
+
+    // `S[...] -> [the inames of `loops`]` for the statements of `part`.
+    isl::union_map times(const std::vector<std::size_t>& part, const std::vector<std::size_t>& loops) {
+        std::optional<isl::union_map> out;
+        for (std::size_t s : part) {
+            const Placed& p = placed_[s];
+            std::vector<int> dims;
+            for (std::size_t d : loops) dims.push_back(domain_dim(p, d));
+            const isl::union_map m(isl_util::schedule_map(domains_[s], p.name, dims, std::vector<long>(dims.size(), 0)));
+            out = out ? out->unite(m) : m;
+        }
+        return *out;
+    }
+
+    const std::vector<Placed>& placed_;
+    const std::vector<isl::set>& domains_;
+};
+
+// The iname of the loop with isl's iterator `iterator`, from a statement below it: the band of a loop maps
+// the statement's dimension for that iname to the loop's iterator, which isl writes as the argument.
+const std::string* loop_iname(const isl_util::AstNode& n, const std::string& iterator,
+                              const std::map<std::string, Statement>& statements) {
+    if (n.kind == isl_util::AstNode::Kind::User) {
+        for (std::size_t j = 0; j < n.args.size(); ++j)
+            if (n.args[j]->kind == ExprKind::Var && n.args[j]->name == iterator) return &statements.at(n.statement).loops.at(j);
+        return nullptr;
+    }
+    for (const isl_util::AstNode& c : n.children)
+        if (const std::string* iname = loop_iname(c, iterator, statements)) return iname;
+    return nullptr;
+}
+
+// isl names loop iterators c0, c1, ...; they become the inames of the loops.
 void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,
-                      const std::map<std::string, const Placed*>& nests, const std::vector<std::size_t>& dims) {
+                      const std::map<std::string, Statement>& statements) {
     if (n.kind == isl_util::AstNode::Kind::For) {
-        const isl_util::AstNode* s = first_statement(n);
-        internal_assert(s != nullptr, "empty loop in generated AST");
-        const std::size_t d = (dims.at(std::stoul(n.iterator.substr(1))) - 1) / 2;
-        const Placed& p = *nests.at(s->statement);
-        const std::string& iname = d < p.nest.size() && p.lanes != d ? p.nest[d] : p.nest.at(p.lanes.value());
-        subst[n.iterator] = var(iname);
-        n.iterator = iname;
+        const std::string* iname = loop_iname(n, n.iterator, statements);
+        internal_assert(iname != nullptr, "no statement in the generated loop over ", n.iterator, " uses it");
+        subst[n.iterator] = var(*iname);
+        n.iterator = *iname;
     }
     n.init = substitute_vars(n.init, subst);
     n.cond = substitute_vars(n.cond, subst);
     n.inc = substitute_vars(n.inc, subst);
     for (ExprPtr& a : n.args) a = substitute_vars(a, subst);
-    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, nests, dims);
+    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, statements);
 }
 
 }  // namespace
@@ -393,17 +439,17 @@ std::vector<std::string> hardware_inames(const KernelData& k) {
 
 namespace {
 
-// What isl may assume: the assumptions, and the grid's range of each id. An id that `schedule` does not use
-// is projected out; that it exists (the grid is not empty) still bounds the parameters.
-isl::set build_context(const KernelData& k, const isl::union_map& schedule, const GridIds* ids) {
+// What isl may assume: the assumptions, and the grid's range of each id. An id that no statement's domain
+// uses is projected out; that it exists (the grid is not empty) still bounds the parameters.
+isl::set build_context(const KernelData& k, const std::vector<isl::set>& domains, const GridIds* ids) {
     isl::set ctx = assumption_context(k);
     if (!ids) return ctx;
-    const std::vector<std::string> used = isl_util::param_names(schedule.space());
     std::vector<std::string> unused;
     for (const auto& [param, range] : ids->range) {
         ctx = isl_util::align_params(ctx, range.space());
         ctx = ctx.intersect(isl_util::align_params(range, ctx.space()));
-        if (std::find(used.begin(), used.end(), param) == used.end()) unused.push_back(param);
+        if (std::none_of(domains.begin(), domains.end(), [&](const isl::set& d) { return isl_util::is_param(d, param); }))
+            unused.push_back(param);
     }
     return isl_util::project_out(ctx, unused);
 }
@@ -417,12 +463,12 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     plan_vector_lanes(k, placed, vector_types);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
-    const Schedule sched = schedule(k, placed, ids ? &*ids : nullptr);
-    const isl::set context = build_context(k, sched.map, ids ? &*ids : nullptr);
-    isl_util::AstNode loops = isl_util::generate_ast(sched.map, context);
-    std::map<std::string, const Placed*> nests;
-    for (const Placed& p : placed) nests[p.name] = &p;
-    rename_iterators(loops, {}, nests, sched.dims);
+    if (placed.empty()) return out;
+    std::vector<isl::set> domains;
+    for (const Placed& p : placed) domains.push_back(statement_domain(k, p, ids ? &*ids : nullptr));
+    const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);
+    isl_util::AstNode loops = isl_util::generate_ast(ScheduleTree(placed, domains).build(), context);
+    rename_iterators(loops, {}, out.statements);
     out.root = unroll_loops(loops, unrolled_lengths(k, placed), context);
     return out;
 }

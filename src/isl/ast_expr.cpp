@@ -1,9 +1,12 @@
 #include "isl/ast_expr.h"
 
+#include <isl/aff.h>
 #include <isl/ast_build.h>
+#include <isl/schedule.h>
 #include <isl/id.h>
 #include <isl/set.h>
 #include <isl/union_map.h>
+#include <isl/union_set.h>
 #include <isl/val.h>
 
 #include "support/error.h"
@@ -177,9 +180,26 @@ AstNode convert(isl_ast_node* n) {
 
 }  // namespace
 
-AstNode generate_ast(const isl::union_map& schedule, const isl::set& context) {
+isl::schedule leaf_schedule(const isl::set& domain, const std::string& name) {
+    isl_set* named = isl_set_set_tuple_name(domain.copy(), name.c_str());
+    return isl::manage(isl_schedule_from_domain(isl_union_set_from_set(named)));
+}
+
+isl::schedule loop_schedule(const isl::schedule& body, const isl::union_map& times) {
+    isl_multi_union_pw_aff* band = isl_multi_union_pw_aff_from_union_map(times.copy());
+    return isl::manage(isl_schedule_insert_partial_schedule(body.copy(), band));
+}
+
+isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts) {
+    internal_assert(!parts.empty(), "a sequence of no schedules");
+    isl_schedule* out = parts[0].copy();
+    for (std::size_t i = 1; i < parts.size(); ++i) out = isl_schedule_sequence(out, parts[i].copy());
+    return isl::manage(out);
+}
+
+AstNode generate_ast(const isl::schedule& schedule, const isl::set& context) {
     isl_ast_build* build = isl_ast_build_from_context(context.copy());
-    isl_ast_node* tree = isl_ast_build_node_from_schedule_map(build, schedule.copy());
+    isl_ast_node* tree = isl_ast_build_node_from_schedule(build, schedule.copy());
     isl_ast_build_free(build);
     internal_assert(tree != nullptr, "isl could not generate loops for the schedule");
     AstNode out = as_block(convert(tree));

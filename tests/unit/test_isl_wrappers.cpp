@@ -162,8 +162,10 @@ TEST_CASE("schedule_map maps statement instances to times", "[isl]") {
 
 TEST_CASE("generate_ast gives loops, guards and statements", "[isl]") {
     const isl::set dom = parse_domain("{ [i,j]: 0<=i<n and 0<=j<=i }");
-    const isl::map sched = schedule_map(dom, "S", {0, 1}, {0, 0});
-    const AstNode root = generate_ast(isl::union_map(sched), set_of("[n] -> { : n >= 1 }"));
+    const isl::schedule leaf = leaf_schedule(dom, "S");
+    const isl::schedule j_loop = loop_schedule(leaf, isl::union_map(schedule_map(dom, "S", {1}, {0})));
+    const AstNode root = generate_ast(loop_schedule(j_loop, isl::union_map(schedule_map(dom, "S", {0}, {0}))),
+                                      set_of("[n] -> { : n >= 1 }"));
     REQUIRE(root.kind == AstNode::Kind::Block);
     REQUIRE(root.children.size() == 1);
     const AstNode& outer = root.children[0];
