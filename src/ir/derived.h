@@ -15,17 +15,9 @@
 
 namespace loom {
 
-/// A product of domains in independent factors (isl_util::independent_factors), and the parameter values
-/// each factor admits (that it is not empty).
-struct DomainProduct {
-    std::vector<isl::set> factors;
-    std::vector<isl::set> params;
-};
-
 struct DerivedFacts {
     std::optional<std::vector<int>> domain_parents;
     std::map<std::string, int> home_domains;              // iname -> index of the domain declaring it
-    std::map<std::vector<int>, DomainProduct> products;   // domains (indices) -> their product
     std::map<std::vector<std::string>, isl::set> domains;  // inames -> their iteration domain
     std::optional<isl::set> assumption_context;
     std::optional<std::vector<std::string>> all_inames;

@@ -3,6 +3,8 @@
 #include <isl/set.h>
 
 #include <algorithm>
+#include <list>
+#include <memory>
 #include <map>
 #include <set>
 
@@ -80,19 +82,87 @@ isl::set flat_product(isl::set a, isl::set b) {
     return isl::manage(isl_set_flat_product(a.copy(), b.copy()));
 }
 
-// The product of `domains`, each parameter naming an iname of the product identified with it, in
-// independent factors (isl_util::independent_factors) and the parameter values each factor admits.
-DomainProduct factored_product(const KernelData& k, const std::vector<int>& domains) {
-    return derived(k, &DerivedFacts::products, domains, [&] {
+// A product of domains in independent factors (isl_util::independent_factors), the parameter values each
+// factor admits (that it is not empty), and the iteration domains of iname sets found from them.
+struct DomainProduct {
+    std::vector<isl::set> factors;
+    std::vector<isl::set> params;
+    std::map<std::vector<std::string>, isl::set> domains;
+};
+
+// Products of domains, shared by every kernel whose domains and assumptions are the same isl objects: a
+// transformation that retags or relinearizes a kernel keeps them, and the new kernel finds what was derived
+// from them. An isl set does not change while it is shared, and the cache holds its keys, so an address
+// stands for the content.
+class SharedProducts {
+public:
+    std::shared_ptr<DomainProduct> get(const KernelData& k, const std::vector<int>& domains) {
+        std::vector<isl::set> held{k.assumptions};
+        for (int i : domains) held.push_back(k.domains[static_cast<std::size_t>(i)]);
+        std::vector<const void*> key;
+        for (const isl::set& s : held) key.push_back(s.get());
+        const auto hit = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; });
+        if (hit != entries_.end()) {
+            entries_.splice(entries_.begin(), entries_, hit);
+            return hit->product;
+        }
+        auto product = std::make_shared<DomainProduct>(factored(k, domains));
+        entries_.push_front({std::move(key), std::move(held), product});
+        if (entries_.size() > kCapacity) entries_.pop_back();
+        return product;
+    }
+
+private:
+    struct Entry {
+        std::vector<const void*> key;
+        std::vector<isl::set> held;
+        std::shared_ptr<DomainProduct> product;
+    };
+
+    // The product of `domains`, each parameter naming an iname of the product identified with it.
+    static DomainProduct factored(const KernelData& k, const std::vector<int>& domains) {
         isl::set product(isl_util::ctx(), "{ [] }");
         for (int i : domains) {
             const isl::set& d = k.domains[static_cast<std::size_t>(i)];
             product = i == domains.front() ? d : flat_product(product, d);
         }
-        DomainProduct out{isl_util::independent_factors(isl_util::bind_params_to_dims(product)), {}};
+        DomainProduct out{isl_util::independent_factors(isl_util::bind_params_to_dims(product)), {}, {}};
         for (const isl::set& f : out.factors) out.params.push_back(f.params());
         return out;
-    });
+    }
+
+    static constexpr std::size_t kCapacity = 64;
+    std::list<Entry> entries_;  // the most recently used first
+};
+
+SharedProducts& shared_products() {
+    static SharedProducts products;
+    return products;
+}
+
+// The iteration domain of `inames` in `product`, with the assumptions `assumptions`.
+isl::set project(DomainProduct& product, const std::vector<std::string>& inames, const isl::set& assumptions) {
+    // The factors without any of `inames` only bound the parameters, as the assumptions do.
+    std::optional<isl::set> out;
+    isl::set params = assumptions;
+    for (std::size_t f = 0; f < product.factors.size(); ++f) {
+        const isl::set& factor = product.factors[f];
+        const std::vector<std::string> dims = isl_util::set_dim_names(factor);
+        const bool used = std::any_of(dims.begin(), dims.end(), [&](const std::string& d) {
+            return std::find(inames.begin(), inames.end(), d) != inames.end();
+        });
+        if (used) {
+            const isl::set kept = isl_util::project_onto(factor, inames);
+            out = out ? flat_product(*out, kept) : kept;
+        } else {
+            isl::set p = product.params[f];
+            unify_params(params, p);
+            params = params.intersect(p);
+        }
+    }
+    isl::set all = out ? *out : isl::set(isl_util::ctx(), "{ [] }");
+    unify_params(all, params);
+    return isl_util::project_onto(all.intersect_params(params), inames);
 }
 
 }  // namespace
@@ -158,27 +228,21 @@ isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) 
     // Only the domains of `inames` and their ancestors constrain them: an instruction outside the loops of
     // another domain runs whether or not that domain is empty.
     return derived(k, &DerivedFacts::domains, inames, [&] {
-        const DomainProduct product = factored_product(k, needed_domains(k, inames));
-        // The factors without any of `inames` only bound the parameters, as the assumptions do.
-        isl::set out(isl_util::ctx(), "{ [] }");
-        isl::set params = k.assumptions;
-        for (std::size_t f = 0; f < product.factors.size(); ++f) {
-            const isl::set& factor = product.factors[f];
-            const std::vector<std::string> dims = isl_util::set_dim_names(factor);
-            const bool used = std::any_of(dims.begin(), dims.end(), [&](const std::string& d) {
-                return std::find(inames.begin(), inames.end(), d) != inames.end();
-            });
-            if (used) {
-                out = flat_product(out, isl_util::project_onto(factor, inames));
-            } else {
-                isl::set p = product.params[f];
-                unify_params(params, p);
-                params = params.intersect(p);
-            }
-        }
-        unify_params(out, params);
-        return isl_util::project_onto(out.intersect_params(params), inames);
+        const std::shared_ptr<DomainProduct> product = shared_products().get(k, needed_domains(k, inames));
+        const auto known = product->domains.find(inames);
+        if (known != product->domains.end()) return known->second;
+        const isl::set d = project(*product, inames, k.assumptions);
+        product->domains.emplace(inames, d);
+        return d;
     });
+}
+
+isl::set iname_factor(const KernelData& k, const std::vector<std::string>& inames, const std::string& iname) {
+    const std::shared_ptr<DomainProduct> product = shared_products().get(k, needed_domains(k, inames));
+    for (const isl::set& f : product->factors)
+        if (isl_util::has_dim(f, iname) && !isl_util::is_param(f, iname)) return f;
+    internal_assert(false, "iname '", iname, "' is not among '", join(inames, ", "), "'");
+    return {};
 }
 
 long static_extent(const KernelData& k, const std::string& iname) {

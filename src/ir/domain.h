@@ -31,6 +31,12 @@ int home_domain(const KernelData& k, const std::string& iname);
 /// when the inames need a branch of the domain forest.
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);
 
+/// The constraints that relate `iname` to other inames where the domain of `inames` (which has it) is
+/// formed: over the group of inames that constraints tie to it (isl_util::independent_factors), all of
+/// them, not only `inames`. What holds for `iname` whatever the others of the group are holds in the domain
+/// of `inames`.
+isl::set iname_factor(const KernelData& k, const std::vector<std::string>& inames, const std::string& iname);
+
 /// The static number of values of `iname` (max + 1 over all parameter values): what a work-group axis over
 /// it needs. StaticValueFindingError when unbounded.
 long static_extent(const KernelData& k, const std::string& iname);

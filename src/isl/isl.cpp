@@ -655,6 +655,14 @@ isl::set project_out(const isl::set& s, const std::vector<std::string>& names) {
     return isl::manage(cur);
 }
 
+bool spans(const isl::set& s, const std::string& name, const isl::set& range) {
+    const isl::set with_param = dims_to_params(s, {name});
+    const isl::set others = project_out(with_param, {name});
+    const isl::set bounds = align_params(range, with_param.space());
+    const isl::set every = align_params(others, bounds.space()).intersect_params(bounds);
+    return every.is_subset(align_params(with_param, every.space()));
+}
+
 isl::set bind_params_to_dims(const isl::set& s) {
     isl_set* cur = s.copy();
     for (int p = isl_set_dim(cur, isl_dim_param) - 1; p >= 0; --p) {

@@ -115,6 +115,10 @@ isl::pw_aff dim_size(const isl::set& s, int pos);
 /// parameters of `s`; other names they use become parameters.
 isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs);
 
+/// Whether set dimension `name` of `s` takes every value that `range` (a parameter set with a parameter
+/// `name`) allows, whatever values the other dimensions take: `s` constrains it no further.
+bool spans(const isl::set& s, const std::string& name, const isl::set& range);
+
 /// `s` with the named dimensions (set or parameter) projected out; names `s` lacks are ignored.
 isl::set project_out(const isl::set& s, const std::vector<std::string>& names);
 
