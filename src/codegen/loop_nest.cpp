@@ -211,6 +211,21 @@ std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> plac
 struct GridIds {
     std::map<std::string, std::string> param;  // hardware iname -> the parameter of its axis
     std::map<std::string, isl::set> range;     // parameter -> what the launch grid guarantees about it
+
+    // Whether hardware iname `h` takes every index of its axis for all values of the inames related to it
+    // (iname_factor) in the domain of `inames`: then no statement's domain constrains it beyond the grid.
+    bool spans(const KernelData& k, const std::vector<std::string>& inames, const std::string& h) const {
+        const isl::set factor = iname_factor(k, inames, h);
+        const auto known = spanning.find({factor.get(), h});
+        if (known != spanning.end()) return known->second.second;
+        const std::string& p = param.at(h);
+        const bool all = isl_util::spans(isl_util::rename_dim(factor, h, p), p, range.at(p));
+        spanning.emplace(std::pair{factor.get(), h}, std::pair{factor, all});
+        return all;
+    }
+
+    // By factor, an isl object that statements with the same domains share (held, so its address stays its own).
+    mutable std::map<std::pair<const void*, std::string>, std::pair<isl::set, bool>> spanning;
 };
 
 // Every work-item exists for each local id below the static work-group size and each group id below the
@@ -244,15 +259,15 @@ isl::set loops_domain(const KernelData& k, const Placed& p, const GridIds* ids) 
     const std::vector<std::string> hardware = hardware_of(k, *p.stmt.insn);
     std::vector<std::string> dims = hardware;
     dims.insert(dims.end(), p.stmt.loops.begin(), p.stmt.loops.end());
-    isl::set d = isl_util::dims_to_params(domain_of(k, dims), hardware);
-    for (const std::string& h : hardware) {
-        const std::string& param = ids->param.at(h);
-        if (param != h) d = isl_util::rename_dim(d, h, param);
-        const isl::set unconstrained = isl_util::project_out(d, {param});
-        const isl::set range = isl_util::align_params(ids->range.at(param), d.space());
-        if (isl_util::align_params(unconstrained, range.space()).intersect_params(range).is_equal(isl_util::align_params(d, range.space())))
-            d = unconstrained;
-    }
+    std::vector<std::string> kept;
+    for (const std::string& h : hardware)
+        if (!ids->spans(k, dims, h)) kept.push_back(h);
+    dims.erase(std::remove_if(dims.begin(), dims.begin() + static_cast<long>(hardware.size()),
+                              [&](const std::string& h) { return std::find(kept.begin(), kept.end(), h) == kept.end(); }),
+               dims.begin() + static_cast<long>(hardware.size()));
+    isl::set d = isl_util::dims_to_params(domain_of(k, dims), kept);
+    for (const std::string& h : kept)
+        if (ids->param.at(h) != h) d = isl_util::rename_dim(d, h, ids->param.at(h));
     return d;
 }
 
@@ -306,12 +321,15 @@ public:
         std::vector<std::size_t> all(placed_.size());
         for (std::size_t s = 0; s < all.size(); ++s) all[s] = s;
         const isl::schedule tree = level(all, 0);
-        if (parts(all, 0).size() == 1) return tree;
-        // isl writes an outermost loop that runs once (the last slab of a loop) as a conditional expression;
-        // below a band of the sequence positions no loop is outermost.
+        // isl writes an outermost loop that runs once (the head or tail slab of a loop) as a conditional
+        // expression: below a band of the sequence positions, the slabs of an outermost loop are not outermost.
+        const bool outer_slabs = std::any_of(placed_.begin(), placed_.end(), [](const Placed& p) {
+            return !p.nest.empty() && p.stmt.slab_comments.count(p.nest[0]);
+        });
+        if (!outer_slabs) return tree;
         std::optional<isl::union_map> positions;
         for (std::size_t s : all) {
-            const isl::union_map m(isl_util::schedule_map(domains_[s], placed_[s].name, {-1}, {position(s, 0)}));
+            const isl::union_map m(isl_util::schedule_map(universe(s), placed_[s].name, {-1}, {position(s, 0)}));
             positions = positions ? positions->unite(m) : m;
         }
         return isl_util::loop_schedule(tree, *positions);
@@ -373,11 +391,15 @@ private:
             const Placed& p = placed_[s];
             std::vector<int> dims;
             for (std::size_t d : loops) dims.push_back(domain_dim(p, d));
-            const isl::union_map m(isl_util::schedule_map(domains_[s], p.name, dims, std::vector<long>(dims.size(), 0)));
+            const isl::union_map m(isl_util::schedule_map(universe(s), p.name, dims, std::vector<long>(dims.size(), 0)));
             out = out ? out->unite(m) : m;
         }
         return *out;
     }
+
+    // The space of statement `s`: a band is a function of the statement's dimensions, which the domain at the
+    // root of the tree restricts (restating the domain in every band costs isl's AST generator).
+    isl::set universe(std::size_t s) const { return isl::set::universe(domains_[s].space()); }
 
     const std::vector<Placed>& placed_;
     const std::vector<isl::set>& domains_;
