@@ -478,25 +478,21 @@ isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep) {
         const std::string name = isl_set_get_dim_name(cur, isl_dim_set, i);
         if (std::find(keep.begin(), keep.end(), name) == keep.end()) cur = isl_set_project_out(cur, isl_dim_set, i, 1);
     }
-    // Reorder to `keep`'s order via a permutation map.
+    // Reorder to `keep`'s order, each dimension moved through the parameters: moving dimensions renumbers
+    // the constraints without the simplification that applying a permutation map costs.
     const int n = isl_set_dim(cur, isl_dim_set);
     std::vector<std::string> order;
     for (const std::string& k : keep)
         if (isl_set_find_dim_by_name(cur, isl_dim_set, k.c_str()) >= 0) order.push_back(k);
     internal_assert(static_cast<int>(order.size()) == n, "project_onto: names missing from the set");
-    isl_space* sp = isl_set_get_space(cur);
-    isl_space* msp = isl_space_map_from_set(isl_space_copy(sp));
-    isl_basic_map* perm = isl_basic_map_universe(msp);
+    const unsigned params = static_cast<unsigned>(isl_set_dim(cur, isl_dim_param));
     for (int j = 0; j < n; ++j) {
-        const int from = isl_set_find_dim_by_name(cur, isl_dim_set, order[j].c_str());
-        perm = isl_basic_map_equate(perm, isl_dim_in, from, isl_dim_out, j);
+        const int from = isl_set_find_dim_by_name(cur, isl_dim_set, order[static_cast<std::size_t>(j)].c_str());
+        if (from == j) continue;
+        cur = isl_set_move_dims(cur, isl_dim_param, params, isl_dim_set, static_cast<unsigned>(from), 1);
+        cur = isl_set_move_dims(cur, isl_dim_set, static_cast<unsigned>(j), isl_dim_param, params, 1);
     }
-    isl_space_free(sp);
-    isl_set* out = isl_set_apply(cur, isl_map_from_basic_map(perm));
-    for (int j = 0; j < n; ++j) {
-        out = isl_set_set_dim_name(out, isl_dim_set, j, order[j].c_str());
-    }
-    return isl::manage(out);
+    return isl::manage(cur);
 }
 
 isl::map schedule_map(const isl::set& domain, const std::string& name, const std::vector<int>& dim_of,
