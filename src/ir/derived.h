@@ -21,7 +21,6 @@ struct DerivedFacts {
     std::map<std::vector<std::string>, isl::set> domains;  // inames -> their iteration domain
     std::optional<isl::set> assumption_context;
     std::optional<std::vector<std::string>> all_inames;
-    std::map<std::string, std::vector<isl::map>> access_maps;  // instruction id -> one per access
 };
 
 /// The value `compute()` gives for the facts of `k` that `field` selects: cached where `k` caches.

@@ -81,7 +81,7 @@ struct LinearItem {
 
 struct DerivedFacts;  // ir/derived.h
 
-/// Facts derived from a kernel's data (domains of iname sets, the domain forest, access relations), computed
+/// Facts derived from a kernel's data (the domain forest, iteration domains of iname sets), computed
 /// on first use and kept, as loopy memoizes on its kernel objects (STYLE 14). Only data that a Kernel holds
 /// caches, because only that data never changes: a KernelData copied or moved (a transformation's edit)
 /// starts without a cache, so nothing derived from the original survives into the edit.
