@@ -246,7 +246,10 @@ GridIds grid_ids(const KernelData& k) {
         const auto known = out.range.find(param);
         out.range.insert_or_assign(param, known == out.range.end() ? box : known->second.unite(box));
     }
-    for (const auto& [tag, size] : group_size) out.range.insert_or_assign(first.at(tag), isl_util::param_range(first.at(tag), 0, size - 1));
+    for (const auto& [tag, size] : group_size) {
+        const std::string& param = first.at(tag);
+        out.range.insert_or_assign(param, isl_util::param_range(param, 0, size - 1));
+    }
     return out;
 }
 
@@ -262,10 +265,9 @@ isl::set loops_domain(const KernelData& k, const Placed& p, const GridIds* ids) 
     std::vector<std::string> kept;
     for (const std::string& h : hardware)
         if (!ids->spans(k, dims, h)) kept.push_back(h);
-    dims.erase(std::remove_if(dims.begin(), dims.begin() + static_cast<long>(hardware.size()),
-                              [&](const std::string& h) { return std::find(kept.begin(), kept.end(), h) == kept.end(); }),
-               dims.begin() + static_cast<long>(hardware.size()));
-    isl::set d = isl_util::dims_to_params(domain_of(k, dims), kept);
+    std::vector<std::string> used = kept;
+    used.insert(used.end(), p.stmt.loops.begin(), p.stmt.loops.end());
+    isl::set d = isl_util::dims_to_params(domain_of(k, used), kept);
     for (const std::string& h : kept)
         if (ids->param.at(h) != h) d = isl_util::rename_dim(d, h, ids->param.at(h));
     return d;
@@ -391,7 +393,8 @@ private:
             const Placed& p = placed_[s];
             std::vector<int> dims;
             for (std::size_t d : loops) dims.push_back(domain_dim(p, d));
-            const isl::union_map m(isl_util::schedule_map(universe(s), p.name, dims, std::vector<long>(dims.size(), 0)));
+            const std::vector<long> none(dims.size(), 0);
+            const isl::union_map m(isl_util::schedule_map(universe(s), p.name, dims, none));
             out = out ? out->unite(m) : m;
         }
         return *out;
@@ -411,7 +414,8 @@ const std::string* loop_iname(const isl_util::AstNode& n, const std::string& ite
                               const std::map<std::string, Statement>& statements) {
     if (n.kind == isl_util::AstNode::Kind::User) {
         for (std::size_t j = 0; j < n.args.size(); ++j)
-            if (n.args[j]->kind == ExprKind::Var && n.args[j]->name == iterator) return &statements.at(n.statement).loops.at(j);
+            if (n.args[j]->kind == ExprKind::Var && n.args[j]->name == iterator)
+                return &statements.at(n.statement).loops.at(j);
         return nullptr;
     }
     for (const isl_util::AstNode& c : n.children)
@@ -470,8 +474,8 @@ isl::set build_context(const KernelData& k, const std::vector<isl::set>& domains
     for (const auto& [param, range] : ids->range) {
         ctx = isl_util::align_params(ctx, range.space());
         ctx = ctx.intersect(isl_util::align_params(range, ctx.space()));
-        if (std::none_of(domains.begin(), domains.end(), [&](const isl::set& d) { return isl_util::is_param(d, param); }))
-            unused.push_back(param);
+        const auto uses = [&](const isl::set& d) { return isl_util::is_param(d, param); };
+        if (std::none_of(domains.begin(), domains.end(), uses)) unused.push_back(param);
     }
     return isl_util::project_out(ctx, unused);
 }
@@ -484,8 +488,8 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     std::vector<Placed> placed = separate_slabs(k, place_statements(k));
     plan_vector_lanes(k, placed, vector_types);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
-    const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
     if (placed.empty()) return out;
+    const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
     std::vector<isl::set> domains;
     for (const Placed& p : placed) domains.push_back(statement_domain(k, p, ids ? &*ids : nullptr));
     const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);

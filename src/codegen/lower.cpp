@@ -418,7 +418,8 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         edit.name = seg.name;
         edit.linearization = seg.items;
         // The C target runs the grid as loops, per device kernel.
-        if (target == TargetKind::C) edit = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(edit)))).copy();
+        if (target == TargetKind::C)
+            edit = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(edit)))).copy();
         add_atomic_scratch_variables(edit);
         // Held by a Kernel, the device kernel no longer changes: what the stages below derive is cached.
         const Kernel device(std::make_shared<const KernelData>(std::move(edit)));

@@ -77,7 +77,8 @@ Verdict decide(const ExprPtr& cond, Facts& facts) {
 
 class Unroller {
 public:
-    Unroller(const std::map<std::string, long>& lengths, const isl::set& context) : lengths_(lengths), facts_(context) {}
+    Unroller(const std::map<std::string, long>& lengths, const isl::set& context)
+        : lengths_(lengths), facts_(context) {}
 
     AstNode block(const AstNode& b) {
         AstNode out;

@@ -385,8 +385,8 @@ class Relatedness {
 public:
     explicit Relatedness(int n) : parent_(static_cast<std::size_t>(n)) { std::iota(parent_.begin(), parent_.end(), 0); }
     int root(int x) {
-        while (parent_[static_cast<std::size_t>(x)] != x) x = parent_[static_cast<std::size_t>(x)] = parent_[static_cast<std::size_t>(parent_[static_cast<std::size_t>(x)])];
-        return x;
+        int& parent = parent_[static_cast<std::size_t>(x)];
+        return parent == x ? x : parent = root(parent);
     }
     void relate(int a, int b) { parent_[static_cast<std::size_t>(root(a))] = root(b); }
 
@@ -451,7 +451,8 @@ isl_set* only_groups(isl_set* s, const std::vector<int>& groups, const std::set<
         if (!wanted.count(groups[static_cast<std::size_t>(i)]))
             s = isl_set_drop_constraints_involving_dims(s, isl_dim_set, static_cast<unsigned>(i), 1);
     for (int i = n - 1; i >= 0; --i)
-        if (!wanted.count(groups[static_cast<std::size_t>(i)])) s = isl_set_remove_dims(s, isl_dim_set, static_cast<unsigned>(i), 1);
+        if (!wanted.count(groups[static_cast<std::size_t>(i)]))
+            s = isl_set_remove_dims(s, isl_dim_set, static_cast<unsigned>(i), 1);
     return s;
 }
 
@@ -738,7 +739,9 @@ std::optional<isl::set> min_max_comparison(const ExprPtr& a, BinOp op, const Exp
     // the right; otherwise one side suffices.
     const bool less = op == BinOp::Le || op == BinOp::Lt;
     const bool both = (m->name == "max") == (left == less);
-    const auto side = [&](int i) { return left ? comparison_set(m->args[i], op, b) : comparison_set(a, op, m->args[i]); };
+    const auto side = [&](std::size_t i) {
+        return left ? comparison_set(m->args[i], op, b) : comparison_set(a, op, m->args[i]);
+    };
     const isl::set x = side(0), y = side(1);
     const isl::set x_aligned = align_params(x, y.space()), y_aligned = align_params(y, x_aligned.space());
     return both ? x_aligned.intersect(y_aligned) : x_aligned.unite(y_aligned);
@@ -752,7 +755,8 @@ isl::set comparison_set(const ExprPtr& a, BinOp op, const ExprPtr& b) {
     const isl::set universe = isl::manage(isl_set_universe(isl_space_params_alloc(ctx().get(), 0)));
     // Every comparison as `d >= 0`, `d > 0` or `d = 0` of a difference d.
     const bool less = op == BinOp::Le || op == BinOp::Lt;
-    const std::optional<isl::pw_aff> d = to_pw_aff(less ? binary(BinOp::Sub, b, a) : binary(BinOp::Sub, a, b), universe);
+    const ExprPtr difference = less ? binary(BinOp::Sub, b, a) : binary(BinOp::Sub, a, b);
+    const std::optional<isl::pw_aff> d = to_pw_aff(difference, universe);
     if (!d) throw NotAffine{};
     switch (op) {
         case BinOp::Eq: return isl::manage(isl_pw_aff_zero_set(d->copy()));

@@ -205,7 +205,8 @@ TEST_CASE("condition_set: isl AST conditions as parameter sets", "[isl]") {
     const ExprPtr min_ab = call("min", {var("a"), var("b")});
     CHECK(condition_set(binary(BinOp::Lt, min_ab, var("c")))->is_equal(set_of("[a, b, c] -> { : a < c or b < c }")));
     CHECK(condition_set(binary(BinOp::Ge, var("c"), min_ab))->is_equal(set_of("[a, b, c] -> { : a <= c or b <= c }")));
-    CHECK(parsed("n % 4 == 0 and n >= 1 or n == 0")->is_equal(set_of("[n] -> { : (n mod 4 = 0 and n >= 1) or n = 0 }")));
+    CHECK(parsed("n % 4 == 0 and n >= 1 or n == 0")
+              ->is_equal(set_of("[n] -> { : (n mod 4 = 0 and n >= 1) or n = 0 }")));
     CHECK(!parsed("a[i] >= 0").has_value());
     CHECK(!parsed("i * n >= 0").has_value());
 }
