@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "codegen/unroll.h"
 #include "codegen/vectorize.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
@@ -186,106 +187,237 @@ std::vector<Placed> separate_slabs(const KernelData& k, std::vector<Placed> plac
     }
 }
 
-// The domain of a statement's loops as set dimensions and, with `hardware_as_params`, its hardware
-// inames as parameters.
-isl::set loops_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
+// The group and work-item ids as parameters of the AST build (DESIGN decision 3): one per hardware axis,
+// named after its first iname, so that isl sees what all inames on the axis share.
+struct GridIds {
+    std::map<std::string, std::string> param;  // hardware iname -> the parameter of its axis
+    std::map<std::string, isl::set> range;     // parameter -> what the launch grid guarantees about it
+
+    // Whether hardware iname `h` takes every index of its axis for all values of the inames related to it
+    // (iname_factor) in the domain of `inames`: then no statement's domain constrains it beyond the grid.
+    bool spans(const KernelData& k, const std::vector<std::string>& inames, const std::string& h) const {
+        const isl::set factor = iname_factor(k, inames, h);
+        const auto known = spanning.find({factor.get(), h});
+        if (known != spanning.end()) return known->second.second;
+        const std::string& p = param.at(h);
+        const bool all = isl_util::spans(isl_util::rename_dim(factor, h, p), p, range.at(p));
+        spanning.emplace(std::pair{factor.get(), h}, std::pair{factor, all});
+        return all;
+    }
+
+    // By factor, an isl object that statements with the same domains share (held, so its address stays its own).
+    mutable std::map<std::pair<const void*, std::string>, std::pair<isl::set, bool>> spanning;
+};
+
+// Every work-item exists for each local id below the static work-group size and each group id below the
+// number of groups, whatever the parameters; an axis is as large as its largest iname.
+GridIds grid_ids(const KernelData& k) {
+    GridIds out;
+    std::map<std::string, std::string> first;  // axis tag -> its parameter
+    std::map<std::string, long> group_size;     // local axis tag -> work-group size on it
+    for (const std::string& h : hardware_inames(k)) {
+        const std::string& tag = k.iname_tags.at(h);
+        const std::string& param = first.try_emplace(tag, h).first->second;
+        out.param[h] = param;
+        if (tag[0] == 'l') {
+            group_size[tag] = std::max(group_size[tag], static_extent(k, h));
+            continue;
+        }
+        const isl::set box = isl_util::rename_dim(isl_util::index_box(domain_of(k, {h})), h, param);
+        const auto known = out.range.find(param);
+        out.range.insert_or_assign(param, known == out.range.end() ? box : known->second.unite(box));
+    }
+    for (const auto& [tag, size] : group_size) {
+        const std::string& param = first.at(tag);
+        out.range.insert_or_assign(param, isl_util::param_range(param, 0, size - 1));
+    }
+    return out;
+}
+
+// The domain of a statement's loops as set dimensions, and with `ids` (targets that launch a grid) the ids
+// of its hardware inames as parameters where they matter: an id that the statement's domain does not
+// constrain beyond the grid's range would only slow isl down.
+isl::set loops_domain(const KernelData& k, const Placed& p, const GridIds* ids) {
     // Every work-item must reach a barrier: it is not restricted by the work-item ids.
-    if (!hardware_as_params || p.stmt.barrier) return domain_of(k, p.stmt.loops);
-    std::vector<std::string> dims = hardware_of(k, *p.stmt.insn);
-    const std::size_t n_hw = dims.size();
+    if (!ids || p.stmt.barrier) return domain_of(k, p.stmt.loops);
+    const std::vector<std::string> hardware = hardware_of(k, *p.stmt.insn);
+    std::vector<std::string> dims = hardware;
     dims.insert(dims.end(), p.stmt.loops.begin(), p.stmt.loops.end());
-    const isl::set d = domain_of(k, dims);
-    return isl_util::dims_to_params(d, std::vector<std::string>(dims.begin(), dims.begin() + static_cast<long>(n_hw)));
+    std::vector<std::string> kept;
+    for (const std::string& h : hardware)
+        if (!ids->spans(k, dims, h)) kept.push_back(h);
+    std::vector<std::string> used = kept;
+    used.insert(used.end(), p.stmt.loops.begin(), p.stmt.loops.end());
+    isl::set d = isl_util::dims_to_params(domain_of(k, used), kept);
+    for (const std::string& h : kept)
+        if (ids->param.at(h) != h) d = isl_util::rename_dim(d, h, ids->param.at(h));
+    return d;
 }
 
 // The domain of a statement: that of its loops, restricted to its slabs.
-isl::set statement_domain(const KernelData& k, const Placed& p, bool hardware_as_params) {
-    const isl::set d = loops_domain(k, p, hardware_as_params);
+isl::set statement_domain(const KernelData& k, const Placed& p, const GridIds* ids) {
+    const isl::set d = loops_domain(k, p, ids);
     if (!p.piece) return d;
     const isl::set piece = isl_util::align_params(*p.piece, d.space());
     return isl_util::align_params(d, piece.space()).intersect(piece);
 }
 
-// isl unrolls only loops with a bounded number of iterations.
-void check_unrollable(const KernelData& k, const std::string& iname) {
-    const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumption_context(k));
-    user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
-                "' is not a constant, cannot unroll");
+// Whether loop `d` of `p` is unrolled: tagged "unr", "ilp" or "ilp.unr", or a `vec` loop other than lanes
+// that run as one vector operation.
+bool unrolled(const KernelData& k, const Placed& p, std::size_t d) {
+    if (p.lanes == d) return p.stmt.vector_iname.empty();
+    const auto tag = k.iname_tags.find(p.nest[d]);
+    return tag != k.iname_tags.end() && (is_unrolled_tag(tag->second) || tag->second == "vec");
 }
 
-struct Schedule {
-    isl::union_map map;
-    isl::union_map options;
+// The most values each unrolled iname takes: its copies. Unrolling needs a bound (loopy's message).
+std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vector<Placed>& placed) {
+    std::map<std::string, long> out;
+    const isl::set assumptions = assumption_context(k);
+    for (const Placed& p : placed)
+        for (std::size_t d = 0; d < p.nest.size(); ++d) {
+            const std::string& iname = p.nest[d];
+            if (!unrolled(k, p, d) || out.count(iname)) continue;
+            const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumptions);
+            user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
+                        "' is not a constant, cannot unroll");
+            out[iname] = *length;
+        }
+    return out;
+}
+
+// The domain dimension of loop `d` of `p`: a vectorized statement's domain lacks its `vec` iname.
+int domain_dim(const Placed& p, std::size_t d) {
+    const bool vectorized = !p.stmt.vector_iname.empty();
+    return static_cast<int>(vectorized && d > *p.lanes ? d - 1 : d);
+}
+
+// The isl schedule tree of the linearization (DESIGN decision 3): at each depth the statements and loops
+// in sequence order (a loop's slabs are consecutive: head, bulk, tail), each loop a band over its iname.
+// Unrolled loops are loops here too: their copies are made from isl's AST (unroll_loops).
+class ScheduleTree {
+public:
+    ScheduleTree(const std::vector<Placed>& placed, const std::vector<isl::set>& domains)
+        : placed_(placed), domains_(domains) {}
+
+    isl::schedule build() {
+        std::vector<std::size_t> all(placed_.size());
+        for (std::size_t s = 0; s < all.size(); ++s) all[s] = s;
+        const isl::schedule tree = level(all, 0);
+        // isl writes an outermost loop that runs once (the head or tail slab of a loop) as a conditional
+        // expression: below a band of the sequence positions, the slabs of an outermost loop are not outermost.
+        const bool outer_slabs = std::any_of(placed_.begin(), placed_.end(), [](const Placed& p) {
+            return !p.nest.empty() && p.stmt.slab_comments.count(p.nest[0]);
+        });
+        if (!outer_slabs) return tree;
+        std::optional<isl::union_map> positions;
+        for (std::size_t s : all) {
+            const isl::union_map m(isl_util::schedule_map(universe(s), placed_[s].name, {-1}, {position(s, 0)}));
+            positions = positions ? positions->unite(m) : m;
+        }
+        return isl_util::loop_schedule(tree, *positions);
+    }
+
+private:
+    // The position of statement `s` in the sequence at `depth`: a loop's slabs are consecutive.
+    long position(std::size_t s, std::size_t depth) const {
+        const Placed& p = placed_[s];
+        return 3 * p.positions[depth] + (depth < p.nest.size() ? p.slab[depth] : 0);
+    }
+
+    // The statements of `group` by position at `depth`.
+    std::map<long, std::vector<std::size_t>> parts(const std::vector<std::size_t>& group, std::size_t depth) const {
+        std::map<long, std::vector<std::size_t>> out;
+        for (std::size_t s : group) out[position(s, depth)].push_back(s);
+        return out;
+    }
+
+    // The statements of `group`, which share their loops above `depth`, in their order at `depth`.
+    isl::schedule level(const std::vector<std::size_t>& group, std::size_t depth) {
+        std::vector<isl::schedule> sequence;
+        for (const auto& [position, part] : parts(group, depth)) sequence.push_back(item(part, depth));
+        return sequence.size() == 1 ? sequence[0] : isl_util::sequence_schedule(sequence);
+    }
+
+    // One item of the sequence at `depth`: a statement, or a loop and the statements in it.
+    isl::schedule item(const std::vector<std::size_t>& part, std::size_t depth) {
+        const Placed& p = placed_[part[0]];
+        if (depth == p.nest.size()) {
+            internal_assert(part.size() == 1, "statements '", p.name, "' and '", placed_[part[1]].name,
+                            "' at one position of the linearization");
+            const isl::schedule leaf = isl_util::leaf_schedule(domains_[part[0]], p.name);
+            // A statement in a `vec` loop runs on all its lanes before the next one.
+            if (!p.lanes || !p.stmt.vector_iname.empty()) return leaf;
+            return isl_util::loop_schedule(leaf, times(part, {*p.lanes}));
+        }
+        if (p.lanes == depth) return level(part, depth + 1);  // the lanes run innermost
+        // Loops directly inside one another make one band, which isl generates faster than nested bands.
+        std::vector<std::size_t> loops{depth};
+        while (nests_one_loop(part, loops.back() + 1)) loops.push_back(loops.back() + 1);
+        return isl_util::loop_schedule(level(part, loops.back() + 1), times(part, loops));
+    }
+
+    // Whether `part` is one loop at `depth` and nothing else.
+    bool nests_one_loop(const std::vector<std::size_t>& part, std::size_t depth) const {
+        const Placed& first = placed_[part[0]];
+        return std::all_of(part.begin(), part.end(), [&](std::size_t s) {
+            const Placed& p = placed_[s];
+            return depth < p.nest.size() && p.lanes != depth && p.positions[depth] == first.positions[depth] &&
+                   p.slab[depth] == first.slab[depth];
+        });
+    }
+
+    // `S[...] -> [the inames of `loops`]` for the statements of `part`.
+    isl::union_map times(const std::vector<std::size_t>& part, const std::vector<std::size_t>& loops) {
+        std::optional<isl::union_map> out;
+        for (std::size_t s : part) {
+            const Placed& p = placed_[s];
+            std::vector<int> dims;
+            for (std::size_t d : loops) dims.push_back(domain_dim(p, d));
+            const std::vector<long> none(dims.size(), 0);
+            const isl::union_map m(isl_util::schedule_map(universe(s), p.name, dims, none));
+            out = out ? out->unite(m) : m;
+        }
+        return *out;
+    }
+
+    // The space of statement `s`: a band is a function of the statement's dimensions, which the domain at the
+    // root of the tree restricts (restating the domain in every band costs isl's AST generator).
+    isl::set universe(std::size_t s) const { return isl::set::universe(domains_[s].space()); }
+
+    const std::vector<Placed>& placed_;
+    const std::vector<isl::set>& domains_;
 };
 
-// The schedule `S[loops] -> [p0, l0, p1, l1, ..., pd, 0..., lanes]` of every statement (2d+1 form, padded;
-// a `vec` loop is a constant 0 at its depth and runs in the last dimension, which is left out when there is
-// none), and the AST build options that unroll loops tagged "unr" and lanes.
-Schedule schedule(const KernelData& k, const std::vector<Placed>& placed, bool hardware_as_params) {
-    std::size_t depth = 0;
-    bool any_lanes = false;
-    for (const Placed& p : placed) {
-        depth = std::max(depth, p.nest.size());
-        any_lanes = any_lanes || p.lanes;
+// The iname of the loop with isl's iterator `iterator`, from a statement below it: the band of a loop maps
+// the statement's dimension for that iname to the loop's iterator, which isl writes as the argument.
+const std::string* loop_iname(const isl_util::AstNode& n, const std::string& iterator,
+                              const std::map<std::string, Statement>& statements) {
+    if (n.kind == isl_util::AstNode::Kind::User) {
+        for (std::size_t j = 0; j < n.args.size(); ++j)
+            if (n.args[j]->kind == ExprKind::Var && n.args[j]->name == iterator)
+                return &statements.at(n.statement).loops.at(j);
+        return nullptr;
     }
-    const int lanes_dim = static_cast<int>(2 * depth + 1);
-    std::optional<isl::union_map> all;
-    isl::union_map options(isl_util::ctx(), "{ }");
-    for (const Placed& p : placed) {
-        std::vector<int> dim_of(2 * depth + 1 + any_lanes, -1);
-        std::vector<long> constant(dim_of.size(), 0);
-        const bool vectorized = !p.stmt.vector_iname.empty();
-        // The statement's domain lacks a vectorized iname: the loops after it are one dimension earlier.
-        const auto domain_dim = [&](std::size_t d) { return static_cast<int>(vectorized && d > *p.lanes ? d - 1 : d); };
-        // A loop's slabs are consecutive positions of the sequence around it: head, bulk, tail.
-        for (std::size_t d = 0; d < p.nest.size(); ++d) {
-            constant[2 * d] = 3 * p.positions[d] + p.slab[d];
-            if (p.lanes != d) dim_of[2 * d + 1] = domain_dim(d);
-        }
-        constant[2 * p.nest.size()] = 3 * p.positions.back();
-        const bool unrolled_lanes = p.lanes && !vectorized;
-        if (unrolled_lanes) dim_of[static_cast<std::size_t>(lanes_dim)] = static_cast<int>(*p.lanes);
-        const isl::set dom = statement_domain(k, p, hardware_as_params);
-        const isl::map m = isl_util::schedule_map(dom, p.name, dim_of, constant);
-        // A `vec` loop other than the lanes is unrolled.
-        const auto unrolled = [&](std::size_t d) {
-            const auto tag = k.iname_tags.find(p.nest[d]);
-            return p.lanes != d && tag != k.iname_tags.end() && (is_unrolled_tag(tag->second) || tag->second == "vec");
-        };
-        bool any_unrolled = unrolled_lanes;
-        for (std::size_t d = 0; d < p.nest.size(); ++d) any_unrolled = any_unrolled || unrolled(d);
-        for (std::size_t d = 0; d < p.nest.size(); ++d) {
-            if (p.lanes == d) continue;
-            if (unrolled(d)) check_unrollable(k, p.nest[d]);
-            // Around unrolled copies, the other loops stay whole ("atomic"): isl would otherwise peel iterations
-            // where the copies' guards change. Elsewhere isl's default is cheaper to compute.
-            if (unrolled(d) || any_unrolled)
-                options = options.unite(isl_util::loop_option(m, unrolled(d) ? "unroll" : "atomic", static_cast<int>(2 * d + 1)));
-        }
-        if (unrolled_lanes) options = options.unite(isl_util::loop_option(m, "unroll", lanes_dim));
-        all = all ? all->unite(isl::union_map(m)) : isl::union_map(m);
-    }
-    return {all ? *all : isl::union_map(isl_util::ctx(), "{ }"), options};
+    for (const isl_util::AstNode& c : n.children)
+        if (const std::string* iname = loop_iname(c, iterator, statements)) return iname;
+    return nullptr;
 }
 
-// isl names loop iterators after schedule dimensions (c1, c3, ...); dimension 2d+1 is loop d of every
-// statement below it, the one past them its `vec` loop. `nests`: the loops of each statement by depth.
+// isl names loop iterators c0, c1, ...; they become the inames of the loops.
 void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,
-                      const std::map<std::string, const Placed*>& nests) {
+                      const std::map<std::string, Statement>& statements) {
     if (n.kind == isl_util::AstNode::Kind::For) {
-        const isl_util::AstNode* s = first_statement(n);
-        internal_assert(s != nullptr, "empty loop in generated AST");
-        const std::size_t d = (std::stoul(n.iterator.substr(1)) - 1) / 2;
-        const Placed& p = *nests.at(s->statement);
-        const std::string& iname = d < p.nest.size() && p.lanes != d ? p.nest[d] : p.nest.at(p.lanes.value());
-        subst[n.iterator] = var(iname);
-        n.iterator = iname;
+        const std::string* iname = loop_iname(n, n.iterator, statements);
+        internal_assert(iname != nullptr, "no statement in the generated loop over ", n.iterator, " uses it");
+        subst[n.iterator] = var(*iname);
+        n.iterator = *iname;
     }
     n.init = substitute(n.init, subst);
     n.cond = substitute(n.cond, subst);
     n.inc = substitute(n.inc, subst);
     for (ExprPtr& a : n.args) a = substitute(a, subst);
-    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, nests);
+    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, statements);
 }
 
 }  // namespace
@@ -314,26 +446,19 @@ std::vector<std::string> hardware_inames(const KernelData& k) {
 
 namespace {
 
-// What the launch grid guarantees: every hardware index lies in [0, its extent).
-isl::set grid_context(const KernelData& k, bool hardware_as_params) {
+// What isl may assume: the assumptions, and the grid's range of each id. An id that no statement's domain
+// uses is projected out; that it exists (the grid is not empty) still bounds the parameters.
+isl::set build_context(const KernelData& k, const std::vector<isl::set>& domains, const GridIds* ids) {
     isl::set ctx = assumption_context(k);
-    if (!hardware_as_params) return ctx;
-    // Work-items exist for every local id below the static work-group size, whatever the parameters; the
-    // size of an axis is that of its largest iname.
-    std::map<std::string, long> group_size;  // local axis tag -> work-group size on it
-    for (const std::string& h : hardware_inames(k)) {
-        const std::string& tag = k.iname_tags.at(h);
-        if (tag[0] == 'l') group_size[tag] = std::max(group_size[tag], static_extent(k, h));
+    if (!ids) return ctx;
+    std::vector<std::string> unused;
+    for (const auto& [param, range] : ids->range) {
+        ctx = isl_util::align_params(ctx, range.space());
+        ctx = ctx.intersect(isl_util::align_params(range, ctx.space()));
+        const auto uses = [&](const isl::set& d) { return isl_util::is_param(d, param); };
+        if (std::none_of(domains.begin(), domains.end(), uses)) unused.push_back(param);
     }
-    for (const std::string& h : hardware_inames(k)) {
-        const std::string& tag = k.iname_tags.at(h);
-        isl::set box = tag[0] == 'l' ? isl_util::param_range(h, 0, group_size.at(tag) - 1)
-                                     : isl_util::index_box(domain_of(k, {h}));
-        ctx = isl_util::align_params(ctx, box.space());
-        box = isl_util::align_params(box, ctx.space());
-        ctx = ctx.intersect(box);
-    }
-    return ctx;
+    return isl_util::project_out(ctx, unused);
 }
 
 }  // namespace
@@ -344,11 +469,14 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     std::vector<Placed> placed = separate_slabs(k, place_statements(k));
     plan_vector_lanes(k, placed, vector_types);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
-    const Schedule sched = schedule(k, placed, hardware_as_params);
-    out.root = isl_util::generate_ast(sched.map, grid_context(k, hardware_as_params), sched.options);
-    std::map<std::string, const Placed*> nests;
-    for (const Placed& p : placed) nests[p.name] = &p;
-    rename_iterators(out.root, {}, nests);
+    if (placed.empty()) return out;
+    const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
+    std::vector<isl::set> domains;
+    for (const Placed& p : placed) domains.push_back(statement_domain(k, p, ids ? &*ids : nullptr));
+    const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);
+    isl_util::AstNode loops = isl_util::generate_ast(ScheduleTree(placed, domains).build(), context);
+    rename_iterators(loops, {}, out.statements);
+    out.root = unroll_loops(loops, unrolled_lengths(k, placed), context);
     return out;
 }
 

@@ -425,12 +425,16 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     // The device kernels are named after the kernel, the later ones with a suffix "_N" no built-in has.
     if (target == TargetKind::OpenCL) check_opencl_kernel_name(k->name);
     for (const DeviceSegment& seg : device_segments(*k)) {
-        KernelData part = k.copy();
-        part.name = seg.name;
-        part.linearization = seg.items;
+        KernelData edit = k.copy();
+        edit.name = seg.name;
+        edit.linearization = seg.items;
         // The C target runs the grid as loops, per device kernel.
-        if (target == TargetKind::C) part = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(part)))).copy();
-        add_atomic_scratch_variables(part);
+        if (target == TargetKind::C)
+            edit = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(edit)))).copy();
+        add_atomic_scratch_variables(edit);
+        // Held by a Kernel, the device kernel no longer changes: what the stages below derive is cached.
+        const Kernel device(std::make_shared<const KernelData>(std::move(edit)));
+        const KernelData& part = *device;
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);
         DeviceKernel dk;

@@ -3,10 +3,13 @@
 #include <isl/set.h>
 
 #include <algorithm>
+#include <list>
+#include <memory>
 #include <map>
 #include <set>
 
 #include "ir/access.h"
+#include "ir/derived.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -74,18 +77,92 @@ std::vector<int> needed_domains(const KernelData& k, const std::vector<std::stri
     return {needed.begin(), needed.end()};
 }
 
-// The product of `domains`, each parameter naming an iname of the product identified with it, with the
-// assumptions applied.
-isl::set combine(const KernelData& k, const std::vector<int>& domains) {
-    isl::set out(isl_util::ctx(), "{ [] }");
-    for (int i : domains) {
-        isl::set d = k.domains[static_cast<std::size_t>(i)];
-        unify_params(out, d);
-        out = isl::manage(isl_set_flat_product(out.copy(), d.copy()));
+isl::set flat_product(isl::set a, isl::set b) {
+    unify_params(a, b);
+    return isl::manage(isl_set_flat_product(a.copy(), b.copy()));
+}
+
+// A product of domains in independent factors (isl_util::independent_factors), the parameter values each
+// factor admits (that it is not empty), and the iteration domains of iname sets found from them.
+struct DomainProduct {
+    std::vector<isl::set> factors;
+    std::vector<isl::set> params;
+    std::map<std::vector<std::string>, isl::set> domains;
+};
+
+// Products of domains, shared by every kernel whose domains and assumptions are the same isl objects: a
+// transformation that retags or relinearizes a kernel keeps them, and the new kernel finds what was derived
+// from them. An isl set does not change while it is shared, and the cache holds its keys, so an address
+// stands for the content.
+class SharedProducts {
+public:
+    std::shared_ptr<DomainProduct> get(const KernelData& k, const std::vector<int>& domains) {
+        std::vector<isl::set> held{k.assumptions};
+        for (int i : domains) held.push_back(k.domains[static_cast<std::size_t>(i)]);
+        std::vector<const void*> key;
+        for (const isl::set& s : held) key.push_back(s.get());
+        const auto hit = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == key; });
+        if (hit != entries_.end()) {
+            entries_.splice(entries_.begin(), entries_, hit);
+            return hit->product;
+        }
+        auto product = std::make_shared<DomainProduct>(factored(k, domains));
+        entries_.push_front({std::move(key), std::move(held), product});
+        if (entries_.size() > kCapacity) entries_.pop_back();
+        return product;
     }
-    isl::set ctx = k.assumptions;
-    unify_params(out, ctx);
-    return isl_util::bind_params_to_dims(out.intersect_params(ctx));
+
+private:
+    struct Entry {
+        std::vector<const void*> key;
+        std::vector<isl::set> held;
+        std::shared_ptr<DomainProduct> product;
+    };
+
+    // The product of `domains`, each parameter naming an iname of the product identified with it.
+    static DomainProduct factored(const KernelData& k, const std::vector<int>& domains) {
+        isl::set product(isl_util::ctx(), "{ [] }");
+        for (int i : domains) {
+            const isl::set& d = k.domains[static_cast<std::size_t>(i)];
+            product = i == domains.front() ? d : flat_product(product, d);
+        }
+        DomainProduct out{isl_util::independent_factors(isl_util::bind_params_to_dims(product)), {}, {}};
+        for (const isl::set& f : out.factors) out.params.push_back(f.params());
+        return out;
+    }
+
+    static constexpr std::size_t kCapacity = 64;
+    std::list<Entry> entries_;  // the most recently used first
+};
+
+SharedProducts& shared_products() {
+    static SharedProducts products;
+    return products;
+}
+
+// The iteration domain of `inames` in `product`, with the assumptions `assumptions`.
+isl::set project(DomainProduct& product, const std::vector<std::string>& inames, const isl::set& assumptions) {
+    // The factors without any of `inames` only bound the parameters, as the assumptions do.
+    std::optional<isl::set> out;
+    isl::set params = assumptions;
+    for (std::size_t f = 0; f < product.factors.size(); ++f) {
+        const isl::set& factor = product.factors[f];
+        const std::vector<std::string> dims = isl_util::set_dim_names(factor);
+        const bool used = std::any_of(dims.begin(), dims.end(), [&](const std::string& d) {
+            return std::find(inames.begin(), inames.end(), d) != inames.end();
+        });
+        if (used) {
+            const isl::set kept = isl_util::project_onto(factor, inames);
+            out = out ? flat_product(*out, kept) : kept;
+        } else {
+            isl::set p = product.params[f];
+            unify_params(params, p);
+            params = params.intersect(p);
+        }
+    }
+    isl::set all = out ? *out : isl::set(isl_util::ctx(), "{ [] }");
+    unify_params(all, params);
+    return isl_util::project_onto(all.intersect_params(params), inames);
 }
 
 }  // namespace
@@ -102,9 +179,11 @@ void check_loop_bounds(const KernelData& k) {
         }
 }
 
-std::vector<int> domain_parents(const KernelData& k) {
-    // Loopy's walk: `stack` holds, for each level of the chain ending at the previous domain, the inames of
-    // that level and all levels above it. A domain goes under the deepest level whose own inames it uses.
+namespace {
+
+// Loopy's walk: `stack` holds, for each level of the chain ending at the previous domain, the inames of that
+// level and all levels above it. A domain goes under the deepest level whose own inames it uses.
+std::vector<int> find_domain_parents(const KernelData& k) {
     check_loop_bounds(k);
     std::vector<std::set<std::string>> stack;
     std::vector<int> parents;
@@ -130,23 +209,40 @@ std::vector<int> domain_parents(const KernelData& k) {
     return parents;
 }
 
-int home_domain(const KernelData& k, const std::string& iname) {
-    for (std::size_t d = 0; d < k.domains.size(); ++d)
-        if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname))
-            return static_cast<int>(d);
-    return -1;
+}  // namespace
+
+std::vector<int> domain_parents(const KernelData& k) {
+    return derived(k, &DerivedFacts::domain_parents, [&] { return find_domain_parents(k); });
 }
 
-isl::set combined_domain(const KernelData& k) {
-    std::vector<int> all(k.domains.size());
-    for (std::size_t d = 0; d < all.size(); ++d) all[d] = static_cast<int>(d);
-    return combine(k, all);
+int home_domain(const KernelData& k, const std::string& iname) {
+    return derived(k, &DerivedFacts::home_domains, iname, [&] {
+        for (std::size_t d = 0; d < k.domains.size(); ++d)
+            if (isl_util::has_dim(k.domains[d], iname) && !isl_util::is_param(k.domains[d], iname))
+                return static_cast<int>(d);
+        return -1;
+    });
 }
 
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) {
     // Only the domains of `inames` and their ancestors constrain them: an instruction outside the loops of
     // another domain runs whether or not that domain is empty.
-    return isl_util::project_onto(combine(k, needed_domains(k, inames)), inames);
+    return derived(k, &DerivedFacts::domains, inames, [&] {
+        const std::shared_ptr<DomainProduct> product = shared_products().get(k, needed_domains(k, inames));
+        const auto known = product->domains.find(inames);
+        if (known != product->domains.end()) return known->second;
+        const isl::set d = project(*product, inames, k.assumptions);
+        product->domains.emplace(inames, d);
+        return d;
+    });
+}
+
+isl::set iname_factor(const KernelData& k, const std::vector<std::string>& inames, const std::string& iname) {
+    const std::shared_ptr<DomainProduct> product = shared_products().get(k, needed_domains(k, inames));
+    for (const isl::set& f : product->factors)
+        if (isl_util::has_dim(f, iname) && !isl_util::is_param(f, iname)) return f;
+    internal_assert(false, "iname '", iname, "' is not among '", join(inames, ", "), "'");
+    return {};
 }
 
 long static_extent(const KernelData& k, const std::string& iname) {
@@ -163,9 +259,11 @@ isl::set slab_domain(const std::string& iname, const ExprPtr& extent) {
 }
 
 isl::set assumption_context(const KernelData& k) {
-    isl::set ctx = k.assumptions;
-    for (const isl::set& d : k.domains) ctx = isl_util::align_params(ctx, d.space());
-    return isl_util::project_out(ctx, all_inames(k));
+    return derived(k, &DerivedFacts::assumption_context, [&] {
+        isl::set ctx = k.assumptions;
+        for (const isl::set& d : k.domains) ctx = isl_util::align_params(ctx, d.space());
+        return isl_util::project_out(ctx, all_inames(k));
+    });
 }
 
 }  // namespace loom

@@ -27,12 +27,15 @@ void check_loop_bounds(const KernelData& k);
 /// The index of the domain declaring `iname` as a set dimension, or -1.
 int home_domain(const KernelData& k, const std::string& iname);
 
-/// All domains of the kernel combined into one set over every iname, with the assumptions applied.
-isl::set combined_domain(const KernelData& k);
-
 /// The iteration domain of `inames` (in that order); other inames are quantified existentially. LoopyError
 /// when the inames need a branch of the domain forest.
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);
+
+/// The constraints that relate `iname` to other inames where the domain of `inames` (which has it) is
+/// formed: over the group of inames that constraints tie to it (isl_util::independent_factors), all of
+/// them, not only `inames`. What holds for `iname` whatever the others of the group are holds in the domain
+/// of `inames`.
+isl::set iname_factor(const KernelData& k, const std::vector<std::string>& inames, const std::string& iname);
 
 /// The static number of values of `iname` (max + 1 over all parameter values): what a work-group axis over
 /// it needs. StaticValueFindingError when unbounded.

@@ -6,6 +6,7 @@
 
 #include <isl/set.h>
 
+#include "ir/derived.h"
 #include "ir/domain.h"
 #include "ir/layout.h"
 #include "isl/isl.h"
@@ -40,12 +41,18 @@ const Instruction* find_instruction(const KernelData& k, const std::string& id) 
     return nullptr;
 }
 
+void DerivedCache::enable() const {
+    if (!facts_) facts_ = std::make_shared<DerivedFacts>();
+}
+
 std::vector<std::string> all_inames(const KernelData& k) {
-    std::vector<std::string> out;
-    for (const isl::set& d : k.domains)
-        for (const std::string& n : isl_util::set_dim_names(d))
-            if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
-    return out;
+    return derived(k, &DerivedFacts::all_inames, [&] {
+        std::vector<std::string> out;
+        for (const isl::set& d : k.domains)
+            for (const std::string& n : isl_util::set_dim_names(d))
+                if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+        return out;
+    });
 }
 
 bool is_iname(const KernelData& k, const std::string& name) {

@@ -79,6 +79,34 @@ struct LinearItem {
     std::string sync_kind;  // Barrier: "local"/"global"
 };
 
+struct DerivedFacts;  // ir/derived.h
+
+/// Facts derived from a kernel's data (the domain forest, iteration domains of iname sets), computed
+/// on first use and kept, as loopy memoizes on its kernel objects (STYLE 14). Only data that a Kernel holds
+/// caches, because only that data never changes: a KernelData copied or moved (a transformation's edit)
+/// starts without a cache, so nothing derived from the original survives into the edit.
+class DerivedCache {
+public:
+    DerivedCache() = default;
+    DerivedCache(const DerivedCache&) noexcept {}
+    DerivedCache(DerivedCache&&) noexcept {}
+    DerivedCache& operator=(const DerivedCache&) noexcept {
+        facts_.reset();
+        return *this;
+    }
+    DerivedCache& operator=(DerivedCache&&) noexcept {
+        facts_.reset();
+        return *this;
+    }
+    /// The facts cached so far; null for data that may still change.
+    DerivedFacts* facts() const { return facts_.get(); }
+
+private:
+    friend class Kernel;
+    void enable() const;
+    mutable std::shared_ptr<DerivedFacts> facts_;
+};
+
 struct KernelData {
     std::string name = "loopy_kernel";
     std::vector<isl::set> domains;   // each with its parameters; nested domains follow their parents
@@ -98,11 +126,15 @@ struct KernelData {
     KernelOptions options;
     std::vector<LinearItem> linearization;  // empty until linearized
     bool linearized = false;
+    DerivedCache cache;
 };
 
 class Kernel {
 public:
-    explicit Kernel(std::shared_ptr<const KernelData> data) : data_(std::move(data)) {}
+    /// Holds `data` (null for an empty handle), which from now on never changes: its facts are cached.
+    explicit Kernel(std::shared_ptr<const KernelData> data) : data_(std::move(data)) {
+        if (data_) data_->cache.enable();
+    }
     const KernelData& operator*() const { return *data_; }
     const KernelData* operator->() const { return data_.get(); }
     /// A mutable copy for a transformation to edit before wrapping it as a new Kernel.

@@ -1,9 +1,13 @@
 #include "isl/ast_expr.h"
 
+#include <isl/aff.h>
 #include <isl/ast_build.h>
+#include <isl/schedule.h>
+#include <isl/schedule_node.h>
 #include <isl/id.h>
 #include <isl/set.h>
 #include <isl/union_map.h>
+#include <isl/union_set.h>
 #include <isl/val.h>
 
 #include "support/error.h"
@@ -177,10 +181,50 @@ AstNode convert(isl_ast_node* n) {
 
 }  // namespace
 
-AstNode generate_ast(const isl::union_map& schedule, const isl::set& context, const isl::union_map& options) {
+isl::schedule leaf_schedule(const isl::set& domain, const std::string& name) {
+    isl_set* named = isl_set_set_tuple_name(domain.copy(), name.c_str());
+    return isl::manage(isl_schedule_from_domain(isl_union_set_from_set(named)));
+}
+
+isl::schedule loop_schedule(const isl::schedule& body, const isl::union_map& times) {
+    isl_multi_union_pw_aff* band = isl_multi_union_pw_aff_from_union_map(times.copy());
+    return isl::manage(isl_schedule_insert_partial_schedule(body.copy(), band));
+}
+
+isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts) {
+    internal_assert(!parts.empty(), "a sequence of no schedules");
+    isl_schedule* out = parts[0].copy();
+    for (std::size_t i = 1; i < parts.size(); ++i) out = isl_schedule_sequence(out, parts[i].copy());
+    return isl::manage(out);
+}
+
+namespace {
+
+// The schedule as a map when it is one band of loops (the common one-statement kernel): isl's AST generator
+// takes a map faster than the equivalent tree. Null otherwise.
+isl_union_map* single_band_map(const isl::schedule& schedule) {
+    isl_schedule_node* root = isl_schedule_get_root(schedule.get());
+    isl_schedule_node* band = isl_schedule_node_get_child(root, 0);
+    isl_union_map* out = nullptr;
+    if (isl_schedule_node_get_type(band) == isl_schedule_node_band && isl_schedule_node_n_children(band) == 1) {
+        isl_schedule_node* leaf = isl_schedule_node_get_child(band, 0);
+        if (isl_schedule_node_get_type(leaf) == isl_schedule_node_leaf)
+            out = isl_union_map_intersect_domain(isl_schedule_node_band_get_partial_schedule_union_map(band),
+                                                 isl_schedule_get_domain(schedule.get()));
+        isl_schedule_node_free(leaf);
+    }
+    isl_schedule_node_free(band);
+    isl_schedule_node_free(root);
+    return out;
+}
+
+}  // namespace
+
+AstNode generate_ast(const isl::schedule& schedule, const isl::set& context) {
     isl_ast_build* build = isl_ast_build_from_context(context.copy());
-    build = isl_ast_build_set_options(build, options.copy());
-    isl_ast_node* tree = isl_ast_build_node_from_schedule_map(build, schedule.copy());
+    isl_union_map* band = single_band_map(schedule);
+    isl_ast_node* tree = band ? isl_ast_build_node_from_schedule_map(build, band)
+                              : isl_ast_build_node_from_schedule(build, schedule.copy());
     isl_ast_build_free(build);
     internal_assert(tree != nullptr, "isl could not generate loops for the schedule");
     AstNode out = as_block(convert(tree));

@@ -26,8 +26,17 @@ struct AstNode {
     std::vector<ExprPtr> args;       // User: values of the statement's domain dimensions
 };
 
-/// Generates loops for `schedule` (a union map from statement instances to schedule time) under the
-/// parameter constraints `context`, with isl AST build `options` (unroll, separate, ...).
-AstNode generate_ast(const isl::union_map& schedule, const isl::set& context, const isl::union_map& options);
+/// Schedule trees, built from the leaves up (DESIGN decision 3). A leaf runs the instances of statement
+/// `name`, `domain`, in no particular order.
+isl::schedule leaf_schedule(const isl::set& domain, const std::string& name);
+/// A loop around `body`: a band whose one dimension `times` gives for every statement instance of `body`
+/// (a union of single-valued maps, each `S[...] -> [t]`).
+isl::schedule loop_schedule(const isl::schedule& body, const isl::union_map& times);
+/// `parts` (at least one, with disjoint statements) one after the other.
+isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts);
+
+/// Generates loops for `schedule` under the parameter constraints `context`, with isl's default AST build
+/// options. Loop iterators are named after their depth (c0 outermost, c1, ...).
+AstNode generate_ast(const isl::schedule& schedule, const isl::set& context);
 
 }  // namespace loom::isl_util

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <numeric>
 #include <cstdlib>
 #include <cctype>
 #include <optional>
@@ -436,6 +437,100 @@ isl::set param_range(const std::string& name, long lo, long hi) {
 isl::pw_aff dim_max(const isl::set& s, int pos) { return isl::manage(isl_set_dim_max(s.copy(), pos)); }
 isl::pw_aff dim_min(const isl::set& s, int pos) { return isl::manage(isl_set_dim_min(s.copy(), pos)); }
 
+namespace {
+
+// Union-find over the set dimensions and the existentially quantified variables (divs) of a basic set.
+class Relatedness {
+public:
+    explicit Relatedness(int n) : parent_(static_cast<std::size_t>(n)) { std::iota(parent_.begin(), parent_.end(), 0); }
+    int root(int x) {
+        int& parent = parent_[static_cast<std::size_t>(x)];
+        return parent == x ? x : parent = root(parent);
+    }
+    void relate(int a, int b) { parent_[static_cast<std::size_t>(root(a))] = root(b); }
+
+private:
+    std::vector<int> parent_;
+};
+
+// Relates in `related` the variables of a basic set with `n` dimensions and `n_div` divs (dimensions first,
+// then divs) that `involves(type, position)` says one constraint or div definition mentions; returns one of
+// them, -1 for none.
+template <class F>
+int relate_involved(Relatedness& related, int n, int n_div, const F& involves) {
+    int first = -1;
+    for (int v = 0; v < n + n_div; ++v) {
+        const bool dim = v < n;
+        if (!involves(dim ? isl_dim_set : isl_dim_div, static_cast<unsigned>(dim ? v : v - n))) continue;
+        if (first < 0) first = v;
+        else related.relate(v, first);
+    }
+    return first;
+}
+
+// For each set dimension of `bs`, the representative of its group: dimensions that a constraint relates,
+// directly or through divs (their constraints and definitions), share one.
+std::vector<int> dimension_groups(isl_basic_set* bs) {
+    struct Walk {
+        Relatedness related;
+        int n, n_div;
+    };
+    const int n = isl_basic_set_dim(bs, isl_dim_set), n_div = isl_basic_set_dim(bs, isl_dim_div);
+    Walk walk{Relatedness(n + n_div), n, n_div};
+    isl_basic_set_foreach_constraint(
+        bs,
+        [](isl_constraint* c, void* user) {
+            Walk& w = *static_cast<Walk*>(user);
+            relate_involved(w.related, w.n, w.n_div, [&](isl_dim_type type, unsigned pos) {
+                return isl_constraint_involves_dims(c, type, pos, 1) == isl_bool_true;
+            });
+            isl_constraint_free(c);
+            return isl_stat_ok;
+        },
+        &walk);
+    for (int j = 0; j < n_div; ++j) {
+        isl_aff* definition = isl_basic_set_get_div(bs, j);
+        const int first = relate_involved(walk.related, n, n_div, [&](isl_dim_type type, unsigned pos) {
+            return isl_aff_involves_dims(definition, type == isl_dim_set ? isl_dim_in : type, pos, 1) == isl_bool_true;
+        });
+        if (first >= 0) walk.related.relate(n + j, first);
+        isl_aff_free(definition);
+    }
+    std::vector<int> out;
+    for (int i = 0; i < n; ++i) out.push_back(walk.related.root(i));
+    return out;
+}
+
+// `s` without its set dimensions outside `wanted` (by group of `groups`), which no constraint relates to
+// the wanted ones: their constraints are dropped and they are removed, which is exact and needs no
+// elimination.
+isl_set* only_groups(isl_set* s, const std::vector<int>& groups, const std::set<int>& wanted) {
+    const int n = static_cast<int>(groups.size());
+    for (int i = 0; i < n; ++i)
+        if (!wanted.count(groups[static_cast<std::size_t>(i)]))
+            s = isl_set_drop_constraints_involving_dims(s, isl_dim_set, static_cast<unsigned>(i), 1);
+    for (int i = n - 1; i >= 0; --i)
+        if (!wanted.count(groups[static_cast<std::size_t>(i)]))
+            s = isl_set_remove_dims(s, isl_dim_set, static_cast<unsigned>(i), 1);
+    return s;
+}
+
+}  // namespace
+
+std::vector<isl::set> independent_factors(const isl::set& s) {
+    if (isl_set_n_basic_set(s.get()) != 1 || isl_set_dim(s.get(), isl_dim_set) == 0) return {s};
+    isl_basic_set_list* list = isl_set_get_basic_set_list(s.get());
+    isl_basic_set* bs = isl_basic_set_list_get_basic_set(list, 0);
+    const std::vector<int> groups = dimension_groups(bs);
+    isl_basic_set_free(bs);
+    isl_basic_set_list_free(list);
+    std::vector<isl::set> out;
+    std::set<int> seen;
+    for (int g : groups)
+        if (seen.insert(g).second) out.push_back(isl::manage(only_groups(s.copy(), groups, {g})));
+    return out;
+}
+
 isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep) {
     isl_set* cur = s.copy();
     // Drop dims not kept, from the back so positions stay valid.
@@ -443,25 +538,21 @@ isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep) {
         const std::string name = isl_set_get_dim_name(cur, isl_dim_set, i);
         if (std::find(keep.begin(), keep.end(), name) == keep.end()) cur = isl_set_project_out(cur, isl_dim_set, i, 1);
     }
-    // Reorder to `keep`'s order via a permutation map.
+    // Reorder to `keep`'s order, each dimension moved through the parameters: moving dimensions renumbers
+    // the constraints without the simplification that applying a permutation map costs.
     const int n = isl_set_dim(cur, isl_dim_set);
     std::vector<std::string> order;
     for (const std::string& k : keep)
         if (isl_set_find_dim_by_name(cur, isl_dim_set, k.c_str()) >= 0) order.push_back(k);
     internal_assert(static_cast<int>(order.size()) == n, "project_onto: names missing from the set");
-    isl_space* sp = isl_set_get_space(cur);
-    isl_space* msp = isl_space_map_from_set(isl_space_copy(sp));
-    isl_basic_map* perm = isl_basic_map_universe(msp);
+    const unsigned params = static_cast<unsigned>(isl_set_dim(cur, isl_dim_param));
     for (int j = 0; j < n; ++j) {
-        const int from = isl_set_find_dim_by_name(cur, isl_dim_set, order[j].c_str());
-        perm = isl_basic_map_equate(perm, isl_dim_in, from, isl_dim_out, j);
+        const int from = isl_set_find_dim_by_name(cur, isl_dim_set, order[static_cast<std::size_t>(j)].c_str());
+        if (from == j) continue;
+        cur = isl_set_move_dims(cur, isl_dim_param, params, isl_dim_set, static_cast<unsigned>(from), 1);
+        cur = isl_set_move_dims(cur, isl_dim_set, static_cast<unsigned>(j), isl_dim_param, params, 1);
     }
-    isl_space_free(sp);
-    isl_set* out = isl_set_apply(cur, isl_map_from_basic_map(perm));
-    for (int j = 0; j < n; ++j) {
-        out = isl_set_set_dim_name(out, isl_dim_set, j, order[j].c_str());
-    }
-    return isl::manage(out);
+    return isl::manage(cur);
 }
 
 isl::map schedule_map(const isl::set& domain, const std::string& name, const std::vector<int>& dim_of,
@@ -557,15 +648,6 @@ isl::map unite(const isl::map& a, const isl::map& b) {
 
 bool is_empty(const isl::map& m) { return isl_map_is_empty(m.get()) == isl_bool_true; }
 
-isl::union_map loop_option(const isl::map& schedule, const std::string& kind, int dim) {
-    isl_set* times = isl_map_range(schedule.copy());
-    isl_space* target = isl_space_set_alloc(isl_set_get_ctx(times), 0, 1);
-    target = isl_space_set_tuple_name(target, isl_dim_set, kind.c_str());
-    isl_map* m = isl_map_from_domain_and_range(times, isl_set_universe(target));
-    m = isl_map_fix_si(m, isl_dim_out, 0, dim);
-    return isl::manage(isl_union_map_from_map(m));
-}
-
 isl::set beyond(const isl::set& s, int pos, int distance, bool above) {
     isl_map* m = isl_map_universe(isl_space_map_from_set(isl_set_get_space(s.get())));
     const int n = static_cast<int>(isl_set_dim(s.get(), isl_dim_set));
@@ -646,6 +728,14 @@ isl::set project_out(const isl::set& s, const std::vector<std::string>& names) {
         if (pos >= 0) cur = isl_set_project_out(cur, type, static_cast<unsigned>(pos), 1);
     }
     return isl::manage(cur);
+}
+
+bool spans(const isl::set& s, const std::string& name, const isl::set& range) {
+    const isl::set with_param = dims_to_params(s, {name});
+    const isl::set others = project_out(with_param, {name});
+    const isl::set bounds = align_params(range, with_param.space());
+    const isl::set every = align_params(others, bounds.space()).intersect_params(bounds);
+    return every.is_subset(align_params(with_param, every.space()));
 }
 
 isl::set bind_params_to_dims(const isl::set& s) {
@@ -731,6 +821,83 @@ std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context) {
     const long out = finite ? isl_val_get_num_si(v) : 0;
     isl_val_free(v);
     if (!finite) return std::nullopt;
+    return out;
+}
+
+namespace {
+
+isl::set comparison_set(const ExprPtr& a, BinOp op, const ExprPtr& b);
+
+// Where `a op b` holds with `a` or `b` a min or max: `x <= min(y, z)` is `x <= y and x <= z`, and so on.
+std::optional<isl::set> min_max_comparison(const ExprPtr& a, BinOp op, const ExprPtr& b) {
+    const auto is_min_max = [](const ExprPtr& e) {
+        return e->kind == ExprKind::Call && (e->name == "min" || e->name == "max") && e->args.size() == 2;
+    };
+    const bool left = is_min_max(a);
+    if (!left && !is_min_max(b)) return std::nullopt;
+    const ExprPtr& m = left ? a : b;
+    // Both sides hold (intersection) where the smaller side must be small: min on the left of `<` or max on
+    // the right; otherwise one side suffices.
+    const bool less = op == BinOp::Le || op == BinOp::Lt;
+    const bool both = (m->name == "max") == (left == less);
+    const auto side = [&](std::size_t i) {
+        return left ? comparison_set(m->args[i], op, b) : comparison_set(a, op, m->args[i]);
+    };
+    const isl::set x = side(0), y = side(1);
+    const isl::set x_aligned = align_params(x, y.space()), y_aligned = align_params(y, x_aligned.space());
+    return both ? x_aligned.intersect(y_aligned) : x_aligned.unite(y_aligned);
+}
+
+struct NotAffine {};
+
+// Where `a op b` holds (op a comparison other than !=); throws NotAffine where a side is not quasi-affine.
+isl::set comparison_set(const ExprPtr& a, BinOp op, const ExprPtr& b) {
+    if (const auto m = min_max_comparison(a, op, b)) return *m;
+    const isl::set universe = isl::manage(isl_set_universe(isl_space_params_alloc(ctx().get(), 0)));
+    // Every comparison as `d >= 0`, `d > 0` or `d = 0` of a difference d.
+    const bool less = op == BinOp::Le || op == BinOp::Lt;
+    const ExprPtr difference = less ? binary(BinOp::Sub, b, a) : binary(BinOp::Sub, a, b);
+    const std::optional<isl::pw_aff> d = to_pw_aff(difference, universe);
+    if (!d) throw NotAffine{};
+    switch (op) {
+        case BinOp::Eq: return isl::manage(isl_pw_aff_zero_set(d->copy()));
+        case BinOp::Le:
+        case BinOp::Ge: return isl::manage(isl_pw_aff_nonneg_set(d->copy()));
+        case BinOp::Lt:
+        case BinOp::Gt: return isl::manage(isl_pw_aff_pos_set(d->copy()));
+        default: throw NotAffine{};
+    }
+}
+
+isl::set condition_set_of(const ExprPtr& cond) {
+    if (cond->kind != ExprKind::Binary) throw NotAffine{};
+    if (cond->op == BinOp::And || cond->op == BinOp::Or) {
+        const isl::set a = condition_set_of(cond->args[0]);
+        const isl::set b = align_params(condition_set_of(cond->args[1]), a.space());
+        const isl::set a_aligned = align_params(a, b.space());
+        return cond->op == BinOp::And ? a_aligned.intersect(b) : a_aligned.unite(b);
+    }
+    return comparison_set(cond->args[0], cond->op, cond->args[1]);
+}
+
+}  // namespace
+
+std::optional<isl::set> condition_set(const ExprPtr& cond) {
+    try {
+        return condition_set_of(cond);
+    } catch (const NotAffine&) {
+        return std::nullopt;
+    }
+}
+
+ExprPtr condition_expr(const isl::set& s, const isl::set& context) {
+    const isl::set known = align_params(context, s.space());
+    isl_ast_build* build = isl_ast_build_from_context(known.copy());
+    isl_ast_expr* e = isl_ast_build_expr_from_set(build, align_params(s, known.space()).release());
+    isl_ast_build_free(build);
+    internal_assert(e != nullptr, "cannot print condition ", to_str(s));
+    ExprPtr out = ast_expr_to_expr(e);
+    isl_ast_expr_free(e);
     return out;
 }
 

@@ -67,6 +67,13 @@ isl::pw_aff dim_min(const isl::set& s, int pos);
 /// Projects `s` onto the dimensions named in `keep` (in that order), existentially quantifying the rest.
 isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep);
 
+/// `s` as sets over groups of its set dimensions that no constraint relates, directly or through
+/// existentially quantified variables (a domain after split_iname: the i inames, the j inames, ...). Their
+/// intersection, each extended by the other dimensions, is `s`; each keeps the constraints on the
+/// parameters alone. isl's operations cost with every constraint they consider at once, so a projection is
+/// much cheaper on the groups it keeps. `{s}` when `s` is a union of several basic sets.
+std::vector<isl::set> independent_factors(const isl::set& s);
+
 /// The schedule `{ name[domain dims] -> [t_0, ..., t_{n-1}] }` restricted to `domain`: t_k is set dimension
 /// `dim_of[k]` of the domain, or the constant `constant[k]` where dim_of[k] < 0.
 isl::map schedule_map(const isl::set& domain, const std::string& name, const std::vector<int>& dim_of,
@@ -89,10 +96,6 @@ isl::map unite(const isl::map& a, const isl::map& b);
 /// Whether the relation is empty.
 bool is_empty(const isl::map& m);
 
-/// The AST build option `{ [time] -> kind[dim] }` for the schedule times of `schedule` (a one-statement
-/// schedule map), e.g. kind "unroll" or "separate".
-isl::union_map loop_option(const isl::map& schedule, const std::string& kind, int dim);
-
 /// The points of `s` at least `distance` above (`above`) or below some point of `s` that agrees with them in
 /// every other set dimension, along set dimension `pos`: with distance h, the points past the first h values
 /// of that dimension (slabs of split_iname).
@@ -114,6 +117,10 @@ isl::pw_aff dim_size(const isl::set& s, int pos);
 /// `s` intersected with `lhs rel rhs` (rel: Eq, Le, Lt, Ge or Gt), both quasi-affine in the dimensions and
 /// parameters of `s`; other names they use become parameters.
 isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs);
+
+/// Whether set dimension `name` of `s` takes every value that `range` (a parameter set with a parameter
+/// `name`) allows, whatever values the other dimensions take: `s` constrains it no further.
+bool spans(const isl::set& s, const std::string& name, const isl::set& range);
 
 /// `s` with the named dimensions (set or parameter) projected out; names `s` lacks are ignored.
 isl::set project_out(const isl::set& s, const std::vector<std::string>& names);
@@ -143,6 +150,15 @@ std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& c
 /// tried first), as loopy's static_max_of_pw_aff picks a shape from a piecewise extent; nullopt if none is.
 std::optional<ExprPtr> dominating_piece_expr(const isl::pw_aff& a, const isl::set& context);
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context);
+
+/// The parameter set where `cond` holds: comparisons of quasi-affine expressions (a side may be a `min` or
+/// `max` of them, as isl's loop bounds are) joined by `and`/`or`, every name a parameter. nullopt for any
+/// other condition.
+std::optional<isl::set> condition_set(const ExprPtr& cond);
+
+/// The parameter set `s` as one condition, as isl's AST generator writes guards, simplified where the
+/// parameter set `context` holds.
+ExprPtr condition_expr(const isl::set& s, const isl::set& context);
 
 std::string to_str(const isl::set& s);
 std::string to_str(const isl::pw_aff& a);

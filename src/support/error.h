@@ -55,22 +55,25 @@ template <class... Parts>
     throw Error(kind, cat(parts...));
 }
 
-// The kind is taken as written (usually a literal): a passing check builds no string.
-template <class Kind, class... Parts>
-void user_assert(bool cond, const Kind& kind, const Parts&... parts) {
-    if (!cond) user_error(kind, parts...);
-}
-
-/// A bug in Loom, reported instead of crashing the host or emitting wrong code.
+/// Our own invariant failed: a bug in Loom, reported instead of crashing the host.
 template <class... Parts>
 [[noreturn]] void internal_error(const Parts&... parts) {
     throw Error("InternalError", cat("internal error: ", parts...));
 }
 
-/// Our own invariant; a failure is a bug in Loom.
-template <class... Parts>
-void internal_assert(bool cond, const Parts&... parts) {
-    if (!cond) internal_error(parts...);
-}
-
 }  // namespace loom
+
+// The checks are macros so that the message parts (often isl sets formatted as text) are evaluated only when
+// the check fails: a passing check costs its condition alone.
+
+/// `user_assert(cond, kind, parts...)`: raises user_error(kind, parts...) unless `cond` holds.
+#define user_assert(cond, kind, ...)                        \
+    do {                                                    \
+        if (!(cond)) ::loom::user_error(kind, __VA_ARGS__); \
+    } while (0)
+
+/// `internal_assert(cond, parts...)`: raises an InternalError with the message unless `cond` holds.
+#define internal_assert(cond, ...)                        \
+    do {                                                  \
+        if (!(cond)) ::loom::internal_error(__VA_ARGS__); \
+    } while (0)

@@ -63,6 +63,29 @@ do
   h.check(text:find("bulk slab") and head:find("initial slab") < head:find("bulk slab")
     and head:find("bulk slab") < head:find("final slab"), "slabs={1,1}: initial, bulk, final in order:\n%s", head)
 end
+-- The tutorial's unrolled split without slabs: each copy under its own guard, simplified where the loop over
+-- i_outer holds (the first copy always runs), as loopy's generate_unroll_loop prints them; none once n is a
+-- multiple of 4.
+do
+  local fill = lp.make_kernel("{ [i]: 0<=i<n }", "a[i] = 0", { lp.GlobalArg("a", "float32", { shape = "n" }), "..." },
+    { assumptions = "n>=0" })
+  fill = lp.prioritize_loops(lp.split_iname(fill, "i", 4, { inner_tag = "unr" }), "i_outer,i_inner")
+  local text = code(fill)
+  h.check(h.contains(text, [[
+  {
+    a[4 * i_outer] = (float) (0.0f);
+    if (-2 + -4 * i_outer + n >= 0)
+      a[1 + 4 * i_outer] = (float) (0.0f);
+    if (-3 + -4 * i_outer + n >= 0)
+      a[2 + 4 * i_outer] = (float) (0.0f);
+    if (-4 + -4 * i_outer + n >= 0)
+      a[3 + 4 * i_outer] = (float) (0.0f);
+  }
+]]), "unrolled copies with loopy's guards:\n%s", text)
+  local divisible = code(lp.assume(fill, "n mod 4 = 0"))
+  h.check(not h.contains(divisible, "if (") and h.contains(divisible, "    a[3 + 4 * i_outer] = (float) (0.0f);\n"),
+    "n mod 4 = 0: unguarded copies:\n%s", divisible)
+end
 do
   -- Without slabs the last partial tile needs a guard (a bound) inside the only loop.
   local bulk = loop_body(code(lp.split_iname(scale, "i", 16)), "i_outer")

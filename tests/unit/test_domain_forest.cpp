@@ -55,3 +55,16 @@ TEST_CASE("substitution rules expand with their arguments", "[domain_forest]") {
     CHECK(to_string(expand_rules(parse_expression("g(a[i]) - f(1, c)"), p.substitutions)) ==
           "a[i]*(a[i] + 1) + 2 - (1*2 + 2)");
 }
+
+TEST_CASE("a kernel caches what it derives; an edited copy of its data does not inherit it", "[domain_forest]") {
+    const Kernel k = kernel({"{ [i]: 0<=i<n }"}, {"out[i] = 1"});
+    CHECK(isl_util::to_str(domain_of(*k, {"i"})) == "[n] -> { [i] : 0 <= i < n }");
+    CHECK(k->cache.facts() != nullptr);
+    KernelData edit = k.copy();
+    CHECK(edit.cache.facts() == nullptr);
+    edit.domains[0] = isl_util::parse_domain("{ [i]: 0<=i<5 }");
+    CHECK(isl_util::to_str(domain_of(edit, {"i"})) == "{ [i] : 0 <= i <= 4 }");
+    const Kernel edited(std::make_shared<const KernelData>(std::move(edit)));
+    CHECK(isl_util::to_str(domain_of(*edited, {"i"})) == "{ [i] : 0 <= i <= 4 }");
+    CHECK(isl_util::to_str(domain_of(*k, {"i"})) == "[n] -> { [i] : 0 <= i < n }");
+}

@@ -162,8 +162,10 @@ TEST_CASE("schedule_map maps statement instances to times", "[isl]") {
 
 TEST_CASE("generate_ast gives loops, guards and statements", "[isl]") {
     const isl::set dom = parse_domain("{ [i,j]: 0<=i<n and 0<=j<=i }");
-    const isl::map sched = schedule_map(dom, "S", {0, 1}, {0, 0});
-    const AstNode root = generate_ast(isl::union_map(sched), set_of("[n] -> { : n >= 1 }"), isl::union_map(ctx(), "{}"));
+    const isl::schedule leaf = leaf_schedule(dom, "S");
+    const isl::schedule j_loop = loop_schedule(leaf, isl::union_map(schedule_map(dom, "S", {1}, {0})));
+    const AstNode root = generate_ast(loop_schedule(j_loop, isl::union_map(schedule_map(dom, "S", {0}, {0}))),
+                                      set_of("[n] -> { : n >= 1 }"));
     REQUIRE(root.kind == AstNode::Kind::Block);
     REQUIRE(root.children.size() == 1);
     const AstNode& outer = root.children[0];
@@ -193,4 +195,49 @@ TEST_CASE("beyond: the points past the first or before the last values of a dime
     // Along the outer dimension, with a tile that is partial at the end.
     const isl::set tiles = set_of("[n] -> { [o] : 0 <= 16o < n }");
     CHECK(beyond(tiles, 0, 1, false).is_equal(set_of("[n] -> { [o] : 0 <= o and 16o + 16 < n }")));
+}
+
+TEST_CASE("condition_set: isl AST conditions as parameter sets", "[isl]") {
+    const auto parsed = [](const std::string& text) { return condition_set(parse_expression(text)); };
+    CHECK(parsed("i <= min(3, n - 4*o - 1)")->is_equal(set_of("[i, n, o] -> { : i <= 3 and i <= n - 4o - 1 }")));
+    CHECK(parsed("max(0, n - 8) <= i")->is_equal(set_of("[i, n] -> { : i >= 0 and i >= n - 8 }")));
+    // (The parser reads `min(a, b)` as a reduction over a: the call is built here, as the AST has it.)
+    const ExprPtr min_ab = call("min", {var("a"), var("b")});
+    CHECK(condition_set(binary(BinOp::Lt, min_ab, var("c")))->is_equal(set_of("[a, b, c] -> { : a < c or b < c }")));
+    CHECK(condition_set(binary(BinOp::Ge, var("c"), min_ab))->is_equal(set_of("[a, b, c] -> { : a <= c or b <= c }")));
+    CHECK(parsed("n % 4 == 0 and n >= 1 or n == 0")
+              ->is_equal(set_of("[n] -> { : (n mod 4 = 0 and n >= 1) or n = 0 }")));
+    CHECK(!parsed("a[i] >= 0").has_value());
+    CHECK(!parsed("i * n >= 0").has_value());
+}
+
+TEST_CASE("condition_expr: a guard simplified where the context holds", "[isl]") {
+    const isl::set context = set_of("[n, o] -> { : n >= 0 and 0 <= o and 4o <= n - 1 }");
+    // Implied by the context: no condition left to test but the part that is not.
+    CHECK(to_string(condition_expr(set_of("[n, o] -> { : 4o <= n - 2 and o >= 0 }"), context)) == "n >= 4*o + 2");
+    CHECK(to_string(condition_expr(set_of("[n] -> { : exists q : n = 4q }"), set_of("[n] -> { : n >= 0 }"))) ==
+          "n % 4 == 0");
+}
+
+TEST_CASE("independent_factors: groups of dimensions no constraint relates", "[isl]") {
+    const isl::set s = set_of("[n] -> { [i, j, k, l] : 0 <= i < n and 0 <= k <= i and 0 <= j < 16 and l = 2j and "
+                              "n mod 4 = 0 }");
+    const std::vector<isl::set> factors = independent_factors(s);
+    REQUIRE(factors.size() == 2);
+    CHECK(set_dim_names(factors[0]) == Names{"i", "k"});
+    CHECK(set_dim_names(factors[1]) == Names{"j", "l"});
+    // The constraint on the parameter alone stays in each factor; their product is the set.
+    CHECK(factors[0].is_equal(set_of("[n] -> { [i, k] : 0 <= k <= i < n and n mod 4 = 0 }")));
+    CHECK(factors[1].is_equal(set_of("[n] -> { [j, l] : 0 <= j < 16 and l = 2j and n mod 4 = 0 }")));
+    // Dimensions related through an existentially quantified variable are one group.
+    CHECK(independent_factors(set_of("{ [i, j] : exists e : i = 2e and j = e + 1 }")).size() == 1);
+    // A union of several basic sets is not split.
+    CHECK(independent_factors(set_of("{ [i, j] : 0 <= i, j < 4 or 8 <= i, j < 12 }")).size() == 1);
+}
+
+TEST_CASE("spans: a dimension that takes every value of a range", "[isl]") {
+    const isl::set range = set_of("[h] -> { : 0 <= h <= 15 }");
+    CHECK(spans(set_of("[n] -> { [o, h] : 0 <= h < 16 and 0 <= 16o + h < n and n mod 16 = 0 }"), "h", range));
+    CHECK(!spans(set_of("[n] -> { [o, h] : 0 <= h < 16 and 0 <= 16o + h < n }"), "h", range));
+    CHECK(!spans(set_of("{ [h] : 0 <= h < 8 }"), "h", range));
 }

@@ -1,0 +1,24 @@
+// Unrolled loops as loopy's generate_unroll_loop emits them. isl's AST generator builds every loop of the
+// schedule, unrolled ones included, as plain loops: its `unroll` option costs seconds to minutes on register
+// tiles. Each loop over an unrolled iname (`unr`, `ilp`, `ilp.unr`, `vec` lanes that are not one vector
+// operation) then becomes one copy of its body per value, which costs what printing the copies costs.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <map>
+#include <string>
+
+#include "isl/ast_expr.h"
+
+namespace loom {
+
+/// `root` with each loop over an iname of `lengths` (the most values the iname takes) replaced by its copies:
+/// the body once per value, the iname replaced by the value, under the condition that isl's loop bounds put
+/// on that value. isl simplifies each condition where the loops and guards around it and `context` (a
+/// parameter set) hold: a copy that always runs has no guard, one that never runs is left out, and guards
+/// inside a copy that depend on the value are decided again.
+isl_util::AstNode unroll_loops(const isl_util::AstNode& root, const std::map<std::string, long>& lengths,
+                               const isl::set& context);
+
+}  // namespace loom

@@ -1,0 +1,47 @@
+// The facts a kernel's stages derive from its data, cached on an immutable kernel (DerivedCache in
+// ir/kernel.h). Each is computed by the function that defines it (domain_of, domain_parents, ...), which
+// looks here first.
+#pragma once
+
+#include <isl/cpp.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/kernel.h"
+
+namespace loom {
+
+struct DerivedFacts {
+    std::optional<std::vector<int>> domain_parents;
+    std::map<std::string, int> home_domains;              // iname -> index of the domain declaring it
+    std::map<std::vector<std::string>, isl::set> domains;  // inames -> their iteration domain
+    std::optional<isl::set> assumption_context;
+    std::optional<std::vector<std::string>> all_inames;
+};
+
+/// The value `compute()` gives for the facts of `k` that `field` selects: cached where `k` caches.
+template <class T, class F>
+T derived(const KernelData& k, std::optional<T> DerivedFacts::*field, F&& compute) {
+    DerivedFacts* facts = k.cache.facts();
+    if (!facts) return compute();
+    std::optional<T>& slot = facts->*field;
+    if (!slot) slot = compute();
+    return *slot;
+}
+
+/// The value `compute()` gives for `key` in the facts of `k` that `field` selects: cached where `k` caches.
+template <class K, class V, class F>
+V derived(const KernelData& k, std::map<K, V> DerivedFacts::*field, const K& key, F&& compute) {
+    DerivedFacts* facts = k.cache.facts();
+    if (!facts) return compute();
+    std::map<K, V>& cache = facts->*field;
+    if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    V value = compute();  // computed before it is stored: an error leaves no entry
+    return cache.emplace(key, std::move(value)).first->second;
+}
+
+}  // namespace loom
