@@ -38,8 +38,15 @@ local function tiled_gemm(T)
   return lp.add_prefetch(k, "b", "k_inner, j_inner_outer, j_inner_inner", { default_tag = "l.auto" })
 end
 
+-- An 8x8 tile per work-item: the structure the transformations ask for (its code takes milliseconds).
 do
-  local T, n = 2, 64
+  local code = lp.generate_code(tiled_gemm(8))
+  h.check_equal(loops_over(code, "k_outer"), 1, "k_outer loops of the 8x8 tiled GEMM")
+  h.check_equal(h.count_plain(code, "barrier(CLK_LOCAL_MEM_FENCE)"), 2, "barriers of the 8x8 tiled GEMM")
+end
+
+do
+  local T, n = 4, 128
   local k = tiled_gemm(T)
   local code = lp.generate_code(k)
   h.check_equal(loops_over(code, "k_outer"), 1, "k_outer loops of the tiled GEMM")
