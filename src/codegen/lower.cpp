@@ -30,6 +30,7 @@
 #include "support/error.h"
 #include "support/strings.h"
 #include "transform/auto_axes.h"
+#include "transform/hardware_offsets.h"
 #include "transform/privatize.h"
 #include "transform/transforms.h"
 
@@ -374,7 +375,10 @@ Kernel preprocess_unlinearized(const Kernel& k, TargetKind target, const std::ma
     // Reductions are realized once the argument types are known (max/min's neutral element and the
     // accumulators' types depend on them); the accumulators are typed by the second inference.
     // Automatic local axes are assigned first: everything after sees concrete hardware axes.
-    Kernel typed = infer_types(assign_automatic_axes(expand_subst(k)), dtypes, false);
+    // Hardware axes count from zero: inames on them are shifted once their axes are known.
+    Kernel axes = assign_automatic_axes(expand_subst(k));
+    if (!k->linearized) axes = shift_hardware_inames_to_zero(axes);
+    Kernel typed = infer_types(axes, dtypes, false);
     debug_dump("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
     debug_dump("reduction realization", typed);

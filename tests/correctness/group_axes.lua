@@ -1,5 +1,6 @@
 -- Several inames on one group axis: on OpenCL they are all the group id; the C executor must run one loop
 -- per axis (not one per iname, which would repeat the work), each instruction within its own bounds.
+-- Inames on hardware axes count from zero.
 local lp = require("loom")
 local executors = {lp.cl.queue{}, lp.c.executor{}}
 
@@ -17,3 +18,26 @@ for _, ex in ipairs(executors) do
 end
 
 print("group_axes: ok")
+
+local h = require("helpers")
+
+-- Hardware axes count from zero, as in loopy: `1 <= k < 98` on l.0 takes 97 work-items and lid(0) + 1, not 98
+-- and a guard; a start given by a parameter shifts the same way.
+do
+  local k = lp.add_dtypes(lp.make_kernel("{ [k]: 1<=k<98 }", "out[k] = 2*a[k]"), { a = "float32" })
+  k = lp.split_iname(k, "k", 128, { outer_tag = "g.0", inner_tag = "l.0" })
+  local code = lp.generate_code(k)
+  h.check_contains(code, "reqd_work_group_size(97, 1, 1)")
+  h.check(not h.contains(code, "if ("), "guard left in:\n%s", code)
+  local window = lp.add_dtypes(lp.make_kernel("{ [i]: m<=i<m+16 }", "out[i - m] = a[i]",
+    { lp.GlobalArg("a", "float32", { shape = "m + 16" }), lp.GlobalArg("out", "float32", { shape = "16" }), "..." }),
+    {})
+  window = lp.tag_inames(window, { i = "l.0" })
+  h.check_contains(lp.generate_code(window), "reqd_work_group_size(16, 1, 1)")
+  h.on_each_executor(function(exec, name)
+    local a = lp.arange(98, "float32")
+    h.check_array(k(exec, { a = a }), function(i) return i >= 1 and 2 * i or nil end, name .. " shifted l.0")
+    h.check_array(window(exec, { a = lp.arange(21, "float32"), m = 5 }), function(i) return i + 5 end,
+      name .. " l.0 from a parameter")
+  end)
+end

@@ -1,0 +1,57 @@
+#include "transform/hardware_offsets.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/domain.h"
+#include "isl/isl.h"
+
+namespace loom {
+
+namespace {
+
+bool is_axis_tag(const std::string& tag) { return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0; }
+
+// The smallest value of `iname` when it is a nonzero expression of the parameters alone.
+std::optional<ExprPtr> nonzero_start(const KernelData& k, const std::string& iname) {
+    for (const isl::set& d : k.domains)
+        if (isl_util::is_param(d, iname)) return std::nullopt;
+    const std::optional<ExprPtr> lo =
+        isl_util::single_piece_expr(isl_util::dim_min(domain_of(k, {iname}), 0), assumption_context(k));
+    if (!lo || ((*lo)->kind == ExprKind::IntLit && (*lo)->ival == 0)) return std::nullopt;
+    return lo;
+}
+
+// `d` with its dimension `iname` replaced by `iname + lo` (so that the new `iname` starts at zero).
+isl::set shifted(const isl::set& d, const std::string& iname, const ExprPtr& lo) {
+    const std::string fresh = iname + "__loom_shifted";
+    isl::set s = isl_util::add_named_dims(d, {fresh}, false);
+    s = isl_util::add_constraint(s, var(iname), BinOp::Eq, binary(BinOp::Add, var(fresh), lo));
+    return isl_util::rename_dim(isl_util::project_out(s, {iname}), fresh, iname);
+}
+
+}  // namespace
+
+Kernel shift_hardware_inames_to_zero(const Kernel& kernel) {
+    std::map<std::string, ExprPtr> starts;
+    for (const auto& [iname, tag] : kernel->iname_tags)
+        if (is_axis_tag(tag))
+            if (const std::optional<ExprPtr> lo = nonzero_start(*kernel, iname)) starts[iname] = *lo;
+    if (starts.empty()) return kernel;
+    KernelData k = kernel.copy();
+    std::map<std::string, ExprPtr> values;
+    for (const auto& [iname, lo] : starts) {
+        values[iname] = binary(BinOp::Add, var(iname), lo);
+        for (isl::set& d : k.domains)
+            if (isl_util::has_dim(d, iname)) d = shifted(d, iname, lo);
+    }
+    for (Instruction& insn : k.instructions) {
+        for (ExprPtr& a : insn.assignees) a = substitute(a, values);
+        insn.expression = substitute(insn.expression, values);
+        for (ExprPtr& p : insn.predicates) p = substitute(p, values);
+    }
+    return unlinearized_kernel(std::move(k));
+}
+
+}  // namespace loom
