@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "ir/access.h"
-#include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "schedule/iname_nesting.h"
@@ -96,7 +95,7 @@ private:
         return is_ilp_tag(tag) ? 3 : 2;
     }
 
-    // An iname nests around another when its domain bounds the other's, or when every instruction that uses
+    // An iname nests around another when the other's domain uses it as a parameter, or when every instruction that uses
     // the other also uses it (loopy's loop_nest_around_map). ILP inames run innermost and nest around none.
     void find_nesting_around() {
         std::map<std::string, std::set<std::string>> users;  // iname -> instructions in it
@@ -107,11 +106,13 @@ private:
                 if (inner != outer && !is_breakable(outer) && inner_users.size() < outer_users.size() &&
                     std::includes(outer_users.begin(), outer_users.end(), inner_users.begin(), inner_users.end()))
                     around_[inner].insert(outer);
-        const std::vector<int> parents = domain_parents(*k_);
-        for (std::size_t d = 0; d < k_->domains.size(); ++d)
-            for (int a = parents[d]; a >= 0; a = parents[static_cast<std::size_t>(a)])
-                for (const std::string& outer : isl_util::set_dim_names(k_->domains[static_cast<std::size_t>(a)]))
-                    for (const std::string& inner : isl_util::set_dim_names(k_->domains[d])) around_[inner].insert(outer);
+        // A domain's bounds may use outer inames as parameters: those loops go around its inames.
+        const std::vector<std::string> inames = k_.all_inames();
+        const std::set<std::string> all(inames.begin(), inames.end());
+        for (const isl::set& d : k_->domains)
+            for (const std::string& outer : isl_util::param_names(d.space()))
+                if (all.count(outer))
+                    for (const std::string& inner : isl_util::set_dim_names(d)) around_[inner].insert(outer);
     }
 
     // Instructions that must have run before a loop is entered: the dependencies, outside that loop, of the

@@ -24,10 +24,6 @@ local PENDING = {
   test_dependent_loop_bounds_4 = "the iname idim that t[idim] = 1 uses is not added to the instruction's inames "
     .. "(loopy adds every iname an instruction references): generate_code_v2 raises LoopyError: instruction "
     .. "'insn_4' references inames 'idim' that the instruction does not depend on in the kernel 'loopy_kernel'",
-  test_equality_constraints = "a domain nested in another through an iname ({[k]: k =i+5 and k < n} under i) "
-    .. "cannot be linearized, even with set_b alone: auto_test_vs_ref raises LoopyError: auto_test_vs_ref: running "
-    .. "ref_knl on the opencl executor (n=10): cannot linearize kernel 'equality_constraints': 'set_b' cannot be "
-    .. "placed in its loops (contradictory loop nesting?)",
 }
 
 local tests = {}
