@@ -221,7 +221,8 @@ std::set<std::string> implicit_inames(const Instruction& w, const std::vector<st
     return out;
 }
 
-// The loops each instruction runs in: the inames it uses (plus enclosing `for` blocks and `inames=`),
+// The loops each instruction runs in: the inames it uses (always, as loopy's add_used_inames; plus enclosing
+// `for` blocks and `inames=`),
 // plus the inames shared by all writers of the temporaries it reads (loopy's heuristic), plus the loops
 // bounding its loops.
 void find_within_inames(KernelData& k) {
@@ -230,7 +231,7 @@ void find_within_inames(KernelData& k) {
         for (const std::string& i : insn.within_inames)
             user_assert(contains(inames, i), "LoopyError", "instruction '", insn.id, "' names unknown iname '", i,
                         "' (line ", insn.line, ")");
-        if (insn.within_inames_is_final) continue;
+        // Even final iname sets get the inames the instruction uses (loopy's add_used_inames).
         for (const std::string& i : inames_referenced(insn, inames)) insn.within_inames.insert(i);
     }
     for (bool changed = true; changed;) {

@@ -21,9 +21,6 @@ local PENDING = {
   test_dependent_loop_bounds_2 = "no linear subscripts: make_kernel raises ParseError: unexpected token '[' in "
     .. "instruction 'ax[i] = sum(jj, a_values[[row_start+jj]])'; a_indices (lp.auto, never accessed) fails as in "
     .. "test_dependent_loop_bounds",
-  test_dependent_loop_bounds_4 = "the iname idim that t[idim] = 1 uses is not added to the instruction's inames "
-    .. "(loopy adds every iname an instruction references): generate_code_v2 raises LoopyError: instruction "
-    .. "'insn_4' references inames 'idim' that the instruction does not depend on in the kernel 'loopy_kernel'",
 }
 
 local tests = {}
