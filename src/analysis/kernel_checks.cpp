@@ -64,9 +64,17 @@ void check_parallel_bounds_known_at_launch(const KernelData& k) {
     }
 }
 
+// A parameter of the domains, the assumptions or a shape has a value at a call only as an argument.
+void check_parameters_declared(const KernelData& k) {
+    for (const std::string& p : all_params(k))
+        user_assert(find_variable(k, p) != nullptr, "LoopyError", "parameter '", p, "' of kernel '", k.name,
+                    "' is not an argument: declare it (lp.ValueArg) or fix its value with lp.fix_parameters");
+}
+
 }  // namespace
 
 void check_kernel_structure(const KernelData& k) {
+    check_parameters_declared(k);
     check_hardware_axes_used_once(k);
     check_inames_in_scope(k);
     check_parallel_bounds_known_at_launch(k);

@@ -6,7 +6,7 @@
 
 namespace loom {
 
-/// Every instruction uses each hardware axis through at most one iname; every iname an instruction's
+/// Every parameter is an argument; every instruction uses each hardware axis through at most one iname; every iname an instruction's
 /// expressions reference is one of its inames; no domain with a hardware-parallel iname has a bound read from a
 /// temporary (its size would not be known at launch).
 void check_kernel_structure(const KernelData& k);

@@ -36,3 +36,14 @@ do
     h.check_array(knl(exec, { a = lp.arange(4, "float32") }), function(i) return i + 2 end, name .. " b[i] = a[i] + k")
   end)
 end
+
+-- A domain parameter left out of a final argument list may still be fixed later, as in loopy; code generation
+-- names it if it is not.
+do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 1", { lp.GlobalArg("out", "float32", { shape = "n" }) })
+  h.expect_error("LoopyError", "parameter 'n' of kernel 'loopy_kernel' is not an argument", lp.generate_code, knl)
+  local fixed = lp.fix_parameters(knl, { n = 4 })
+  h.on_each_executor(function(exec, name)
+    h.check_array(fixed(exec, {}), function() return 1 end, name .. " fixed n")
+  end)
+end

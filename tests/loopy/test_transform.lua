@@ -35,9 +35,6 @@ local PENDING = {
   test_precompute_with_preexisting_inames_fail = "the LoopyError comes from the missing feature above, not from the "
     .. "13x26 footprint that ii, jj (13x13) cannot hold: precompute: existing iname 'ii' in precompute_inames must "
     .. "be one of the sweep inames",
-  test_prefetch_local_into_private = "make_kernel rejects domain parameters missing from the argument list (loopy "
-    .. "accepts them; fix_parameters then removes m, n, n_vecs): LoopyError: variable 'm' is used in a domain but "
-    .. "is not an argument or temporary",
   test_rename_argument_with_auto_stride = "dim tag stride:auto (loopy's FixedStrideArrayDimTag(lp.auto)) is read "
     .. "as a variable 'auto': generate_code raises TypeInferenceError: could not determine the type of 'auto'",
   test_precompute_with_gbarrier = "the prefetch instruction x_fetch does not depend on the global barrier "
