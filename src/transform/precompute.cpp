@@ -7,6 +7,7 @@
 // temporary over the footprint (or its bounding box) before the uses read it.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ir/access.h"
@@ -441,8 +442,37 @@ std::set<std::string> replace_uses(KernelData& k, const Plan& p, const std::stri
     return changed;
 }
 
+// Every instruction `id` waits for, directly or through others.
+std::set<std::string> transitive_dependencies(const KernelData& k, const std::string& id) {
+    std::set<std::string> seen;
+    std::vector<std::string> work{id};
+    while (!work.empty()) {
+        const Instruction* insn = find_instruction(k, work.back());
+        work.pop_back();
+        if (!insn) continue;
+        for (const std::string& d : insn->depends_on)
+            if (seen.insert(d).second) work.push_back(d);
+    }
+    return seen;
+}
+
+// The global barrier that `id` waits for last (the one that waits for all the others), if any.
+std::optional<std::string> latest_global_barrier(const KernelData& k, const std::string& id) {
+    std::vector<std::string> barriers;
+    for (const std::string& d : transitive_dependencies(k, id)) {
+        const Instruction* insn = find_instruction(k, d);
+        if (insn && insn->kind == InsnKind::Barrier && insn->barrier_kind == "global") barriers.push_back(d);
+    }
+    for (const std::string& b : barriers) {
+        const std::set<std::string> before = transitive_dependencies(k, b);
+        if (std::all_of(barriers.begin(), barriers.end(), [&](const std::string& o) { return o == b || before.count(o); }))
+            return b;
+    }
+    return std::nullopt;
+}
+
 // The compute instruction must follow what the instructions it serves wait for where that writes a
-// variable it reads (loopy's rule).
+// variable it reads, and the last global barrier they wait for (loopy's rules).
 std::set<std::string> compute_dependencies(const KernelData& k, const Instruction& compute, const std::set<std::string>& users) {
     const std::set<std::string> reads = read_names(compute);
     std::set<std::string> out;
@@ -456,6 +486,8 @@ std::set<std::string> compute_dependencies(const KernelData& k, const Instructio
                 out.insert(insn.depends_on.begin(), insn.depends_on.end());
         }
     }
+    for (const std::string& id : users)
+        if (const std::optional<std::string> barrier = latest_global_barrier(k, id)) out.insert(*barrier);
     for (const std::string& u : users) out.erase(u);
     out.erase(compute.id);
     return out;

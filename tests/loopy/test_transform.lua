@@ -37,8 +37,6 @@ local PENDING = {
     .. "be one of the sweep inames",
   test_rename_argument_with_auto_stride = "dim tag stride:auto (loopy's FixedStrideArrayDimTag(lp.auto)) is read "
     .. "as a variable 'auto': generate_code raises TypeInferenceError: could not determine the type of 'auto'",
-  test_precompute_with_gbarrier = "the prefetch instruction x_fetch does not depend on the global barrier "
-    .. "(depends_on is empty; loopy: contains 'gbarrier'); the results match",
   test_prefetch_to_same_temp_var = "a second prefetch into an existing temporary is refused: LoopyError: "
     .. "precompute: temporary name 'A_fetch' is already in use",
 }
