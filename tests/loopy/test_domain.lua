@@ -23,15 +23,9 @@ local PENDING = {
     .. "test_dependent_loop_bounds",
 }
 
-local tests = {}
-
--- Registers a ported test under its loopy name.
-local function test(name, f) tests[#tests + 1] = { name = name, run = f } end
-
--- loopy's lp.auto_test_vs_ref(ref_knl, ctx, knl, ...), once per executor.
-local function auto_test(ref, knl, opts)
-  h.on_each_executor(function(exec) lp.auto_test_vs_ref(ref, exec, knl, opts) end)
-end
+local port = require("loopy_port")
+local test, run = port.suite(PENDING)
+local auto_test = port.auto_test
 
 -- loopy's kernel.parents_per_domain(), read from the listing's DOMAINS section, which indents a domain two
 -- spaces under its parent: a list with, per domain, the 0-based index of its parent, or false for a root.
@@ -237,15 +231,4 @@ test("test_triangle_domain", function()
   lp.generate_code_v2(knl):device_code()
 end)
 
-for name in pairs(PENDING) do
-  local known = false
-  for _, t in ipairs(tests) do known = known or t.name == name end
-  h.check(known, "PENDING names %s, which is no test here", name)
-end
-for _, t in ipairs(tests) do
-  if PENDING[t.name] then
-    io.stderr:write("PENDING ", t.name, ": ", PENDING[t.name], "\n")
-  else
-    t.run()
-  end
-end
+run()

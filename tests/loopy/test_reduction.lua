@@ -16,15 +16,9 @@ local PENDING = {
     .. "(the shape of a, inferred from a domain whose reduction part is empty)",
 }
 
-local tests = {}
-
--- Registers a ported test under its loopy name.
-local function test(name, f) tests[#tests + 1] = { name = name, run = f } end
-
--- loopy's lp.auto_test_vs_ref(ref_knl, ctx, knl, ...), once per executor.
-local function auto_test(ref, knl, opts)
-  h.on_each_executor(function(exec) lp.auto_test_vs_ref(ref, exec, knl, opts) end)
-end
+local port = require("loopy_port")
+local test, run = port.suite(PENDING)
+local auto_test = port.auto_test
 
 -- Whether a value read from a bool (or integer) array is true, as Python's truth test.
 local function truthy(v) return v ~= false and v ~= 0 end
@@ -280,15 +274,4 @@ test("test_realize_reduction_insn_id_filter_list", function()
   auto_test(t_unit, ref_t_unit)
 end)
 
-for name in pairs(PENDING) do
-  local known = false
-  for _, t in ipairs(tests) do known = known or t.name == name end
-  h.check(known, "PENDING names %s, which is no test here", name)
-end
-for _, t in ipairs(tests) do
-  if PENDING[t.name] then
-    io.stderr:write("PENDING ", t.name, ": ", PENDING[t.name], "\n")
-  else
-    t.run()
-  end
-end
+run()

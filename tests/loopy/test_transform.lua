@@ -41,15 +41,9 @@ local PENDING = {
     .. "precompute: temporary name 'A_fetch' is already in use",
 }
 
-local tests = {}
-
--- Registers a ported test under its loopy name.
-local function test(name, f) tests[#tests + 1] = { name = name, run = f } end
-
--- loopy's lp.auto_test_vs_ref(ref_knl, ctx, knl, ...), once per executor.
-local function auto_test(ref, knl, opts)
-  h.on_each_executor(function(exec) lp.auto_test_vs_ref(ref, exec, knl, opts) end)
-end
+local port = require("loopy_port")
+local test, run = port.suite(PENDING)
+local auto_test = port.auto_test
 
 local function instruction(knl, id)
   for _, insn in ipairs(knl.instructions) do
@@ -517,15 +511,4 @@ test("test_duplicate_iname_not_read_only_nested", function()
   auto_test(ref_t_unit, t_unit)
 end)
 
-for name in pairs(PENDING) do
-  local known = false
-  for _, t in ipairs(tests) do known = known or t.name == name end
-  h.check(known, "PENDING names %s, which is no test here", name)
-end
-for _, t in ipairs(tests) do
-  if PENDING[t.name] then
-    io.stderr:write("PENDING ", t.name, ": ", PENDING[t.name], "\n")
-  else
-    t.run()
-  end
-end
+run()
