@@ -133,14 +133,20 @@ private:
             if (branch < n.children.size()) node(n.children[branch], out);
             return;
         }
-        AstNode g;
-        g.kind = AstNode::Kind::If;
-        g.cond = v.guard;
-        facts_.push(v.guard);
-        g.children.push_back(block(n.children[0]));
-        facts_.pop();
+        AstNode g = guarded(v.guard, n.children[0]);
         if (n.children.size() > 1) g.children.push_back(block(n.children[1]));
         out.push_back(std::move(g));
+    }
+
+    // `if (cond) body`, the body emitted knowing that `cond` holds.
+    AstNode guarded(const ExprPtr& cond, const AstNode& body) {
+        AstNode g;
+        g.kind = AstNode::Kind::If;
+        g.cond = cond;
+        facts_.push(cond);
+        g.children.push_back(block(body));
+        facts_.pop();
+        return g;
     }
 
     // One copy of the body per value init, init + inc, ... (loopy's lower bound plus 0, 1, ...), each under
@@ -159,13 +165,7 @@ private:
             if (v.kind == Verdict::Kind::Always) {
                 node(n.children[0], out);
             } else {
-                AstNode g;
-                g.kind = AstNode::Kind::If;
-                g.cond = v.guard;
-                facts_.push(v.guard);
-                g.children.push_back(block(n.children[0]));
-                facts_.pop();
-                out.push_back(std::move(g));
+                out.push_back(guarded(v.guard, n.children[0]));
             }
         }
         values_.erase(n.iterator);
