@@ -76,8 +76,19 @@ test("test_nested_dependent_reduction", function()
   end)
 end)
 
--- loopy: test_multi_nested_dependent_reduction: code for a two-iname sum over a domain nested in a temporary
--- bound (loopy only generates it: "FIXME: Actually test functionality").
+-- Particle counts per box for the two nested dependent reductions below (loopy only generates their code;
+-- here they also run, against a Lua loop).
+local PER_BOX = { 3, 0, 5, 2 }
+
+local function run_per_box(knl, want)
+  local counts = lp.array(PER_BOX, "int32")
+  h.on_each_executor(function(exec, name)
+    local a = knl(exec, { nparticles_per_box = counts, n = 3, ntgts = 3, nboxes = #PER_BOX })
+    h.check_array(a, want, "a on " .. name)
+  end)
+end
+
+-- loopy: test_multi_nested_dependent_reduction: a two-iname sum over a domain nested in a temporary bound.
 test("test_multi_nested_dependent_reduction", function()
   local knl = lp.make_kernel({ "{[itgt]: 0 <= itgt < ntgts}", "{[isrc_box]: 0 <= isrc_box < nboxes}",
     "{[isrc]: 0 <= isrc < npart}" }, [[
@@ -91,10 +102,14 @@ test("test_multi_nested_dependent_reduction", function()
       lp.GlobalArg("nparticles_per_box", "int32", { shape = "nboxes" }), lp.ValueArg("ntgts", "int32"),
       lp.ValueArg("nboxes", "int32") }, { assumptions = "ntgts>=1" })
   lp.generate_code_v2(knl):device_code()
+  run_per_box(knl, function()
+    local total = 0
+    for _, c in ipairs(PER_BOX) do total = total + c end
+    return total
+  end)
 end)
 
--- loopy: test_recursive_nested_dependent_reduction: code for a sum of sums over a temporary-bounded domain
--- (loopy only generates it).
+-- loopy: test_recursive_nested_dependent_reduction: a sum of sums over a temporary-bounded domain.
 test("test_recursive_nested_dependent_reduction", function()
   local knl = lp.make_kernel({ "{[itgt]: 0 <= itgt < ntgts}", "{[isrc_box]: 0 <= isrc_box < nboxes}",
     "{[isrc]: 0 <= isrc < npart}" }, [[
@@ -109,6 +124,13 @@ test("test_recursive_nested_dependent_reduction", function()
       lp.GlobalArg("nparticles_per_box", "int32", { shape = "nboxes" }), lp.ValueArg("ntgts", "int32"),
       lp.ValueArg("nboxes", "int32") }, { assumptions = "ntgts>=1" })
   lp.generate_code_v2(knl):device_code()
+  run_per_box(knl, function(t)
+    local total = 0
+    for b, c in ipairs(PER_BOX) do
+      for src = 0, c - 1 do total = total + src + (b - 1) + t end
+    end
+    return total
+  end)
 end)
 
 -- loopy: test_local_parallel_reduction (parametrized over size, one test each): a sum over l.0, with j
