@@ -20,15 +20,13 @@ std::string tag_of(const KernelData& k, const std::string& iname) {
     return it == k.iname_tags.end() ? "" : it->second;
 }
 
-bool is_axis_tag(const std::string& tag) { return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0; }
-
 // Two inames of one instruction on one axis would both read the same work-item index.
 void check_hardware_axes_used_once(const KernelData& k) {
     for (const Instruction& insn : k.instructions) {
         std::map<std::string, std::string> owner;  // axis tag -> iname
         for (const std::string& i : insn.within_inames) {
             const std::string tag = tag_of(k, i);
-            if (!is_axis_tag(tag)) continue;
+            if (!is_hardware_tag(tag)) continue;
             const auto [it, fresh] = owner.emplace(tag, i);
             user_assert(fresh, "LoopyError", "instruction '", insn.id, "' has multiple inames tagged '", tag, "' ('",
                         it->second, "' and '", i, "'): give each a different axis");

@@ -13,6 +13,9 @@ bool is_unrolled_tag(const std::string& tag);
 /// these loops innermost, privatizes temporaries over them, and places no barrier inside them.
 bool is_ilp_tag(const std::string& tag);
 
+/// Tags that make an iname a hardware axis rather than a loop ("g.N", "l.N").
+bool is_hardware_tag(const std::string& tag);
+
 /// Tags whose iterations run concurrently (loopy's ConcurrentTag): "g.N", "l.N", "l.auto", the ILP tags
 /// and "vec". A write inside them that does not depend on them races.
 bool is_concurrent_tag(const std::string& tag);

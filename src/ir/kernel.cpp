@@ -61,6 +61,19 @@ bool is_iname(const KernelData& k, const std::string& name) {
     return false;
 }
 
+std::set<std::string> all_dependencies(const KernelData& k, const std::string& id) {
+    std::set<std::string> out;
+    std::vector<std::string> pending{id};
+    while (!pending.empty()) {
+        const Instruction* insn = find_instruction(k, pending.back());
+        pending.pop_back();
+        if (!insn) continue;
+        for (const std::string& dep : insn->depends_on)
+            if (out.insert(dep).second) pending.push_back(dep);
+    }
+    return out;
+}
+
 std::vector<std::string> all_params(const KernelData& k) {
     const std::vector<std::string> inames = all_inames(k);
     std::vector<std::string> out;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,6 +158,8 @@ const Variable* find_variable(const KernelData& k, const std::string& name);
 Variable* find_variable(KernelData& k, const std::string& name);
 const Instruction* find_instruction(const KernelData& k, const std::string& id);
 std::vector<std::string> all_inames(const KernelData& k);
+/// Every instruction `id` depends on, directly or through others (loopy's recursive_insn_dep_map).
+std::set<std::string> all_dependencies(const KernelData& k, const std::string& id);
 std::vector<std::string> all_params(const KernelData& k);
 bool is_iname(const KernelData& k, const std::string& name);
 

@@ -313,7 +313,8 @@ void apply(AttributeContext& c, const Attribute& a) {
 /// An open `for`, `if` or `with` block.
 struct Block {
     bool is_if = false;
-    std::optional<std::size_t> with_attributes;  // with: where its `{...}` starts in `opener`
+    bool is_with = false;
+    std::vector<Attribute> shared;    // with: the attributes every instruction inside gets
     SourceText opener;                // the statement that opened it, for "never closed" errors
     std::size_t keyword_offset = 0;
     std::vector<std::string> inames;  // for
@@ -336,7 +337,7 @@ public:
     ParsedInstructions finish() {
         if (!blocks_.empty()) {
             const Block& b = blocks_.back();
-            b.opener.fail(b.keyword_offset, cat("'", b.is_if ? "if" : b.with_attributes ? "with" : "for",
+            b.opener.fail(b.keyword_offset, cat("'", b.is_if ? "if" : b.is_with ? "with" : "for",
                                                 "' block is never closed by 'end'"));
         }
         return std::move(out_);
@@ -395,8 +396,9 @@ void InstructionParser::with_block(ExpressionParser& p, const SourceText& src, s
     Block b;
     b.opener = src;
     b.keyword_offset = p.take().offset;
-    b.with_attributes = attrs;
-    for (const Attribute& a : attributes(src, attrs))
+    b.is_with = true;
+    b.shared = attributes(src, attrs);
+    for (const Attribute& a : b.shared)
         if (a.key.text == "id" || a.key.text == "priority" || a.key.text == "dup")
             src.fail(a.key.offset, cat("'", a.key.text, "' option may not be specified in a 'with' block"));
     blocks_.push_back(std::move(b));
@@ -531,9 +533,9 @@ void InstructionParser::substitution(ExpressionParser& p, const SourceText& src,
 void InstructionParser::add(Instruction insn, const SourceText& src, std::optional<std::size_t> attrs) {
     AttributeContext c{src, insn};
     for (const Block& b : blocks_) {
-        if (!b.with_attributes) continue;
+        if (!b.is_with) continue;
         AttributeContext shared{b.opener, insn};
-        for (const Attribute& a : attributes(b.opener, *b.with_attributes)) apply(shared, a);
+        for (const Attribute& a : b.shared) apply(shared, a);
         c.inames_given = c.inames_given || shared.inames_given;
     }
     if (attrs)

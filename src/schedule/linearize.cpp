@@ -13,10 +13,6 @@
 
 namespace loom {
 
-bool is_hardware_tag(const std::string& tag) {
-    return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0;
-}
-
 namespace {
 
 using InameSet = std::set<std::string>;
@@ -46,20 +42,19 @@ public:
     Linearizer(const Kernel& k, bool hardware_as_loops) : k_(k), hardware_as_loops_(hardware_as_loops) {
         const std::vector<std::string> inames = k.all_inames();
         for (std::size_t n = 0; n < inames.size(); ++n) iname_order_[inames[n]] = static_cast<int>(n);
-        SearchState start;
-        for (const Instruction& insn : k->instructions) {
-            start.pending.push_back(&insn);
-            for (const std::string& g : insn.groups) ++start.group_pending[g];
-            loops_[insn.id] = loop_inames(insn);
-        }
-        start_ = std::move(start);
+        for (const Instruction& insn : k->instructions) loops_[insn.id] = loop_inames(insn);
         find_nesting_around();
         find_loop_dependencies();
         find_bound_writers();
     }
 
     std::vector<LinearItem> run() {
-        if (search(start_)) return std::move(result_);
+        SearchState start;
+        for (const Instruction& insn : k_->instructions) {
+            start.pending.push_back(&insn);
+            for (const std::string& g : insn.groups) ++start.group_pending[g];
+        }
+        if (search(std::move(start))) return std::move(result_);
         if (budget_ <= 0)
             user_error("LoopyError", "cannot linearize kernel '", k_->name, "': no order found after ", kBudget,
                        " loop choices (simplify the loop nesting with prioritize_loops)");
@@ -368,7 +363,6 @@ private:
     std::map<std::string, InameSet> around_;       // iname -> inames that must be open before it
     std::map<std::string, InameSet> loop_deps_;    // iname -> instructions that run before its loop
     std::map<std::string, InameSet> bound_writers_;  // iname -> writers of its bounds
-    SearchState start_;
     SearchState deepest_;                           // the dead end that ran the most, for the error
     std::set<std::string> failed_;                  // dead ends seen, by state_key
     std::vector<LinearItem> result_;

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "ir/iname_tags.h"
 #include "ir/kernel.h"
 
 namespace loom {
@@ -17,8 +18,5 @@ namespace loom {
 /// With `hardware_as_loops` (targets that run the grid themselves, such as C) hardware axes become loops,
 /// group axes outermost, then local axes.
 Kernel linearize(const Kernel& k, bool hardware_as_loops = false);
-
-/// True for tags that make an iname a hardware axis rather than a loop ("g.N", "l.N").
-bool is_hardware_tag(const std::string& tag);
 
 }  // namespace loom

@@ -1,17 +1,17 @@
 #include "transform/hardware_offsets.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/domain.h"
+#include "ir/iname_tags.h"
 #include "isl/isl.h"
 
 namespace loom {
 
 namespace {
-
-bool is_axis_tag(const std::string& tag) { return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0; }
 
 // The smallest value of `iname` when it is a nonzero expression of the parameters alone.
 std::optional<ExprPtr> nonzero_start(const KernelData& k, const std::string& iname) {
@@ -36,7 +36,7 @@ isl::set shifted(const isl::set& d, const std::string& iname, const ExprPtr& lo)
 Kernel shift_hardware_inames_to_zero(const Kernel& kernel) {
     std::map<std::string, ExprPtr> starts;
     for (const auto& [iname, tag] : kernel->iname_tags)
-        if (is_axis_tag(tag))
+        if (is_hardware_tag(tag))
             if (const std::optional<ExprPtr> lo = nonzero_start(*kernel, iname)) starts[iname] = *lo;
     if (starts.empty()) return kernel;
     KernelData k = kernel.copy();

@@ -36,20 +36,6 @@ Kernel edit_instructions(const Kernel& k, const std::set<std::string>& ids, cons
     return unlinearized_kernel(std::move(out));
 }
 
-// Everything `id` depends on, directly or through other instructions (loopy's recursive_insn_dep_map).
-std::set<std::string> all_dependencies(const KernelData& k, const std::string& id) {
-    std::set<std::string> out;
-    std::vector<std::string> pending{id};
-    while (!pending.empty()) {
-        const Instruction* insn = find_instruction(k, pending.back());
-        pending.pop_back();
-        if (!insn) continue;
-        for (const std::string& dep : insn->depends_on)
-            if (out.insert(dep).second) pending.push_back(dep);
-    }
-    return out;
-}
-
 bool intersects(const std::set<std::string>& a, const std::set<std::string>& b) {
     return std::any_of(a.begin(), a.end(), [&](const std::string& x) { return b.count(x) != 0; });
 }

@@ -442,29 +442,15 @@ std::set<std::string> replace_uses(KernelData& k, const Plan& p, const std::stri
     return changed;
 }
 
-// Every instruction `id` waits for, directly or through others.
-std::set<std::string> transitive_dependencies(const KernelData& k, const std::string& id) {
-    std::set<std::string> seen;
-    std::vector<std::string> work{id};
-    while (!work.empty()) {
-        const Instruction* insn = find_instruction(k, work.back());
-        work.pop_back();
-        if (!insn) continue;
-        for (const std::string& d : insn->depends_on)
-            if (seen.insert(d).second) work.push_back(d);
-    }
-    return seen;
-}
-
 // The global barrier that `id` waits for last (the one that waits for all the others), if any.
 std::optional<std::string> latest_global_barrier(const KernelData& k, const std::string& id) {
     std::vector<std::string> barriers;
-    for (const std::string& d : transitive_dependencies(k, id)) {
+    for (const std::string& d : all_dependencies(k, id)) {
         const Instruction* insn = find_instruction(k, d);
         if (insn && insn->kind == InsnKind::Barrier && insn->barrier_kind == "global") barriers.push_back(d);
     }
     for (const std::string& b : barriers) {
-        const std::set<std::string> before = transitive_dependencies(k, b);
+        const std::set<std::string> before = all_dependencies(k, b);
         if (std::all_of(barriers.begin(), barriers.end(), [&](const std::string& o) { return o == b || before.count(o); }))
             return b;
     }
