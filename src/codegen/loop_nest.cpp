@@ -286,19 +286,41 @@ std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vec
     return out;
 }
 
-// The domain dimension of loop `d` of `p`: a vectorized statement's domain lacks its `vec` iname.
-int domain_dim(const Placed& p, std::size_t d) {
-    const bool vectorized = !p.stmt.vector_iname.empty();
-    return static_cast<int>(vectorized && d > *p.lanes ? d - 1 : d);
+// Unrolled loops whose iname takes the same constant range for every value of the others in each statement
+// in them (the register tiles of a tuned kernel): isl sees a mark for each, not a dimension, which spares
+// its AST generator most of its work; the mark becomes the loop again (generate_ast), then its copies.
+isl_util::MarkedLoops independent_unrolled_loops(const KernelData& k, const std::vector<Placed>& placed,
+                                                 const std::vector<isl::set>& domains) {
+    isl_util::MarkedLoops out;
+    std::set<std::string> refused;
+    for (std::size_t s = 0; s < placed.size(); ++s) {
+        const Placed& p = placed[s];
+        for (std::size_t d = 0; d < p.nest.size(); ++d) {
+            const std::string& iname = p.nest[d];
+            if (p.lanes == d || !unrolled(k, p, d) || refused.count(iname)) continue;
+            const int dim = isl_set_find_dim_by_name(domains[s].get(), isl_dim_set, iname.c_str());
+            const auto range = dim < 0 ? std::nullopt : isl_util::independent_range(domains[s], dim);
+            const auto known = out.find(iname);
+            if (range && (known == out.end() || known->second == *range)) {
+                out[iname] = *range;
+                continue;
+            }
+            refused.insert(iname);
+            if (known != out.end()) out.erase(known);
+        }
+    }
+    return out;
 }
 
 // The isl schedule tree of the linearization (DESIGN decision 3): at each depth the statements and loops
-// in sequence order (a loop's slabs are consecutive: head, bulk, tail), each loop a band over its iname.
-// Unrolled loops are loops here too: their copies are made from isl's AST (unroll_loops).
+// in sequence order (a loop's slabs are consecutive: head, bulk, tail), each loop a band over its iname, or
+// a mark for those of `marked` (no dimension of the statement domains). Unrolled loops are loops here too:
+// their copies are made from isl's AST (unroll_loops).
 class ScheduleTree {
 public:
-    ScheduleTree(const std::vector<Placed>& placed, const std::vector<isl::set>& domains)
-        : placed_(placed), domains_(domains) {}
+    ScheduleTree(const std::vector<Placed>& placed, const std::vector<isl::set>& domains,
+                 const isl_util::MarkedLoops& marked)
+        : placed_(placed), domains_(domains), marked_(marked) {}
 
     isl::schedule build() {
         std::vector<std::size_t> all(placed_.size());
@@ -354,7 +376,34 @@ private:
         // Loops directly inside one another make one band, which isl generates faster than nested bands.
         std::vector<std::size_t> loops{depth};
         while (nests_one_loop(part, loops.back() + 1)) loops.push_back(loops.back() + 1);
-        return isl_util::loop_schedule(level(part, loops.back() + 1), times(part, loops));
+        isl::schedule tree = level(part, loops.back() + 1);
+        std::vector<std::size_t> band;  // from the inside out
+        const auto close_band = [&] {
+            if (band.empty()) return;
+            std::reverse(band.begin(), band.end());
+            tree = isl_util::loop_schedule(tree, times(part, band));
+            band.clear();
+        };
+        for (auto d = loops.rbegin(); d != loops.rend(); ++d) {
+            const std::string& iname = p.nest[*d];
+            if (!marked_.count(iname)) {
+                band.push_back(*d);
+                continue;
+            }
+            close_band();
+            tree = isl_util::marked_schedule(tree, iname);
+        }
+        close_band();
+        return tree;
+    }
+
+    // The domain dimension of loop `d` of `p`: a vectorized statement's domain lacks its `vec` iname, and
+    // every statement lacks the marked ones.
+    int domain_dim(const Placed& p, std::size_t d) const {
+        int dim = 0;
+        for (std::size_t j = 0; j < d; ++j)
+            if (!(j == p.lanes && !p.stmt.vector_iname.empty()) && !marked_.count(p.nest[j])) ++dim;
+        return dim;
     }
 
     // Whether `part` is one loop at `depth` and nothing else.
@@ -387,7 +436,22 @@ private:
 
     const std::vector<Placed>& placed_;
     const std::vector<isl::set>& domains_;
+    const isl_util::MarkedLoops& marked_;
 };
+
+// isl's statement arguments are the values of the domain dimensions; those of the marked loops, which no
+// domain has, are their inames, the iterators of the loops the marks became.
+void restore_marked_args(isl_util::AstNode& n, const std::map<std::string, Statement>& statements,
+                         const isl_util::MarkedLoops& marked) {
+    if (n.kind == isl_util::AstNode::Kind::User) {
+        std::vector<ExprPtr> args;
+        std::size_t next = 0;
+        for (const std::string& loop : statements.at(n.statement).loops)
+            args.push_back(marked.count(loop) ? var(loop) : n.args.at(next++));
+        n.args = std::move(args);
+    }
+    for (isl_util::AstNode& c : n.children) restore_marked_args(c, statements, marked);
+}
 
 // The iname of the loop with isl's iterator `iterator`, from a statement below it: the band of a loop maps
 // the statement's dimension for that iname to the loop's iterator, which isl writes as the argument.
@@ -474,7 +538,14 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     std::vector<isl::set> domains;
     for (const Placed& p : placed) domains.push_back(statement_domain(k, p, ids ? &*ids : nullptr));
     const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);
-    isl_util::AstNode loops = isl_util::generate_ast(ScheduleTree(placed, domains).build(), context);
+    const isl_util::MarkedLoops marked = independent_unrolled_loops(k, placed, domains);
+    if (!marked.empty()) {
+        std::vector<std::string> names;
+        for (const auto& [iname, range] : marked) names.push_back(iname);
+        for (isl::set& d : domains) d = isl_util::project_out(d, names);
+    }
+    isl_util::AstNode loops = isl_util::generate_ast(ScheduleTree(placed, domains, marked).build(), context, marked);
+    restore_marked_args(loops, out.statements, marked);
     rename_iterators(loops, {}, out.statements);
     out.root = unroll_loops(loops, unrolled_lengths(k, placed), context);
     return out;

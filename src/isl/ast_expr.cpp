@@ -84,14 +84,14 @@ ExprPtr ast_expr_to_expr(isl_ast_expr* e) {
 
 namespace {
 
-AstNode convert(isl_ast_node* n);
+AstNode convert(isl_ast_node* n, const MarkedLoops& marked);
 
-AstNode convert_list(isl_ast_node_list* list) {
+AstNode convert_list(isl_ast_node_list* list, const MarkedLoops& marked) {
     AstNode block;
     const int k = isl_ast_node_list_n_ast_node(list);
     for (int i = 0; i < k; ++i) {
         isl_ast_node* c = isl_ast_node_list_get_ast_node(list, i);
-        AstNode child = convert(c);
+        AstNode child = convert(c, marked);
         isl_ast_node_free(c);
         // Flatten nested blocks: isl's block structure carries no meaning for us.
         if (child.kind == AstNode::Kind::Block)
@@ -116,7 +116,7 @@ ExprPtr take_expr(isl_ast_expr* e) {
     return out;
 }
 
-AstNode convert_for(isl_ast_node* n) {
+AstNode convert_for(isl_ast_node* n, const MarkedLoops& marked) {
     AstNode f;
     f.kind = AstNode::Kind::For;
     isl_ast_expr* it = isl_ast_node_for_get_iterator(n);
@@ -128,21 +128,21 @@ AstNode convert_for(isl_ast_node* n) {
     f.cond = take_expr(isl_ast_node_for_get_cond(n));
     f.inc = take_expr(isl_ast_node_for_get_inc(n));
     isl_ast_node* body = isl_ast_node_for_get_body(n);
-    f.children.push_back(as_block(convert(body)));
+    f.children.push_back(as_block(convert(body, marked)));
     isl_ast_node_free(body);
     return f;
 }
 
-AstNode convert_if(isl_ast_node* n) {
+AstNode convert_if(isl_ast_node* n, const MarkedLoops& marked) {
     AstNode f;
     f.kind = AstNode::Kind::If;
     f.cond = take_expr(isl_ast_node_if_get_cond(n));
     isl_ast_node* then_node = isl_ast_node_if_get_then_node(n);
-    f.children.push_back(as_block(convert(then_node)));
+    f.children.push_back(as_block(convert(then_node, marked)));
     isl_ast_node_free(then_node);
     if (isl_ast_node_if_has_else_node(n) == isl_bool_true) {
         isl_ast_node* else_node = isl_ast_node_if_get_else_node(n);
-        f.children.push_back(as_block(convert(else_node)));
+        f.children.push_back(as_block(convert(else_node, marked)));
         isl_ast_node_free(else_node);
     }
     return f;
@@ -163,18 +163,36 @@ AstNode convert_user(isl_ast_node* n) {
     return u;
 }
 
-AstNode convert(isl_ast_node* n) {
+// The loop a mark of `marked` stands for, around `body`.
+AstNode marked_loop(const std::string& iterator, std::pair<long, long> range, AstNode body) {
+    AstNode f;
+    f.kind = AstNode::Kind::For;
+    f.iterator = iterator;
+    f.init = int_lit(range.first);
+    f.cond = binary(BinOp::Le, var(iterator), int_lit(range.second));
+    f.inc = int_lit(1);
+    f.children.push_back(as_block(std::move(body)));
+    return f;
+}
+
+AstNode convert_mark(isl_ast_node* n, const MarkedLoops& marked) {
+    isl_id* id = isl_ast_node_mark_get_id(n);
+    const std::string name = isl_id_get_name(id);
+    isl_id_free(id);
+    isl_ast_node* inner = isl_ast_node_mark_get_node(n);
+    AstNode out = convert(inner, marked);
+    isl_ast_node_free(inner);
+    const auto loop = marked.find(name);
+    return loop == marked.end() ? out : marked_loop(name, loop->second, std::move(out));
+}
+
+AstNode convert(isl_ast_node* n, const MarkedLoops& marked) {
     switch (isl_ast_node_get_type(n)) {
-        case isl_ast_node_for: return convert_for(n);
-        case isl_ast_node_if: return convert_if(n);
-        case isl_ast_node_block: return convert_list(isl_ast_node_block_get_children(n));
+        case isl_ast_node_for: return convert_for(n, marked);
+        case isl_ast_node_if: return convert_if(n, marked);
+        case isl_ast_node_block: return convert_list(isl_ast_node_block_get_children(n), marked);
         case isl_ast_node_user: return convert_user(n);
-        case isl_ast_node_mark: {
-            isl_ast_node* inner = isl_ast_node_mark_get_node(n);
-            AstNode out = convert(inner);
-            isl_ast_node_free(inner);
-            return out;
-        }
+        case isl_ast_node_mark: return convert_mark(n, marked);
         default: internal_assert(false, "unexpected isl AST node"); return {};
     }
 }
@@ -189,6 +207,15 @@ isl::schedule leaf_schedule(const isl::set& domain, const std::string& name) {
 isl::schedule loop_schedule(const isl::schedule& body, const isl::union_map& times) {
     isl_multi_union_pw_aff* band = isl_multi_union_pw_aff_from_union_map(times.copy());
     return isl::manage(isl_schedule_insert_partial_schedule(body.copy(), band));
+}
+
+isl::schedule marked_schedule(const isl::schedule& body, const std::string& name) {
+    isl_schedule_node* root = isl_schedule_get_root(body.get());
+    isl_schedule_node* top = isl_schedule_node_child(root, 0);
+    top = isl_schedule_node_insert_mark(top, isl_id_alloc(isl_schedule_get_ctx(body.get()), name.c_str(), nullptr));
+    isl_schedule* out = isl_schedule_node_get_schedule(top);
+    isl_schedule_node_free(top);
+    return isl::manage(out);
 }
 
 isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts) {
@@ -220,14 +247,14 @@ isl_union_map* single_band_map(const isl::schedule& schedule) {
 
 }  // namespace
 
-AstNode generate_ast(const isl::schedule& schedule, const isl::set& context) {
+AstNode generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked) {
     isl_ast_build* build = isl_ast_build_from_context(context.copy());
     isl_union_map* band = single_band_map(schedule);
     isl_ast_node* tree = band ? isl_ast_build_node_from_schedule_map(build, band)
                               : isl_ast_build_node_from_schedule(build, schedule.copy());
     isl_ast_build_free(build);
     internal_assert(tree != nullptr, "isl could not generate loops for the schedule");
-    AstNode out = as_block(convert(tree));
+    AstNode out = as_block(convert(tree, marked));
     isl_ast_node_free(tree);
     return out;
 }

@@ -5,7 +5,9 @@
 #include <isl/ast.h>
 #include <isl/cpp.h>
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/expr.h"
@@ -34,9 +36,16 @@ isl::schedule leaf_schedule(const isl::set& domain, const std::string& name);
 isl::schedule loop_schedule(const isl::schedule& body, const isl::union_map& times);
 /// `parts` (at least one, with disjoint statements) one after the other.
 isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts);
+/// `body` under a mark named `name`: a loop that isl does not see (see MarkedLoops).
+isl::schedule marked_schedule(const isl::schedule& body, const std::string& name);
+
+/// The range of each loop that the schedule gives isl as a mark (a dimension of no statement domain), by
+/// mark name: the loop's iterator, which runs from `first` to `second`.
+using MarkedLoops = std::map<std::string, std::pair<long, long>>;
 
 /// Generates loops for `schedule` under the parameter constraints `context`, with isl's default AST build
-/// options. Loop iterators are named after their depth (c0 outermost, c1, ...).
-AstNode generate_ast(const isl::schedule& schedule, const isl::set& context);
+/// options. Loop iterators are named after their depth (c0 outermost, c1, ...); a mark of `marked` becomes
+/// a loop over its name.
+AstNode generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked = {});
 
 }  // namespace loom::isl_util

@@ -425,6 +425,29 @@ std::optional<long> static_extent(const isl::set& one_dim) {
     return out;
 }
 
+std::optional<std::pair<long, long>> independent_range(const isl::set& s, int pos) {
+    isl_set* alone = isl_set_project_out(s.copy(), isl_dim_param, 0, static_cast<unsigned>(isl_set_dim(s.get(), isl_dim_param)));
+    alone = isl_set_project_out(alone, isl_dim_set, static_cast<unsigned>(pos) + 1,
+                                static_cast<unsigned>(isl_set_dim(s.get(), isl_dim_set) - pos - 1));
+    alone = isl_set_project_out(alone, isl_dim_set, 0, static_cast<unsigned>(pos));
+    isl_val* lo = isl_set_dim_min_val(isl_set_copy(alone), 0);
+    isl_val* hi = isl_set_dim_max_val(alone, 0);
+    std::optional<std::pair<long, long>> out;
+    if (lo && hi && isl_val_is_int(lo) && isl_val_is_int(hi)) out = std::pair{isl_val_get_num_si(lo), isl_val_get_num_si(hi)};
+    isl_val_free(lo);
+    isl_val_free(hi);
+    if (!out) return out;
+    // s is contained in the product of the rest and [lo, hi]; the product must be contained in s.
+    isl_set* product = isl_set_project_out(s.copy(), isl_dim_set, static_cast<unsigned>(pos), 1);
+    product = isl_set_insert_dims(product, isl_dim_set, static_cast<unsigned>(pos), 1);
+    product = isl_set_set_dim_id(product, isl_dim_set, static_cast<unsigned>(pos), isl_set_get_dim_id(s.get(), isl_dim_set, static_cast<unsigned>(pos)));
+    product = isl_set_lower_bound_val(product, isl_dim_set, static_cast<unsigned>(pos), isl_val_int_from_si(ctx().get(), out->first));
+    product = isl_set_upper_bound_val(product, isl_dim_set, static_cast<unsigned>(pos), isl_val_int_from_si(ctx().get(), out->second));
+    const bool independent = isl_set_is_subset(product, s.get()) == isl_bool_true;
+    isl_set_free(product);
+    return independent ? out : std::nullopt;
+}
+
 isl::set param_range(const std::string& name, long lo, long hi) {
     isl_space* sp = isl_space_params_alloc(ctx().get(), 1);
     sp = isl_space_set_dim_name(sp, isl_dim_param, 0, name.c_str());
@@ -533,25 +556,22 @@ std::vector<isl::set> independent_factors(const isl::set& s) {
 
 isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep) {
     isl_set* cur = s.copy();
-    // Drop dims not kept, from the back so positions stay valid.
-    for (int i = isl_set_dim(cur, isl_dim_set) - 1; i >= 0; --i) {
-        const std::string name = isl_set_get_dim_name(cur, isl_dim_set, i);
-        if (std::find(keep.begin(), keep.end(), name) == keep.end()) cur = isl_set_project_out(cur, isl_dim_set, i, 1);
-    }
-    // Reorder to `keep`'s order, each dimension moved through the parameters: moving dimensions renumbers
-    // the constraints without the simplification that applying a permutation map costs.
-    const int n = isl_set_dim(cur, isl_dim_set);
-    std::vector<std::string> order;
-    for (const std::string& k : keep)
-        if (isl_set_find_dim_by_name(cur, isl_dim_set, k.c_str()) >= 0) order.push_back(k);
-    internal_assert(static_cast<int>(order.size()) == n, "project_onto: names missing from the set");
+    // The kept dimensions first, in `keep`'s order, each moved through the parameters: moving dimensions
+    // renumbers the constraints without the simplification that applying a permutation map costs. The rest
+    // then goes in one projection, which isl does faster than one dimension at a time.
     const unsigned params = static_cast<unsigned>(isl_set_dim(cur, isl_dim_param));
-    for (int j = 0; j < n; ++j) {
-        const int from = isl_set_find_dim_by_name(cur, isl_dim_set, order[static_cast<std::size_t>(j)].c_str());
-        if (from == j) continue;
-        cur = isl_set_move_dims(cur, isl_dim_param, params, isl_dim_set, static_cast<unsigned>(from), 1);
-        cur = isl_set_move_dims(cur, isl_dim_set, static_cast<unsigned>(j), isl_dim_param, params, 1);
+    unsigned kept = 0;
+    for (const std::string& k : keep) {
+        const int from = isl_set_find_dim_by_name(cur, isl_dim_set, k.c_str());
+        if (from < 0 || from < static_cast<int>(kept)) continue;
+        if (from != static_cast<int>(kept)) {
+            cur = isl_set_move_dims(cur, isl_dim_param, params, isl_dim_set, static_cast<unsigned>(from), 1);
+            cur = isl_set_move_dims(cur, isl_dim_set, kept, isl_dim_param, params, 1);
+        }
+        ++kept;
     }
+    const unsigned n = static_cast<unsigned>(isl_set_dim(cur, isl_dim_set));
+    if (n > kept) cur = isl_set_project_out(cur, isl_dim_set, kept, n - kept);
     return isl::manage(cur);
 }
 
@@ -583,14 +603,10 @@ isl::map access_relation(const isl::set& domain, const std::vector<ExprPtr>& ind
     for (int j = 0; j < n_out; ++j)
         d = isl::manage(isl_set_set_dim_name(d.copy(), isl_dim_set, n_in + j, cat("_loom_idx", j).c_str()));
     for (int j = 0; j < n_out; ++j) {
-        const auto idx = to_pw_aff(indices[static_cast<std::size_t>(j)], d);
-        exact = exact && idx.has_value();
-        if (!idx) continue;
-        const auto axis = to_pw_aff(var(cat("_loom_idx", j)), d);
-        isl_set* eq = isl_pw_aff_eq_set(axis->copy(), idx->copy());
-        isl_set* cur = isl_set_align_params(d.copy(), isl_set_get_space(eq));
-        eq = isl_set_align_params(eq, isl_set_get_space(cur));
-        d = isl::manage(isl_set_intersect(cur, eq));
+        std::optional<isl::set> indexed =
+            try_add_constraint(d, var(cat("_loom_idx", j)), BinOp::Eq, indices[static_cast<std::size_t>(j)]);
+        exact = exact && indexed.has_value();
+        if (indexed) d = std::move(*indexed);
     }
     isl_map* m = isl_map_from_range(d.copy());
     m = isl_map_move_dims(m, isl_dim_in, 0, isl_dim_out, 0, static_cast<unsigned>(n_in));
@@ -704,21 +720,62 @@ isl::pw_aff dim_size(const isl::set& s, int pos) {
     return isl::manage(isl_pw_aff_add(span, one));
 }
 
-isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs) {
+namespace {
+
+// `s` with `pa rel 0` (rel one of =, >=, >), or null where that takes more than adding one constraint to each
+// disjunct. This skips the emptiness test per disjunct that isl_set_intersect (and isl_set_add_constraint) make,
+// an ILP each: most of a tiled GEMM's split_iname and add_prefetch time went there. A disjunct the constraint
+// empties without isl noticing stays; every later isl operation treats it as empty.
+isl_set* add_single_constraint(const isl::set& s, const isl::pw_aff& pa, BinOp rel) {
+    if (isl_pw_aff_isa_aff(pa.get()) != isl_bool_true) return nullptr;
+    isl_aff* aff = isl_pw_aff_as_aff(pa.copy());
+    isl_space* aff_space = isl_aff_get_domain_space(aff);
+    isl_space* set_space = isl_set_get_space(s.get());
+    const bool plain = isl_aff_dim(aff, isl_dim_div) == 0 && isl_space_is_equal(aff_space, set_space) == isl_bool_true;
+    isl_space_free(aff_space);
+    isl_space_free(set_space);
+    if (!plain) {
+        isl_aff_free(aff);
+        return nullptr;
+    }
+    if (rel == BinOp::Gt) aff = isl_aff_add_constant_si(aff, -1);
+    isl_constraint* c = rel == BinOp::Eq ? isl_equality_from_aff(aff) : isl_inequality_from_aff(aff);
+    isl_basic_set_list* parts = isl_set_get_basic_set_list(s.get());
+    isl_set* out = isl_set_empty(isl_set_get_space(s.get()));
+    for (int i = 0, n = isl_basic_set_list_n_basic_set(parts); i < n; ++i) {
+        isl_basic_set* part = isl_basic_set_add_constraint(isl_basic_set_list_get_basic_set(parts, i),
+                                                           isl_constraint_copy(c));
+        out = isl_set_union_disjoint(out, isl_set_from_basic_set(part));
+    }
+    isl_basic_set_list_free(parts);
+    isl_constraint_free(c);
+    return out;
+}
+
+}  // namespace
+
+std::optional<isl::set> try_add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs) {
+    internal_assert(rel == BinOp::Eq || rel == BinOp::Le || rel == BinOp::Lt || rel == BinOp::Ge || rel == BinOp::Gt,
+                    "add_constraint: '", binop_text(rel), "' is not a comparison");
     const bool flipped = rel == BinOp::Le || rel == BinOp::Lt;
     const ExprPtr diff = flipped ? binary(BinOp::Sub, rhs, lhs) : binary(BinOp::Sub, lhs, rhs);
-    const std::optional<isl::pw_aff> pa = to_pw_aff(diff, s);
-    internal_assert(pa.has_value(), "constraint '", to_string(diff), "' is not affine");
-    switch (rel) {
-        case BinOp::Eq: return isl::manage(isl_pw_aff_zero_set(pa->copy()));
-        case BinOp::Le:
-        case BinOp::Ge: return isl::manage(isl_pw_aff_nonneg_set(pa->copy()));
-        case BinOp::Lt:
-        case BinOp::Gt: return isl::manage(isl_pw_aff_pos_set(pa->copy()));
-        default: break;
-    }
-    internal_assert(false, "add_constraint: '", binop_text(rel), "' is not a comparison");
-    return s;
+    const BinOp sign = rel == BinOp::Eq ? BinOp::Eq : rel == BinOp::Le || rel == BinOp::Ge ? BinOp::Ge : BinOp::Gt;
+    // Built on the universe of the space: building it on `s` itself makes isl simplify every piece against `s`.
+    const isl::set universe = isl::manage(isl_set_universe(isl_set_get_space(s.get())));
+    const std::optional<isl::pw_aff> pa = to_pw_aff(diff, universe);
+    if (!pa) return std::nullopt;
+    if (isl_set* direct = add_single_constraint(s, *pa, sign)) return isl::manage(direct);
+    isl_set* where = sign == BinOp::Eq   ? isl_pw_aff_zero_set(pa->copy())
+                     : sign == BinOp::Ge ? isl_pw_aff_nonneg_set(pa->copy())
+                                         : isl_pw_aff_pos_set(pa->copy());
+    return isl::manage(isl_set_intersect(s.copy(), where));
+}
+
+isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs) {
+    std::optional<isl::set> out = try_add_constraint(s, lhs, rel, rhs);
+    internal_assert(out.has_value(), "constraint '", to_string(lhs), " ", binop_text(rel), " ", to_string(rhs),
+                    "' is not affine");
+    return *out;
 }
 
 isl::set project_out(const isl::set& s, const std::vector<std::string>& names) {

@@ -5,6 +5,7 @@
 #include <isl/cpp.h>
 
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,11 @@ isl::set index_box(const isl::set& one_dim);
 /// max + 1 of the single dimension of `one_dim` over all parameter values (parameters eliminated);
 /// nullopt when unbounded. This is the static size a work-group axis needs.
 std::optional<long> static_extent(const isl::set& one_dim);
+
+/// [lo, hi] where set dimension `pos` of `s` takes every value from lo to hi, both constants, for every point
+/// of the other dimensions and parameters of `s` (s is the product of the rest and that range); nullopt
+/// otherwise.
+std::optional<std::pair<long, long>> independent_range(const isl::set& s, int pos);
 
 /// The parameter set { : lo <= name <= hi }.
 isl::set param_range(const std::string& name, long lo, long hi);
@@ -117,6 +123,8 @@ isl::pw_aff dim_size(const isl::set& s, int pos);
 /// `s` intersected with `lhs rel rhs` (rel: Eq, Le, Lt, Ge or Gt), both quasi-affine in the dimensions and
 /// parameters of `s`; other names they use become parameters.
 isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs);
+/// add_constraint, or nullopt where a side is not quasi-affine.
+std::optional<isl::set> try_add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs);
 
 /// Whether set dimension `name` of `s` takes every value that `range` (a parameter set with a parameter
 /// `name`) allows, whatever values the other dimensions take: `s` constrains it no further.
