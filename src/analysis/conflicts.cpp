@@ -55,20 +55,18 @@ std::vector<std::string> axes(const KernelData& k, char kind) {
     return out;
 }
 
-// Instances differing in at least one of the hardware axes of `kind` ('l' or 'g'); nullopt when none can
-// differ (the two never run on different work-items of that kind).
-std::optional<isl::map> differing(const KernelData& k, const ConflictQuery& q, const isl::map& rel, char kind) {
-    std::optional<isl::map> out;
+// Whether instances of `rel` differ in at least one of the hardware axes of `kind` ('l' or 'g'); false when
+// none can differ (the two never run on different work-items of that kind). Each way to differ is tested
+// on its own: the first that is not empty decides.
+bool differ(const KernelData& k, const ConflictQuery& q, const isl::map& rel, char kind) {
     for (const std::string& tag : axes(k, kind)) {
         const auto a = axis_iname(k, *q.source, tag), b = axis_iname(k, *q.sink, tag);
-        if (!a || !b) {
-            // An instruction outside an axis runs on every index of it: instances may differ.
-            return rel;
-        }
-        add(out, isl_util::constrain_dims(rel, *a, *b, isl_util::DimOrder::Less));
-        add(out, isl_util::constrain_dims(rel, *a, *b, isl_util::DimOrder::Greater));
+        // An instruction outside an axis runs on every index of it: instances may differ.
+        if (!a || !b) return !isl_util::is_empty(rel);
+        for (const isl_util::DimOrder order : {isl_util::DimOrder::Less, isl_util::DimOrder::Greater})
+            if (!isl_util::is_empty(isl_util::constrain_dims(rel, *a, *b, order))) return true;
     }
-    return out;
+    return false;
 }
 
 isl::map same_axes(const KernelData& k, const ConflictQuery& q, isl::map rel, char kind) {
@@ -106,12 +104,8 @@ bool has_conflict(const KernelData& k, const ConflictQuery& q) {
     isl::map r = *rel;
     for (const std::string& loop : q.same_iteration) r = isl_util::constrain_dims(r, loop, loop, isl_util::DimOrder::Equal);
     if (!q.carried_by.empty()) r = isl_util::constrain_dims(r, q.carried_by, q.carried_by, isl_util::DimOrder::Less);
-    std::optional<isl::map> crossing;
-    if (q.scope == ConflictScope::WorkItemsOfGroup)
-        crossing = differing(k, q, same_axes(k, q, r, 'g'), 'l');
-    else
-        crossing = differing(k, q, r, 'g');
-    return crossing && !isl_util::is_empty(*crossing);
+    if (q.scope == ConflictScope::WorkItemsOfGroup) return differ(k, q, same_axes(k, q, r, 'g'), 'l');
+    return differ(k, q, r, 'g');
 }
 
 }  // namespace loom

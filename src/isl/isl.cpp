@@ -631,12 +631,23 @@ isl::map constrain_dims(const isl::map& m, const std::string& in, const std::str
     const int pi = isl_map_find_dim_by_name(m.get(), isl_dim_in, in.c_str());
     const int po = isl_map_find_dim_by_name(m.get(), isl_dim_out, out.c_str());
     internal_assert(pi >= 0 && po >= 0, "constrain_dims: no dimension '", in, "' or '", out, "'");
-    switch (order) {
-        case DimOrder::Equal: return isl::manage(isl_map_equate(m.copy(), isl_dim_in, pi, isl_dim_out, po));
-        case DimOrder::Less: return isl::manage(isl_map_order_lt(m.copy(), isl_dim_in, pi, isl_dim_out, po));
-        case DimOrder::Greater: return isl::manage(isl_map_order_gt(m.copy(), isl_dim_in, pi, isl_dim_out, po));
+    const auto i = static_cast<unsigned>(pi), o = static_cast<unsigned>(po);
+    // Per disjunct: isl_map_equate and isl_map_order_* intersect, which tests every disjunct for emptiness
+    // (an ILP each); the callers test the result once.
+    isl_basic_map_list* parts = isl_map_get_basic_map_list(m.get());
+    isl_map* result = nullptr;
+    for (int n = 0, count = isl_basic_map_list_n_basic_map(parts); n < count; ++n) {
+        isl_basic_map* b = isl_basic_map_list_get_basic_map(parts, n);
+        switch (order) {
+            case DimOrder::Equal: b = isl_basic_map_equate(b, isl_dim_in, i, isl_dim_out, o); break;
+            case DimOrder::Less: b = isl_basic_map_order_gt(b, isl_dim_out, o, isl_dim_in, i); break;
+            case DimOrder::Greater: b = isl_basic_map_order_gt(b, isl_dim_in, i, isl_dim_out, o); break;
+        }
+        result = result ? isl_map_union(result, isl_map_from_basic_map(b)) : isl_map_from_basic_map(b);
     }
-    return m;
+    isl_basic_map_list_free(parts);
+    if (!result) result = isl_map_empty(isl_map_get_space(m.get()));
+    return isl::manage(result);
 }
 
 namespace {
@@ -741,12 +752,13 @@ isl_set* add_single_constraint(const isl::set& s, const isl::pw_aff& pa, BinOp r
     if (rel == BinOp::Gt) aff = isl_aff_add_constant_si(aff, -1);
     isl_constraint* c = rel == BinOp::Eq ? isl_equality_from_aff(aff) : isl_inequality_from_aff(aff);
     isl_basic_set_list* parts = isl_set_get_basic_set_list(s.get());
-    isl_set* out = isl_set_empty(isl_set_get_space(s.get()));
+    isl_set* out = nullptr;
     for (int i = 0, n = isl_basic_set_list_n_basic_set(parts); i < n; ++i) {
-        isl_basic_set* part = isl_basic_set_add_constraint(isl_basic_set_list_get_basic_set(parts, i),
-                                                           isl_constraint_copy(c));
-        out = isl_set_union_disjoint(out, isl_set_from_basic_set(part));
+        isl_set* part = isl_set_from_basic_set(
+            isl_basic_set_add_constraint(isl_basic_set_list_get_basic_set(parts, i), isl_constraint_copy(c)));
+        out = out ? isl_set_union(out, part) : part;
     }
+    if (!out) out = isl_set_empty(isl_set_get_space(s.get()));
     isl_basic_set_list_free(parts);
     isl_constraint_free(c);
     return out;

@@ -296,17 +296,20 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
 
 // The points of `s` (over `order`: outer inames, then `axes`) with each of `axes` ranging, for each outer
 // iteration, over everything from its smallest to its largest value in `s` (loopy's boxify).
-isl::set bounding_box_of(const isl::set& s, const std::vector<std::string>& axes, const std::vector<std::string>& order) {
+isl::set bounding_box_of(const isl::set& footprint, const std::vector<std::string>& axes,
+                         const std::vector<std::string>& order) {
+    // A stencil's footprint is a union of shifted boxes: merged first, each step below handles a few pieces.
+    const isl::set s = footprint.coalesce();
     isl::set box = isl_util::project_onto(isl_util::add_named_dims(isl_util::project_out(s, axes), axes, false), order);
     for (const std::string& x : axes) {
         std::vector<std::string> others;
         for (const std::string& o : axes)
             if (o != x) others.push_back(o);
-        const isl::set values = isl_util::rename_dim(isl_util::project_out(s, others), x, x + "'");
+        const isl::set values = isl_util::rename_dim(isl_util::project_out(s, others).coalesce(), x, x + "'");
         const isl::set pairs = isl_util::add_named_dims(values, {x}, false);
         const isl::set above_min = isl_util::project_out(isl_util::add_constraint(pairs, var(x + "'"), BinOp::Le, var(x)), {x + "'"});
         const isl::set below_max = isl_util::project_out(isl_util::add_constraint(pairs, var(x + "'"), BinOp::Ge, var(x)), {x + "'"});
-        const isl::set slab = above_min.intersect(below_max);
+        const isl::set slab = above_min.coalesce().intersect(below_max.coalesce());
         box = box.intersect(isl_util::project_onto(isl_util::add_named_dims(slab, others, false), order));
     }
     return box;
