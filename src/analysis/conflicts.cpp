@@ -5,6 +5,7 @@
 
 #include "ir/access.h"
 #include "ir/atomic.h"
+#include "ir/derived.h"
 #include "ir/domain.h"
 #include "isl/isl.h"
 
@@ -12,24 +13,20 @@ namespace loom {
 
 namespace {
 
-// Plain reads and writes, and the accesses of atomic updates (each a read and a write, but not in conflict
-// with another atomic update: updates of one element from different work-items need no ordering).
-struct Relations {
-    std::optional<isl::map> reads, writes, atomic;
-};
-
 void add(std::optional<isl::map>& acc, const isl::map& m) { acc = acc ? isl_util::unite(*acc, m) : m; }
 
-Relations relations(const KernelData& k, const Instruction& insn, const std::string& variable) {
-    const std::vector<std::string> inames(insn.within_inames.begin(), insn.within_inames.end());
-    const isl::set dom = domain_of(k, inames);
-    Relations r;
-    for (const Access& a : accesses_of(insn)) {
-        if (a.name != variable) continue;
-        add(is_atomic_update_access(insn, a) ? r.atomic : a.is_write ? r.writes : r.reads,
-            isl_util::access_map(dom, a.indices));
-    }
-    return r;
+AccessRelations relations(const KernelData& k, const Instruction& insn, const std::string& variable) {
+    return derived(k, &DerivedFacts::access_relations, std::pair{insn.id, variable}, [&] {
+        const std::vector<std::string> inames(insn.within_inames.begin(), insn.within_inames.end());
+        const isl::set dom = domain_of(k, inames);
+        AccessRelations r;
+        for (const Access& a : accesses_of(insn)) {
+            if (a.name != variable) continue;
+            add(is_atomic_update_access(insn, a) ? r.atomic : a.is_write ? r.writes : r.reads,
+                isl_util::access_map(dom, a.indices));
+        }
+        return r;
+    });
 }
 
 std::optional<isl::map> pairs(const std::optional<isl::map>& a, const std::optional<isl::map>& b) {
@@ -94,7 +91,7 @@ std::vector<std::string> conflicting_variables(const Instruction& a, const Instr
 }
 
 bool has_conflict(const KernelData& k, const ConflictQuery& q) {
-    const Relations s = relations(k, *q.source, q.variable), t = relations(k, *q.sink, q.variable);
+    const AccessRelations s = relations(k, *q.source, q.variable), t = relations(k, *q.sink, q.variable);
     std::optional<isl::map> rel;
     for (const auto& p : {pairs(s.writes, t.reads), pairs(s.reads, t.writes), pairs(s.writes, t.writes),
                           pairs(s.atomic, t.reads), pairs(s.atomic, t.writes), pairs(s.reads, t.atomic),

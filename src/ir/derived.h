@@ -15,12 +15,20 @@
 
 namespace loom {
 
+/// The accesses of one instruction to one variable, as maps from its iteration domain to indices: plain
+/// reads and writes, and those of atomic updates (each a read and a write, but not in conflict with another
+/// atomic update).
+struct AccessRelations {
+    std::optional<isl::map> reads, writes, atomic;
+};
+
 struct DerivedFacts {
     std::optional<std::vector<int>> domain_parents;
     std::map<std::string, int> home_domains;              // iname -> index of the domain declaring it
     std::map<std::vector<std::string>, isl::set> domains;  // inames -> their iteration domain
     std::optional<isl::set> assumption_context;
     std::optional<std::vector<std::string>> all_inames;
+    std::map<std::pair<std::string, std::string>, AccessRelations> access_relations;  // (instruction, variable)
 };
 
 /// The value `compute()` gives for the facts of `k` that `field` selects: cached where `k` caches.

@@ -343,25 +343,16 @@ std::optional<isl::set> access_footprint(const KernelData& k, const std::string&
             user_assert(ndim == 0 || ndim == a.indices.size(), "LoopyError", "array '", name,
                         "' is accessed with different numbers of indices");
             ndim = a.indices.size();
-            isl::set d = domain_of(k, loops);
-            const int base = static_cast<int>(d.tuple_dim());
-            d = isl::manage(isl_set_add_dims(d.copy(), isl_dim_set, static_cast<unsigned>(ndim)));
-            for (std::size_t j = 0; j < ndim; ++j)
-                d = isl::manage(isl_set_set_dim_name(d.copy(), isl_dim_set, base + static_cast<int>(j),
-                                                     cat("_loom_axis", j).c_str()));
-            for (std::size_t j = 0; j < ndim; ++j) {
-                const auto idx = isl_util::to_pw_aff(a.indices[j], d);
-                if (!idx)
-                    throw Error("StaticValueFindingError",
-                                cat("cannot find the shape of '", name, "' from the non-affine index '",
-                                    to_string(a.indices[j]), "' in instruction '", insn.id,
-                                    "': declare its shape explicitly"));
-                const auto axis = isl_util::to_pw_aff(var(cat("_loom_axis", j)), d);
-                const isl::set eq = isl::manage(isl_pw_aff_eq_set(axis->copy(), idx->copy()));
-                d = isl::manage(isl_set_intersect(isl_set_align_params(d.copy(), isl_set_get_space(eq.get())),
-                                                  isl_set_align_params(eq.copy(), isl_set_get_space(d.get()))));
-            }
-            d = isl::manage(isl_set_project_out(d.copy(), isl_dim_set, 0, static_cast<unsigned>(base)));
+            const isl::set dom = domain_of(k, loops);
+            const std::optional<isl::map> touched = isl_util::exact_access_map(dom, a.indices);
+            if (!touched)
+                for (const ExprPtr& index : a.indices)
+                    if (!isl_util::to_pw_aff(index, dom))
+                        throw Error("StaticValueFindingError",
+                                    cat("cannot find the shape of '", name, "' from the non-affine index '",
+                                        to_string(index), "' in instruction '", insn.id,
+                                        "': declare its shape explicitly"));
+            isl::set d = touched->range();
             if (all) {
                 d = isl_util::align_params(d, all->space());
                 *all = isl_util::align_params(*all, d.space()).unite(d);
