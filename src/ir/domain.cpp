@@ -79,7 +79,7 @@ std::vector<int> needed_domains(const KernelData& k, const std::vector<std::stri
 
 isl::set flat_product(isl::set a, isl::set b) {
     unify_params(a, b);
-    return isl::manage(isl_set_flat_product(a.copy(), b.copy()));
+    return isl_util::plain_flat_product(a, b);
 }
 
 // A product of domains in independent factors (isl_util::independent_factors), the parameter values each
@@ -162,7 +162,7 @@ isl::set project(DomainProduct& product, const std::vector<std::string>& inames,
     }
     isl::set all = out ? *out : isl::set(isl_util::ctx(), "{ [] }");
     unify_params(all, params);
-    return isl_util::project_onto(all.intersect_params(params), inames);
+    return isl_util::project_onto(isl_util::plain_intersect_params(all, params), inames);
 }
 
 }  // namespace

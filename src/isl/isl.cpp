@@ -766,6 +766,43 @@ isl_set* add_single_constraint(const isl::set& s, const isl::pw_aff& pa, BinOp r
 
 }  // namespace
 
+namespace {
+
+// `combine` applied to every pair of disjuncts of `a` and `b` (parameters aligned), united; null when either
+// has none. isl's own set operations test each resulting disjunct for emptiness, an ILP each; here a
+// disjunct that is empty without isl noticing stays, and every later isl operation treats it as empty.
+template <class Combine>
+isl_set* per_disjunct(const isl::set& a, const isl::set& b, Combine combine) {
+    isl_set* x = isl_set_align_params(a.copy(), isl_set_get_space(b.get()));
+    isl_set* y = isl_set_align_params(b.copy(), isl_set_get_space(x));
+    isl_basic_set_list* xs = isl_set_get_basic_set_list(x);
+    isl_basic_set_list* ys = isl_set_get_basic_set_list(y);
+    isl_set* out = nullptr;
+    for (int i = 0, n = isl_basic_set_list_n_basic_set(xs); i < n; ++i)
+        for (int j = 0, m = isl_basic_set_list_n_basic_set(ys); j < m; ++j) {
+            isl_set* part = isl_set_from_basic_set(
+                combine(isl_basic_set_list_get_basic_set(xs, i), isl_basic_set_list_get_basic_set(ys, j)));
+            out = out ? isl_set_union(out, part) : part;
+        }
+    isl_basic_set_list_free(xs);
+    isl_basic_set_list_free(ys);
+    isl_set_free(x);
+    isl_set_free(y);
+    return out;
+}
+
+}  // namespace
+
+isl::set plain_intersect_params(const isl::set& s, const isl::set& params) {
+    isl_set* out = per_disjunct(s, params, isl_basic_set_intersect_params);
+    return out ? isl::manage(out) : s.intersect_params(params);
+}
+
+isl::set plain_flat_product(const isl::set& a, const isl::set& b) {
+    isl_set* out = per_disjunct(a, b, isl_basic_set_flat_product);
+    return out ? isl::manage(out) : isl::manage(isl_set_flat_product(a.copy(), b.copy()));
+}
+
 std::optional<isl::set> try_add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs) {
     internal_assert(rel == BinOp::Eq || rel == BinOp::Le || rel == BinOp::Lt || rel == BinOp::Ge || rel == BinOp::Gt,
                     "add_constraint: '", binop_text(rel), "' is not a comparison");

@@ -123,6 +123,11 @@ isl::pw_aff dim_size(const isl::set& s, int pos);
 /// `s` intersected with `lhs rel rhs` (rel: Eq, Le, Lt, Ge or Gt), both quasi-affine in the dimensions and
 /// parameters of `s`; other names they use become parameters.
 isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs);
+/// s.intersect_params(params) and isl_set_flat_product(a, b) without isl's emptiness test of every
+/// disjunct (an ILP each): a disjunct that is empty without isl noticing may stay.
+isl::set plain_intersect_params(const isl::set& s, const isl::set& params);
+isl::set plain_flat_product(const isl::set& a, const isl::set& b);
+
 /// add_constraint, or nullopt where a side is not quasi-affine.
 std::optional<isl::set> try_add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs);
 
