@@ -1,5 +1,6 @@
 #include "ir/expr.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
@@ -29,7 +30,11 @@ enum Prec : int {
     kAtom,
 };
 
-ExprPtr make(Expr e) { return std::make_shared<const Expr>(std::move(e)); }
+ExprPtr make(Expr e) {
+    e.depth = depth_over(e.args);
+    user_assert(e.depth <= kMaxExprDepth, "LoopyError", "expression nested deeper than ", kMaxExprDepth, " levels");
+    return std::make_shared<const Expr>(std::move(e));
+}
 
 Expr node(ExprKind kind, std::vector<ExprPtr> args = {}) {
     for (const ExprPtr& a : args) internal_assert(a != nullptr, "null operand in expression");
@@ -40,6 +45,12 @@ Expr node(ExprKind kind, std::vector<ExprPtr> args = {}) {
 }
 
 }  // namespace
+
+int depth_over(const std::vector<ExprPtr>& args) {
+    int deepest = 0;
+    for (const ExprPtr& a : args) deepest = std::max(deepest, a->depth);
+    return deepest + 1;
+}
 
 const char* binop_text(BinOp op) {
     switch (op) {

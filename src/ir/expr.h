@@ -62,7 +62,20 @@ struct Expr {
     BinOp op = BinOp::Add;
     std::string unop;
     bool allow_simultaneous = false;  // Reduction written `simul_reduce(...)`: its inames may be shared
+    /// Levels of the tree (1 for a leaf), set by the constructors below; never above kMaxExprDepth.
+    int depth = 1;
 };
+
+/// The deepest expression tree Loom builds. Every walk over expressions recurses once per level; bounding the
+/// depth where trees are made keeps those walks (and the destructor) within the stack that `loom` runs on
+/// (docs/tutorial.md, "Limits on input"). Deeper trees are a LoopyError where they would be made.
+constexpr int kMaxExprDepth = 12000;
+/// The deepest tree the parser accepts (a ParseError beyond): a sum of 10,000 subscripts, with room left below
+/// kMaxExprDepth for the levels that transformations and code generation add around what the user wrote.
+constexpr int kMaxParsedDepth = 10050;
+
+/// The depth a node over `args` would have.
+int depth_over(const std::vector<ExprPtr>& args);
 
 ExprPtr int_lit(std::int64_t v);
 ExprPtr float_lit(double v, DType suffix_type = DType::Unknown);

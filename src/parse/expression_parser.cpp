@@ -258,8 +258,20 @@ void ExpressionParser::unexpected(const Token& t) const {
     fail(t, cat("unexpected token '", t.text, "'"));
 }
 
+ExpressionParser::Nested::Nested(ExpressionParser& p) : p_(p) {
+    if (p_.nesting_ == kMaxNesting) p_.fail(p_.peek(), cat("expression nested more than ", kMaxNesting, " levels deep"));
+    ++p_.nesting_;
+}
+
+ExprPtr ExpressionParser::chain(const Token& op, BinOp kind, ExprPtr lhs, ExprPtr rhs) const {
+    if (depth_over({lhs, rhs}) > kMaxParsedDepth)
+        fail(op, cat("expression nested deeper than ", kMaxParsedDepth, " levels (split it with temporaries)"));
+    return binary(kind, std::move(lhs), std::move(rhs));
+}
+
 // Python's conditional expression `a if c else b`, the loosest binding and right-associative.
 ExprPtr ExpressionParser::expression() {
+    const Nested nested(*this);
     ExprPtr then = disjunction();
     if (!accept("if")) return then;
     ExprPtr cond = disjunction();
@@ -269,18 +281,27 @@ ExprPtr ExpressionParser::expression() {
 
 ExprPtr ExpressionParser::disjunction() {
     ExprPtr e = conjunction();
-    while (accept("or")) e = binary(BinOp::Or, e, conjunction());
+    while (peek().is("or")) {
+        const Token op = take();
+        e = chain(op, BinOp::Or, e, conjunction());
+    }
     return e;
 }
 
 ExprPtr ExpressionParser::conjunction() {
     ExprPtr e = negation();
-    while (accept("and")) e = binary(BinOp::And, e, negation());
+    while (peek().is("and")) {
+        const Token op = take();
+        e = chain(op, BinOp::And, e, negation());
+    }
     return e;
 }
 
 ExprPtr ExpressionParser::negation() {
-    if (accept("not")) return unary("not", negation());
+    if (accept("not")) {
+        const Nested nested(*this);
+        return unary("not", negation());
+    }
     return comparison();
 }
 
@@ -299,17 +320,19 @@ ExprPtr ExpressionParser::comparison() {
 ExprPtr ExpressionParser::arithmetic(int min_prec) {
     ExprPtr e = unary_expr();
     for (std::optional<BinOp> op; (op = arithmetic_op(peek())) && binop_precedence(*op) >= min_prec;) {
-        take();
-        e = binary(*op, e, arithmetic(binop_precedence(*op) + 1));
+        const Token t = take();
+        e = chain(t, *op, e, arithmetic(binop_precedence(*op) + 1));
     }
     return e;
 }
 
 ExprPtr ExpressionParser::unary_expr() {
-    if (accept("-")) return negate(unary_expr());
-    if (accept("+")) return unary_expr();
-    if (accept("~")) return unary("~", unary_expr());
-    return power();
+    if (!peek().is("-") && !peek().is("+") && !peek().is("~")) return power();
+    const Nested nested(*this);
+    const std::string op = take().text;
+    if (op == "-") return negate(unary_expr());
+    if (op == "+") return unary_expr();
+    return unary("~", unary_expr());
 }
 
 // As in Python, `**` binds tighter than a unary minus on its left and accepts one on its right:

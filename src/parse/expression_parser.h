@@ -88,10 +88,28 @@ private:
     ExprPtr general_reduction(const Token& fn);
     std::vector<ExprPtr> arguments(std::string_view close);
     std::optional<std::vector<std::string>> iname_argument();
+    /// `lhs op rhs` of a chain, whose depth grows without the parser recursing: ParseError at `op` when the
+    /// tree would exceed kMaxParsedDepth.
+    ExprPtr chain(const Token& op, BinOp kind, ExprPtr lhs, ExprPtr rhs) const;
+
+    /// Counts the parser's recursion (parentheses, calls, subscripts, unary operators) and refuses it past
+    /// kMaxNesting, so that hostile input ends in a ParseError instead of exhausting the stack.
+    class Nested {
+    public:
+        explicit Nested(ExpressionParser& p);
+        ~Nested() { --p_.nesting_; }
+        Nested(const Nested&) = delete;
+        Nested& operator=(const Nested&) = delete;
+
+    private:
+        ExpressionParser& p_;
+    };
+    static constexpr int kMaxNesting = 500;
 
     const SourceText& src_;
     std::vector<Token> tokens_;
     std::size_t pos_ = 0;
+    int nesting_ = 0;
 };
 
 }  // namespace loom::syntax
