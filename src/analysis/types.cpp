@@ -83,19 +83,6 @@ const Builtin* find_builtin(const std::string& name) {
     return nullptr;
 }
 
-ExprType variable_type(const KernelData& k, const ExprPtr& e) {
-    if (const Variable* v = find_variable(k, e->name)) return {v->dtype, false};
-    if (is_iname(k, e->name)) return {k.options.index_dtype, false};
-    if (find_rule(k.substitutions, e->name)) return expr_type(k, expand_rules(e, k.substitutions));
-    return {};
-}
-
-ExprType call_type(const KernelData& k, const ExprPtr& e) {
-    // A substitution rule not expanded yet is typed through its expansion.
-    if (find_rule(k.substitutions, e->name)) return expr_type(k, expand_rules(e, k.substitutions));
-    return {call_types(k, e).result, false};
-}
-
 // numpy's floor_divide and remainder, where a literal integer operand takes the other operand's type.
 DType floor_div_type(const ExprPtr& e, DType a, DType b) {
     const bool lit_a = e->args[0]->kind == ExprKind::IntLit, lit_b = e->args[1]->kind == ExprKind::IntLit;
@@ -110,8 +97,33 @@ void require_integral(const ExprPtr& e, DType a, DType b) {
         if (!is_integral(t)) operand_error(e, cat("operator '", binop_text(e->op), "'"), t);
 }
 
-ExprType binary_type(const KernelData& k, const ExprPtr& e) {
-    const ExprType a = expr_type(k, e->args[0]), b = expr_type(k, e->args[1]);
+}  // namespace
+
+ExprType ExprTyper::type(const ExprPtr& e) {
+    const auto it = memo_.find(e.get());
+    if (it != memo_.end()) return it->second.second;
+    const ExprType t = compute(e);
+    memo_.emplace(e.get(), std::make_pair(e, t));
+    return t;
+}
+
+ExprType ExprTyper::expansion_type(const ExprPtr& use) { return type(expand_rules(use, k_.substitutions)); }
+
+ExprType ExprTyper::variable_type(const ExprPtr& e) {
+    if (const Variable* v = find_variable(k_, e->name)) return {v->dtype, false};
+    if (is_iname(k_, e->name)) return {k_.options.index_dtype, false};
+    if (find_rule(k_.substitutions, e->name)) return expansion_type(e);
+    return {};
+}
+
+ExprType ExprTyper::call_type(const ExprPtr& e) {
+    // A substitution rule not expanded yet is typed through its expansion.
+    if (find_rule(k_.substitutions, e->name)) return expansion_type(e);
+    return {call_types(e).result, false};
+}
+
+ExprType ExprTyper::binary_type(const ExprPtr& e) {
+    const ExprType a = type(e->args[0]), b = type(e->args[1]);
     const bool weak = a.weak && b.weak;
     switch (e->op) {
         case BinOp::Eq: case BinOp::Ne: case BinOp::Lt: case BinOp::Le: case BinOp::Gt: case BinOp::Ge:
@@ -124,7 +136,7 @@ ExprType binary_type(const KernelData& k, const ExprPtr& e) {
     }
     if (a.dtype == DType::Unknown || b.dtype == DType::Unknown) return {};
     switch (e->op) {
-        case BinOp::Add: case BinOp::Sub: case BinOp::Mul: return {operation_type(k, e->args), weak};
+        case BinOp::Add: case BinOp::Sub: case BinOp::Mul: return {operation_type(e->args), weak};
         case BinOp::Div:
             if (is_integral(a.dtype) && is_integral(b.dtype)) return {DType::Float64, false};
             return {combine_types(a.dtype, b.dtype), weak};
@@ -139,32 +151,30 @@ ExprType binary_type(const KernelData& k, const ExprPtr& e) {
     }
 }
 
-ExprType unary_type(const KernelData& k, const ExprPtr& e) {
+ExprType ExprTyper::unary_type(const ExprPtr& e) {
     if (e->unop == "not") return {DType::Bool, false};
-    const ExprType t = expr_type(k, e->args[0]);
+    const ExprType t = type(e->args[0]);
     if (e->unop == "~" && t.dtype != DType::Unknown && !is_integral(t.dtype)) operand_error(e, "operator '~'", t.dtype);
     return t;
 }
 
-ExprType cast_type(const KernelData& k, const ExprPtr& e) {
-    const DType from = expr_type(k, e->args[0]).dtype;
+ExprType ExprTyper::cast_type(const ExprPtr& e) {
+    const DType from = type(e->args[0]).dtype;
     user_assert(!is_complex(from) || is_complex(e->dtype), "TypeInferenceError", "cannot cast a ", dtype_name(from),
                 " value to ", dtype_name(e->dtype), " in '", to_string(e), "' (take real(), imag() or abs() of it)");
     return {e->dtype, false};
 }
 
-ExprType reduction_type(const KernelData& k, const ExprPtr& e) {
+ExprType ExprTyper::reduction_type(const ExprPtr& e) {
     if (e->args.empty()) return {};
     if (e->name == "any" || e->name == "all") return {DType::Bool, false};
-    return {expr_type(k, e->args[0]).dtype, false};
+    return {type(e->args[0]).dtype, false};
 }
 
-}  // namespace
-
-DType operation_type(const KernelData& k, const std::vector<ExprPtr>& operands) {
+DType ExprTyper::operation_type(const std::vector<ExprPtr>& operands) {
     std::vector<DType> main, small;
     for (const ExprPtr& e : operands) {
-        const DType t = expr_type(k, e).dtype;
+        const DType t = type(e).dtype;
         if (t == DType::Unknown) return DType::Unknown;
         (is_small_int_literal(e) ? small : main).push_back(t);
     }
@@ -174,12 +184,12 @@ DType operation_type(const KernelData& k, const std::vector<ExprPtr>& operands) 
     return t;
 }
 
-CallTypes call_types(const KernelData& k, const ExprPtr& e) {
+CallTypes ExprTyper::call_types(const ExprPtr& e) {
     const Builtin* f = find_builtin(e->name);
     user_assert(f != nullptr, "TypeInferenceError", "unknown function '", e->name, "' in '", to_string(e), "'");
     user_assert(e->args.size() == f->arity, "LoopyError", "function '", e->name, "' takes ", f->arity,
                 f->arity == 1 ? " argument" : " arguments", ", not ", e->args.size(), ", in '", to_string(e), "'");
-    const DType t = operation_type(k, e->args);
+    const DType t = operation_type(e->args);
     if (t == DType::Unknown) return {};
     if (is_complex(t) && !f->complex_ok) operand_error(e, cat("function '", e->name, "'"), t);
     switch (f->family) {
@@ -195,7 +205,7 @@ CallTypes call_types(const KernelData& k, const ExprPtr& e) {
     return {};
 }
 
-ExprType expr_type(const KernelData& k, const ExprPtr& e) {
+ExprType ExprTyper::compute(const ExprPtr& e) {
     switch (e->kind) {
         case ExprKind::IntLit: return {int_literal_type(e->ival), true};
         case ExprKind::FloatLit:
@@ -203,20 +213,22 @@ ExprType expr_type(const KernelData& k, const ExprPtr& e) {
         case ExprKind::ImagLit:
             return e->dtype == DType::Unknown ? ExprType{imag_literal_type(e->fval), true} : ExprType{e->dtype, false};
         case ExprKind::Var:
-        case ExprKind::Subscript: return variable_type(k, e);
-        case ExprKind::Call: return call_type(k, e);
-        case ExprKind::Binary: return binary_type(k, e);
-        case ExprKind::Unary: return unary_type(k, e);
+        case ExprKind::Subscript: return variable_type(e);
+        case ExprKind::Call: return call_type(e);
+        case ExprKind::Binary: return binary_type(e);
+        case ExprKind::Unary: return unary_type(e);
         case ExprKind::If: {
-            const ExprType a = expr_type(k, e->args[1]), b = expr_type(k, e->args[2]);
+            const ExprType a = type(e->args[1]), b = type(e->args[2]);
             if (a.dtype == DType::Unknown || b.dtype == DType::Unknown) return {};
             return {combine_types(a.dtype, b.dtype), a.weak && b.weak};
         }
-        case ExprKind::Cast: return cast_type(k, e);
-        case ExprKind::Reduction: return reduction_type(k, e);
+        case ExprKind::Cast: return cast_type(e);
+        case ExprKind::Reduction: return reduction_type(e);
     }
     return {};
 }
+
+ExprType expr_type(const KernelData& k, const ExprPtr& e) { return ExprTyper(k).type(e); }
 
 namespace {
 

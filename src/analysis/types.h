@@ -12,6 +12,7 @@
 
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/kernel.h"
@@ -23,9 +24,46 @@ struct ExprType {
     bool weak = false;  // an untyped literal: code generation prints it in the type it is used in
 };
 
-/// The type of `e` in kernel `k` (inames have the index dtype); Unknown while a variable's type is.
-/// An unknown function, a wrong argument count or an operand type an operation does not accept is a
-/// TypeInferenceError (LoopyError for the argument count) naming it.
+/// A built-in function call's types: its arguments are converted to `args`, it returns `result`.
+struct CallTypes {
+    DType args = DType::Unknown;
+    DType result = DType::Unknown;
+};
+
+/// Types expressions of kernel `k`, each node once: the types are kept per node, so that typing a tree (or
+/// every sub-tree of it, as code generation does) takes time linear in its size. The kernel's variable types
+/// must not change while a typer is in use.
+class ExprTyper {
+public:
+    explicit ExprTyper(const KernelData& k) : k_(k) {}
+
+    /// The type of `e` (inames have the index dtype); Unknown while a variable's type is. An unknown
+    /// function, a wrong argument count or an operand type an operation does not accept is a
+    /// TypeInferenceError (LoopyError for the argument count) naming it.
+    ExprType type(const ExprPtr& e);
+    /// The common type in which `operands` of a sum, product or comparison are computed (the small-literal
+    /// rule above applied).
+    DType operation_type(const std::vector<ExprPtr>& operands);
+    /// Unknown fields while an argument's type is unknown. `call` is a Call of a built-in function.
+    CallTypes call_types(const ExprPtr& call);
+
+private:
+    ExprType compute(const ExprPtr& e);
+    ExprType variable_type(const ExprPtr& e);
+    ExprType call_type(const ExprPtr& e);
+    ExprType binary_type(const ExprPtr& e);
+    ExprType unary_type(const ExprPtr& e);
+    ExprType cast_type(const ExprPtr& e);
+    ExprType reduction_type(const ExprPtr& e);
+    // Substitution rules are typed through their expansion, made once per use.
+    ExprType expansion_type(const ExprPtr& use);
+
+    const KernelData& k_;
+    // Keyed by node; the node is held so that its address is not reused while the typer lives.
+    std::unordered_map<const Expr*, std::pair<ExprPtr, ExprType>> memo_;
+};
+
+/// The type of `e` in kernel `k` (ExprTyper::type, for one expression).
 ExprType expr_type(const KernelData& k, const ExprPtr& e);
 
 /// Two operand types combined (numpy's result_type, int32 with float32 giving float32).
@@ -36,17 +74,6 @@ DType int_literal_type(std::int64_t v);
 DType float_literal_type(double v);
 DType imag_literal_type(double v);
 
-/// The common type in which `operands` of a sum, product or comparison are computed (the small-literal
-/// rule above applied).
-DType operation_type(const KernelData& k, const std::vector<ExprPtr>& operands);
-
-/// A built-in function call's types: its arguments are converted to `args`, it returns `result`.
-struct CallTypes {
-    DType args = DType::Unknown;
-    DType result = DType::Unknown;
-};
-/// Unknown fields while an argument's type is unknown. `call` is a Call of a built-in function.
-CallTypes call_types(const KernelData& k, const ExprPtr& call);
 
 /// Returns `k` with the given dtypes applied to arguments whose dtype is unknown (unknown names are an
 /// error), domain parameters typed as the index dtype, and temporaries typed from their writes.

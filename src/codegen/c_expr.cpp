@@ -262,7 +262,7 @@ std::string CExprPrinter::imag_literal(const ExprPtr& e, DType want, int& prec) 
 }
 
 std::string CExprPrinter::converted(const ExprPtr& e, DType to, int parent_prec, bool right_operand) {
-    const ExprType from = expr_type(k_, e);
+    const ExprType from = typer_.type(e);
     // Untyped literals are printed in the wanted type directly; OpenCL's complex types are vectors, which a
     // real would fill in both components.
     const bool real_to_vector = target_ == TargetKind::OpenCL && is_complex(to) && !is_complex(from.dtype);
@@ -276,7 +276,7 @@ std::string CExprPrinter::converted(const ExprPtr& e, DType to, int parent_prec,
 }
 
 bool CExprPrinter::needs_casts(const ExprPtr& a, const ExprPtr& b, DType t) {
-    const DType c = c_arithmetic_type(expr_type(k_, a).dtype, expr_type(k_, b).dtype);
+    const DType c = c_arithmetic_type(typer_.type(a).dtype, typer_.type(b).dtype);
     return t != DType::Bool && !computes_as(c, t);
 }
 
@@ -312,7 +312,7 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
 }
 
 std::string CExprPrinter::print_unary(const ExprPtr& e, DType want, int& prec) {
-    const DType t = expr_type(k_, e).dtype;
+    const DType t = typer_.type(e).dtype;
     const ExprPtr& x = e->args[0];
     prec = kUnary;
     if (e->unop == "not") return "!" + print_prec(x, DType::Unknown, kUnary);
@@ -337,7 +337,7 @@ std::string CExprPrinter::print_negation(const ExprPtr& x, DType t, int& prec, b
 
 std::string CExprPrinter::print_term(const ExprPtr& term, DType sum_type, int parent_prec, bool right_operand) {
     // A term of the other signedness is cast, so that C computes in the sum's (numpy's) type.
-    const DType tt = sum_type == DType::Unknown ? DType::Unknown : expr_type(k_, term).dtype;
+    const DType tt = sum_type == DType::Unknown ? DType::Unknown : typer_.type(term).dtype;
     if (is_integer(tt) && tt != sum_type && is_signed(tt) != is_signed(sum_type))
         return parenthesized_if("(" + c_type(sum_type, target_) + ") " + print_prec(term, DType::Unknown, kUnary), kUnary,
                                 parent_prec, right_operand);
@@ -381,7 +381,7 @@ std::string CExprPrinter::guard(const ExprPtr& cond) {
     if (cond->kind == ExprKind::Binary && cond->op == BinOp::And) return guard(cond->args[0]) + " && " + guard(cond->args[1]);
     const bool comparison = cond->kind == ExprKind::Binary && cond->op >= BinOp::Eq && cond->op <= BinOp::Ge &&
                             cond->op != BinOp::Ne;
-    if (!comparison || !is_integer(expr_type(k_, cond->args[0]).dtype) || !is_integer(expr_type(k_, cond->args[1]).dtype))
+    if (!comparison || !is_integer(typer_.type(cond->args[0]).dtype) || !is_integer(typer_.type(cond->args[1]).dtype))
         return print(cond);
     const ExprPtr& a = cond->args[0];
     const ExprPtr& b = cond->args[1];
@@ -418,7 +418,7 @@ ExprPtr CExprPrinter::canonical_sum(const ExprPtr& e) const {
 }
 
 std::string CExprPrinter::print_binary(const ExprPtr& e, DType want, int& prec) {
-    const DType t = expr_type(k_, e).dtype;
+    const DType t = typer_.type(e).dtype;
     switch (e->op) {
         case BinOp::And:
         case BinOp::Or: {
@@ -433,7 +433,7 @@ std::string CExprPrinter::print_binary(const ExprPtr& e, DType want, int& prec) 
         case BinOp::Mod: return print_floor_div(e, prec);
         case BinOp::Pow: return print_pow(e, prec);
         case BinOp::Div: {
-            const DType ta = expr_type(k_, e->args[0]).dtype, tb = expr_type(k_, e->args[1]).dtype;
+            const DType ta = typer_.type(e->args[0]).dtype, tb = typer_.type(e->args[1]).dtype;
             if (!is_floating(ta) && !is_floating(tb)) return print_true_division(e, want, prec);
             break;
         }
@@ -461,7 +461,7 @@ std::string CExprPrinter::print_arithmetic(const ExprPtr& e, DType t, int& prec)
 }
 
 std::string CExprPrinter::print_comparison(const ExprPtr& e, int& prec) {
-    const DType t = operation_type(k_, e->args);
+    const DType t = typer_.operation_type(e->args);
     if (is_complex(t) && target_ == TargetKind::OpenCL) {
         const std::string eq =
             complex_fn("eq", t) + "(" + converted(e->args[0], t, 0) + ", " + converted(e->args[1], t, 0) + ")";
@@ -486,7 +486,7 @@ std::string CExprPrinter::print_true_division(const ExprPtr& e, DType want, int&
 
 std::string CExprPrinter::print_floor_div(const ExprPtr& e, int& prec) {
     // Untyped only in isl's loop bounds, on indices.
-    const DType et = expr_type(k_, e).dtype, t = et == DType::Unknown ? k_.options.index_dtype : et;
+    const DType et = typer_.type(e).dtype, t = et == DType::Unknown ? k_.options.index_dtype : et;
     const ExprPtr &a = e->args[0], &b = e->args[1];
     const bool floor_div = e->op == BinOp::FloorDiv;
     if (is_float(t)) {
@@ -494,12 +494,14 @@ std::string CExprPrinter::print_floor_div(const ExprPtr& e, int& prec) {
         return integer_helper("mod", t) + "(" + converted(a, t, 0) + ", " + converted(b, t, 0) + ")";
     }
     const auto known_nonnegative = [&](const ExprPtr& x) {
-        const DType tx = expr_type(k_, x).dtype;
+        const DType tx = typer_.type(x).dtype;
         return (is_integer(tx) && !is_signed(tx)) || tx == DType::Bool || nonnegative(x);
     };
     const std::string base = floor_div ? "floor_div" : "mod";
+    const bool nonzero_literal = b->kind == ExprKind::IntLit && b->ival != 0;
     if (known_nonnegative(b)) {
-        if (known_nonnegative(a)) {
+        // On C a division by zero kills the process: unless the divisor is a literal, the helper guards it.
+        if (known_nonnegative(a) && (nonzero_literal || target_ != TargetKind::C)) {
             prec = kMul;
             return print_prec(a, t, kMul) + (floor_div ? " / " : " % ") + print_prec(b, t, kMul, true);
         }
@@ -509,9 +511,9 @@ std::string CExprPrinter::print_floor_div(const ExprPtr& e, int& prec) {
 }
 
 std::string CExprPrinter::print_pow(const ExprPtr& e, int& prec) {
-    const DType t = expr_type(k_, e).dtype;
+    const DType t = typer_.type(e).dtype;
     const ExprPtr &base = e->args[0], &exponent = e->args[1];
-    const DType te = expr_type(k_, exponent).dtype;
+    const DType te = typer_.type(exponent).dtype;
     // Small constant exponents need no call, as loopy prints them (a complex power is converted to its
     // type, which may be wider than the base's).
     const bool small = exponent->kind == ExprKind::IntLit && exponent->ival >= 0 && exponent->ival <= 2;
@@ -530,7 +532,7 @@ std::string CExprPrinter::print_pow(const ExprPtr& e, int& prec) {
 // precision), pyopencl-complex's functions on OpenCL, chosen by which operands are complex (`cfloat_mulr`).
 std::string CExprPrinter::print_complex_arithmetic(const ExprPtr& e, DType t, int& prec) {
     const ExprPtr &a = e->args[0], &b = e->args[1];
-    const bool ca = is_complex(expr_type(k_, a).dtype), cb = is_complex(expr_type(k_, b).dtype);
+    const bool ca = is_complex(typer_.type(a).dtype), cb = is_complex(typer_.type(b).dtype);
     const DType r = real_part_type(t);
     // Type inference lets only these operators reach complex operands.
     internal_assert(e->op == BinOp::Add || e->op == BinOp::Sub || e->op == BinOp::Mul || e->op == BinOp::Div,
@@ -549,7 +551,7 @@ std::string CExprPrinter::print_complex_arithmetic(const ExprPtr& e, DType t, in
 
 std::string CExprPrinter::print_if(const ExprPtr& e, DType want, int& prec) {
     prec = kCond;
-    const ExprType t = expr_type(k_, e);
+    const ExprType t = typer_.type(e);
     // Literal branches are printed in the type the enclosing operation wants, as loopy passes it down.
     const DType w = t.weak && is_float(want) ? want : t.dtype;
     const std::string cond = print_prec(e->args[0], DType::Unknown, kOr) + " ? ";
@@ -558,7 +560,7 @@ std::string CExprPrinter::print_if(const ExprPtr& e, DType want, int& prec) {
 }
 
 std::string CExprPrinter::print_cast(const ExprPtr& e, int& prec) {
-    const DType from = expr_type(k_, e->args[0]).dtype;
+    const DType from = typer_.type(e->args[0]).dtype;
     if (is_complex(e->dtype) && target_ == TargetKind::OpenCL) {
         if (from == e->dtype) return print_node(e->args[0], e->dtype, prec);
         return converted(e->args[0], e->dtype, 0);
@@ -573,7 +575,7 @@ std::string CExprPrinter::math_name(const std::string& f, DType t) const {
 }
 
 std::string CExprPrinter::print_call(const ExprPtr& e, int& prec) {
-    CallTypes ct = call_types(k_, e);
+    CallTypes ct = typer_.call_types(e);
     // Instructions are fully typed by now: what is not are isl's min/max of loop bounds, on indices.
     if (ct.args == DType::Unknown) ct = {k_.options.index_dtype, k_.options.index_dtype};
     if (is_complex(ct.args)) return print_complex_call(e, ct.args);
@@ -588,7 +590,7 @@ std::string CExprPrinter::print_real_call(const ExprPtr& e, DType t, int& prec) 
     std::vector<std::string> args;
     for (const ExprPtr& a : e->args) {
         // OpenCL's integer builtins are overloaded: a literal needs the argument type spelled out.
-        const bool typed_literal = !c_like && is_integer(t) && t != DType::Int32 && expr_type(k_, a).weak;
+        const bool typed_literal = !c_like && is_integer(t) && t != DType::Int32 && typer_.type(a).weak;
         args.push_back(typed_literal ? "(" + c_type(t, target_) + ") " + print_prec(a, t, kUnary) : converted(a, t, 0));
     }
     const std::string list = "(" + join_args(args) + ")";
@@ -665,7 +667,7 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
         }
         const ExprPtr s = scaled(v->strides[j]);
         // Each index prints as loopy prints affine expressions: constant first, then inames in domain order.
-        const ExprPtr idx = is_integer(expr_type(k_, e->args[j]).dtype) ? canonical_sum(e->args[j]) : e->args[j];
+        const ExprPtr idx = is_integer(typer_.type(e->args[j]).dtype) ? canonical_sum(e->args[j]) : e->args[j];
         const ExprPtr term = (s->kind == ExprKind::IntLit && s->ival == 1) ? idx : binary(BinOp::Mul, s, idx);
         flat = flat ? binary(BinOp::Add, flat, term) : term;
     }
@@ -676,8 +678,8 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
 }
 
 std::string CExprPrinter::assignment(const ExprPtr& lhs, const ExprPtr& rhs) {
-    const DType lt = expr_type(k_, lhs).dtype;
-    const ExprType rt = expr_type(k_, rhs);
+    const DType lt = typer_.type(lhs).dtype;
+    const ExprType rt = typer_.type(rhs);
     std::string value;
     if (is_complex(lt) && target_ == TargetKind::OpenCL) {
         value = converted(rhs, lt, 0);
@@ -703,20 +705,21 @@ std::string CExprPrinter::define(const std::string& name, const std::string& ret
 }
 
 // Python's floor division and modulo (loopy's loopy_floor_div_int32, ...); `_pos_b` variants for a divisor
-// known to be positive. The float modulo takes fmod's remainder to the divisor's sign.
+// known to be non-negative. The float modulo takes fmod's remainder to the divisor's sign. An integer division
+// by zero traps in C: on the C target it gives 0, as numpy's (OpenCL C leaves the value unspecified).
 std::string CExprPrinter::integer_helper(const std::string& op, DType t) {
     const std::string ct = c_type(t, target_);
-    std::string body;
+    std::string body = target_ == TargetKind::C && !is_float(t) ? "if (b == 0)\n  return 0;\n" : "";
     if (op == "floor_div")
-        body = "if ((a < 0) != (b < 0))\n  a = a - (b + (b < 0) - (b >= 0));\nreturn a / b;";
+        body += "if ((a < 0) != (b < 0))\n  a = a - (b + (b < 0) - (b >= 0));\nreturn a / b;";
     else if (op == "floor_div_pos_b")
-        body = "if (a < 0)\n  a = a - (b - 1);\nreturn a / b;";
+        body += "if (a < 0)\n  a = a - (b - 1);\nreturn a / b;";
     else if (op == "mod" && is_float(t))
         body = ct + " r = " + math_name("fmod", t) + "(a, b);\nif (r != 0 && ((r < 0) != (b < 0)))\n  r = r + b;\nreturn r;";
     else if (op == "mod")
-        body = ct + " r = a % b;\nif (r < 0 && b > 0)\n  r = r + b;\nif (r > 0 && b < 0)\n  r = r + b;\nreturn r;";
+        body += ct + " r = a % b;\nif (r < 0 && b > 0)\n  r = r + b;\nif (r > 0 && b < 0)\n  r = r + b;\nreturn r;";
     else
-        body = ct + " r = a % b;\nif (r < 0)\n  r = r + b;\nreturn r;";
+        body += ct + " r = a % b;\nif (r < 0)\n  r = r + b;\nreturn r;";
     return define("loopy_" + op + "_" + dtype_name(t), ct, ct + " a, " + ct + " b", body);
 }
 

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/types.h"
 #include "codegen/target.h"
 #include "ir/kernel.h"
 
@@ -26,7 +27,7 @@ namespace loom {
 
 class CExprPrinter {
 public:
-    CExprPrinter(const KernelData& k, TargetKind target) : k_(k), target_(target) {}
+    CExprPrinter(const KernelData& k, TargetKind target) : k_(k), typer_(k), target_(target) {}
 
     /// `want`: the type the value is wanted in (untyped literals are printed in it); Unknown: their own type.
     std::string print(const ExprPtr& e, DType want = DType::Unknown);
@@ -88,6 +89,7 @@ private:
     std::string complex_fn(const std::string& op, DType t);
 
     const KernelData& k_;
+    ExprTyper typer_;  // one for all printed expressions: each node is typed once
     TargetKind target_;
     std::vector<std::pair<std::string, std::string>> helpers_;  // (name, definition), dependencies first
     std::set<DType> complex_types_;                             // used by printed expressions

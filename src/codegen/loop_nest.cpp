@@ -525,6 +525,38 @@ isl::set build_context(const KernelData& k, const std::vector<isl::set>& domains
     return isl_util::project_out(ctx, unused);
 }
 
+// Consecutive instructions in the same loops over the same domain go to isl as one statement, expanded again
+// in the generated loops: isl's AST generator takes time quadratic in the statements of a sequence, and the
+// instructions of long kernels mostly come in runs in one loop body.
+bool runs_with(const Placed& a, const isl::set& da, const Placed& b, const isl::set& db) {
+    const auto plain = [](const Placed& p) { return p.stmt.insn && !p.stmt.barrier && !p.lanes; };
+    const std::size_t depth = a.nest.size();
+    return plain(a) && plain(b) && a.nest == b.nest && a.slab == b.slab &&
+           a.stmt.slab_comments == b.stmt.slab_comments && a.positions.size() > depth &&
+           b.positions.size() > depth && std::equal(a.positions.begin(), a.positions.begin() + depth, b.positions.begin()) &&
+           da.is_equal(db);
+}
+
+// The statements of each run: by the name of the first, which stands for the run in the schedule.
+using Runs = std::map<std::string, std::vector<std::string>>;
+
+// Puts the other statements of a run after the first wherever the first is in `n`.
+void expand_runs(isl_util::AstNode& n, const Runs& runs) {
+    std::vector<isl_util::AstNode> children;
+    for (isl_util::AstNode& c : n.children) {
+        expand_runs(c, runs);
+        const auto run = c.kind == isl_util::AstNode::Kind::User ? runs.find(c.statement) : runs.end();
+        children.push_back(std::move(c));
+        if (run == runs.end()) continue;
+        for (std::size_t m = 1; m < run->second.size(); ++m) {
+            isl_util::AstNode copy = children.back();
+            copy.statement = run->second[m];
+            children.push_back(std::move(copy));
+        }
+    }
+    n.children = std::move(children);
+}
+
 }  // namespace
 
 LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types) {
@@ -535,17 +567,29 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     if (placed.empty()) return out;
     const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
+    std::vector<Placed> leaders;
     std::vector<isl::set> domains;
-    for (const Placed& p : placed) domains.push_back(statement_domain(k, p, ids ? &*ids : nullptr));
+    Runs runs;
+    for (const Placed& p : placed) {
+        const isl::set d = statement_domain(k, p, ids ? &*ids : nullptr);
+        if (!leaders.empty() && runs_with(leaders.back(), domains.back(), p, d)) {
+            runs[leaders.back().name].push_back(p.name);
+            continue;
+        }
+        leaders.push_back(p);
+        domains.push_back(d);
+        runs[p.name] = {p.name};
+    }
     const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);
-    const isl_util::MarkedLoops marked = independent_unrolled_loops(k, placed, domains);
+    const isl_util::MarkedLoops marked = independent_unrolled_loops(k, leaders, domains);
     if (!marked.empty()) {
         std::vector<std::string> names;
         for (const auto& [iname, range] : marked) names.push_back(iname);
         for (isl::set& d : domains) d = isl_util::project_out(d, names);
     }
-    isl_util::AstNode loops = isl_util::generate_ast(ScheduleTree(placed, domains, marked).build(), context, marked);
+    isl_util::AstNode loops = isl_util::generate_ast(ScheduleTree(leaders, domains, marked).build(), context, marked);
     restore_marked_args(loops, out.statements, marked);
+    expand_runs(loops, runs);
     rename_iterators(loops, {}, out.statements);
     out.root = unroll_loops(loops, unrolled_lengths(k, placed), context);
     return out;

@@ -14,12 +14,12 @@ struct Unvectorizable {};
 class VectorizabilityChecker {
 public:
     VectorizabilityChecker(const KernelData& k, const std::string& iname, std::int64_t length, DType element)
-        : k_(k), iname_(iname), length_(length), element_(element) {}
+        : k_(k), typer_(k), iname_(iname), length_(length), element_(element) {}
 
     /// Whether `e` is a vector; throws Unvectorizable when it cannot be computed as one.
     bool is_vector(const ExprPtr& e) {
         const bool vector = classify(e);
-        if (vector && expr_type(k_, e).dtype != element_) throw Unvectorizable{};
+        if (vector && typer_.type(e).dtype != element_) throw Unvectorizable{};
         return vector;
     }
 
@@ -85,6 +85,7 @@ private:
     }
 
     const KernelData& k_;
+    ExprTyper typer_;
     const std::string& iname_;
     std::int64_t length_;
     DType element_;

@@ -218,11 +218,21 @@ isl::schedule marked_schedule(const isl::schedule& body, const std::string& name
     return isl::manage(out);
 }
 
+namespace {
+
+// parts[lo, hi) in sequence, merged as a balanced tree: isl flattens nested sequences by copying the children of
+// both sides, so adding one part at a time would take time quadratic in the number of parts.
+isl_schedule* sequence_of(const std::vector<isl::schedule>& parts, std::size_t lo, std::size_t hi) {
+    if (hi - lo == 1) return parts[lo].copy();
+    const std::size_t mid = lo + (hi - lo) / 2;
+    return isl_schedule_sequence(sequence_of(parts, lo, mid), sequence_of(parts, mid, hi));
+}
+
+}  // namespace
+
 isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts) {
     internal_assert(!parts.empty(), "a sequence of no schedules");
-    isl_schedule* out = parts[0].copy();
-    for (std::size_t i = 1; i < parts.size(); ++i) out = isl_schedule_sequence(out, parts[i].copy());
-    return isl::manage(out);
+    return isl::manage(sequence_of(parts, 0, parts.size()));
 }
 
 namespace {

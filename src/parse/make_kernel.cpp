@@ -67,13 +67,17 @@ void assign_ids(KernelData& k) {
             user_assert(used.insert(insn.id).second, "LoopyError", "instruction id '", insn.id,
                         "' is used more than once (line ", insn.line, ")");
         }
+    // The smallest free suffix of a base only grows: each search starts where the last one for its base stopped,
+    // so that naming n instructions takes linear time.
+    std::map<std::string, int> next;  // -1: the base itself
     for (Instruction& insn : k.instructions) {
         if (!insn.id.empty()) continue;
         const std::string base = insn.id_prefix.empty() ? "insn" : insn.id_prefix;
-        std::string id = base;
-        for (int n = 0; used.count(id); ++n) id = cat(base, "_", n);
-        used.insert(id);
-        insn.id = id;
+        int& n = next.try_emplace(base, -1).first->second;
+        const auto candidate = [&] { return n < 0 ? base : cat(base, "_", n); };
+        while (used.count(candidate())) ++n;
+        insn.id = candidate();
+        used.insert(insn.id);
     }
 }
 

@@ -1,6 +1,7 @@
 #include "schedule/linearize.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -42,7 +43,10 @@ public:
     Linearizer(const Kernel& k, bool hardware_as_loops) : k_(k), hardware_as_loops_(hardware_as_loops) {
         const std::vector<std::string> inames = k.all_inames();
         for (std::size_t n = 0; n < inames.size(); ++n) iname_order_[inames[n]] = static_cast<int>(n);
-        for (const Instruction& insn : k->instructions) loops_[insn.id] = loop_inames(insn);
+        for (const Instruction& insn : k->instructions) {
+            loops_[insn.id] = loop_inames(insn);
+            top_priority_ = std::max(top_priority_, insn.priority);
+        }
         find_nesting_around();
         find_loop_dependencies();
         find_bound_writers();
@@ -161,12 +165,15 @@ private:
                std::all_of(s.active.begin(), s.active.end(), [&](const std::string& a) { return loops.count(a) != 0; });
     }
 
-    // The ready instruction that goes first: highest priority, then source order.
+    // The ready instruction that goes first: highest priority, then source order. The first ready one of the
+    // kernel's top priority ends the scan, so that a kernel of many instructions is not scanned whole per step.
     const Instruction* ready_instruction(const SearchState& s) const {
         const Instruction* best = nullptr;
-        for (const Instruction* insn : s.pending)
-            if (loops_.at(insn->id).size() == s.active.size() && reachable(s, *insn) && (!best || insn->priority > best->priority))
-                best = insn;
+        for (const Instruction* insn : s.pending) {
+            if (loops_.at(insn->id).size() != s.active.size() || !reachable(s, *insn)) continue;
+            if (!best || insn->priority > best->priority) best = insn;
+            if (best->priority == top_priority_) break;
+        }
         return best;
     }
 
@@ -367,6 +374,7 @@ private:
     std::set<std::string> failed_;                  // dead ends seen, by state_key
     std::vector<LinearItem> result_;
     long budget_ = kBudget;
+    int top_priority_ = std::numeric_limits<int>::min();  // the highest priority of an instruction
 };
 
 }  // namespace

@@ -132,7 +132,7 @@ TEST_CASE("math functions compute integers in float64 and take complex parts") {
     CHECK(type_of("exp(c128[i])") == DType::Complex128);
     CHECK(type_of("min(i64[i], 2)") == DType::Int64);
     CHECK(type_of("max(f32[i], 0)") == DType::Float32);
-    const CallTypes ct = call_types(*typed_kernel(kArrays), parse_expression("sin(i32[i])"));
+    const CallTypes ct = ExprTyper(*typed_kernel(kArrays)).call_types(parse_expression("sin(i32[i])"));
     CHECK(ct.args == DType::Float64);
     CHECK(ct.result == DType::Float64);
 }
