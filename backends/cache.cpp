@@ -108,6 +108,22 @@ std::optional<std::string> read_file(const std::string& path) {
     return std::move(contents).str();
 }
 
+namespace {
+
+std::string seal_of(std::string_view data) { return cat("loom-seal ", data.size(), " ", ContentHash().add(data).hex(), "\n"); }
+
+}  // namespace
+
+void write_seal(const std::string& path, std::string_view data) { write_file_atomically(path + ".seal", seal_of(data)); }
+
+std::optional<std::string> read_sealed(const std::string& path) {
+    const std::optional<std::string> seal = read_file(path + ".seal");
+    if (!seal) return std::nullopt;
+    std::optional<std::string> data = read_file(path);
+    if (!data || seal_of(*data) != *seal) return std::nullopt;
+    return data;
+}
+
 void write_file_atomically(const std::string& path, const std::string& data) {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     std::error_code ec;

@@ -35,4 +35,13 @@ std::optional<std::string> cache_file(std::string_view subdir, std::string_view 
 /// The whole contents of a file, or nothing when it cannot be read.
 std::optional<std::string> read_file(const std::string& path);
 
+/// Records the length and content hash of the cache entry `path` now holds (or, with `data`, is about to
+/// hold) in `path.seal`, so that read_sealed can tell a truncated or altered entry. Call before the entry is
+/// put in place.
+void write_seal(const std::string& path, std::string_view data);
+
+/// The contents of the cache entry `path` when they match its seal (length and hash); nothing when the entry
+/// or its seal is missing, unreadable or does not match: a damaged entry is rebuilt, never loaded.
+std::optional<std::string> read_sealed(const std::string& path);
+
 }  // namespace loom::backend

@@ -1,6 +1,7 @@
 #include "lua/args.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "support/error.h"
@@ -35,6 +36,11 @@ std::int64_t check_integer(lua_State* L, int arg, const char* fname) {
         arg_error(L, arg, fname, expected(L, arg, "number"));
     }
     return v;
+}
+
+int to_int(lua_State* L, std::int64_t v, int arg, const char* fname, const std::string& what) {
+    if (v < INT_MIN || v > INT_MAX) arg_error(L, arg, fname, cat(what, "integer ", v, " out of range"));
+    return static_cast<int>(v);
 }
 
 double check_number(lua_State* L, int arg, const char* fname) {

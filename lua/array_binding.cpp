@@ -354,8 +354,8 @@ int l_tostring(lua_State* L) {
 }
 
 int l_gc(lua_State* L) {
-    auto* box = static_cast<ArrayBox*>(test_udata(L, 1, kArrayMeta));
-    if (box && box->array) {
+    auto* box = static_cast<ArrayBox*>(check_udata(L, 1, kArrayMeta, "__gc"));  // getmetatable(a).__gc(x)
+    if (box->array) {
         box->array->~HostArray();
         box->array = nullptr;
     }

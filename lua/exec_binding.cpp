@@ -24,9 +24,9 @@ struct ExecutorHandle {
     std::shared_ptr<backend::Executor> exec;
 };
 
+// Also reachable as getmetatable(exec).__gc(x): a foreign `x` is an error, a second call does nothing.
 int executor_gc(lua_State* L) {
-    auto* h = static_cast<ExecutorHandle*>(lua_touserdata(L, 1));
-    if (h) h->exec.reset();
+    static_cast<ExecutorHandle*>(check_udata(L, 1, kExecutorMeta, "__gc"))->exec.reset();
     return 0;
 }
 
@@ -39,6 +39,16 @@ void push_executor(lua_State* L, std::shared_ptr<backend::Executor> e) {
 
 ExecutorHandle* test_executor(lua_State* L, int idx) {
     return static_cast<ExecutorHandle*>(test_udata(L, idx, kExecutorMeta));
+}
+
+// The executor at `idx`, which must not have been finalized (by an explicit __gc call).
+const std::shared_ptr<backend::Executor>& live_executor(lua_State* L, ExecutorHandle& h, int idx, const char* fname) {
+    if (!h.exec) arg_error(L, idx, fname, "executor has been collected");
+    return h.exec;
+}
+
+backend::Executor& check_executor(lua_State* L, int idx, const char* fname) {
+    return *live_executor(L, *static_cast<ExecutorHandle*>(check_udata(L, idx, kExecutorMeta, fname)), idx, fname);
 }
 
 int cl_queue(lua_State* L) {
@@ -57,23 +67,23 @@ int c_executor(lua_State* L) {
     backend::COptions o;
     if (auto cc = opt_string(L, 1, "cc", f)) o.cc = *cc;
     if (auto flags = opt_string_list(L, 1, "cflags", f)) o.cflags = *flags;
-    if (auto t = opt_integer(L, 1, "threads", f)) o.threads = static_cast<int>(*t);
+    if (auto t = opt_integer(L, 1, "threads", f)) o.threads = to_int(L, *t, 1, f, "option 'threads': ");
     push_executor(L, backend::make_c_executor(o));
     return 1;
 }
 
 int executor_index(lua_State* L) {
-    auto* h = static_cast<ExecutorHandle*>(check_udata(L, 1, kExecutorMeta, "__index"));
+    const backend::Executor& exec = check_executor(L, 1, "__index");
     const std::string key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
-    if (key == "target") lua_pushstring(L, h->exec->target().c_str());
-    else if (key == "device") lua_pushstring(L, h->exec->description().c_str());
+    if (key == "target") lua_pushstring(L, exec.target().c_str());
+    else if (key == "device") lua_pushstring(L, exec.description().c_str());
     else lua_pushnil(L);
     return 1;
 }
 
 int executor_tostring(lua_State* L) {
-    auto* h = static_cast<ExecutorHandle*>(check_udata(L, 1, kExecutorMeta, "__tostring"));
-    const std::string s = "loom executor (" + h->exec->target() + ": " + h->exec->description() + ")";
+    const backend::Executor& exec = check_executor(L, 1, "__tostring");
+    const std::string s = "loom executor (" + exec.target() + ": " + exec.description() + ")";
     lua_pushlstring(L, s.data(), s.size());
     return 1;
 }
@@ -90,7 +100,7 @@ std::string default_executor_key(const std::string& target) { return "loom.defau
 std::shared_ptr<backend::Executor> default_executor(lua_State* L, const std::string& target) {
     const std::string key = default_executor_key(target);
     lua_getfield(L, LUA_REGISTRYINDEX, key.c_str());
-    if (ExecutorHandle* h = test_executor(L, -1)) {
+    if (ExecutorHandle* h = test_executor(L, -1); h && h->exec) {
         auto e = h->exec;
         lua_pop(L, 1);
         return e;
@@ -403,7 +413,7 @@ PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
     ExecutorHandle* eh = test_executor(L, 2);
     CallArgs c = read_call_args(L, *h.kernel, eh ? 3 : 2);
     find_values_from_shapes(*h.kernel, c);
-    std::shared_ptr<backend::Executor> exec = eh ? eh->exec : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
+    std::shared_ptr<backend::Executor> exec = eh ? live_executor(L, *eh, 2, "kernel call") : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
     PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}};
     call.mem = call_memory(*call.built->typed, c);
     for (std::size_t i = 0; i < call.built->code.kernels.size(); ++i) {
@@ -505,7 +515,7 @@ void register_exec_api(lua_State* L, int module_table) {
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, trampoline<executor_tostring>);
     lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, executor_gc);
+    lua_pushcfunction(L, trampoline<executor_gc>);
     lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
 

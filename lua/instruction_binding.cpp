@@ -19,7 +19,7 @@ int set_instruction_priority(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, f).kernel;
     const std::string insn_match = check_string(L, 2, f);
     const std::int64_t priority = check_integer(L, 3, f);
-    push_kernel(L, loom::set_instruction_priority(k, insn_match, static_cast<int>(priority)));
+    push_kernel(L, loom::set_instruction_priority(k, insn_match, to_int(L, priority, 3, f)));
     return 1;
 }
 

@@ -25,11 +25,12 @@ constexpr const char* kAutoKey = "loom.auto";
 
 // --- the Kernel userdata
 
+// Also reachable as getmetatable(knl).__gc(x): a foreign `x` is an error, a second call does nothing.
 int kernel_gc(lua_State* L) {
-    auto* h = static_cast<KernelHandle*>(lua_touserdata(L, 1));
-    if (h && h->kernel.operator->() != nullptr) {
+    auto* h = static_cast<KernelHandle*>(check_udata(L, 1, kKernelMeta, "__gc"));
+    if (h->kernel.operator->() != nullptr) {
         h->~KernelHandle();
-        new (h) KernelHandle{Kernel(nullptr), {}};  // idempotent: a second __gc finds an empty handle
+        new (h) KernelHandle{Kernel(nullptr), {}};  // the empty handle that check_kernel refuses
     }
     return 0;
 }
@@ -230,7 +231,7 @@ void read_alignment(lua_State* L, Variable& v, const char* fname) {
         const lua_Integer a = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
         if (a <= 0 || (a & (a - 1)) != 0)
             arg_error(L, 3, fname, cat("alignment of '", v.name, "' must be a power of two (in bytes)"));
-        v.alignment = static_cast<int>(a);
+        v.alignment = to_int(L, a, 3, fname, cat("alignment of '", v.name, "': "));
     }
     lua_pop(L, 1);
 }
@@ -700,7 +701,7 @@ void register_kernel_api(lua_State* L, int module_table) {
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, trampoline<kernel_tostring>);
     lua_setfield(L, -2, "__tostring");
-    lua_pushcfunction(L, kernel_gc);
+    lua_pushcfunction(L, trampoline<kernel_gc>);
     lua_setfield(L, -2, "__gc");
     lua_pushcfunction(L, trampoline<call_kernel>);
     lua_setfield(L, -2, "__call");

@@ -7,6 +7,7 @@ namespace loom::lua {
 namespace {
 
 int error_tostring(lua_State* L) {
+    luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "kind");
     lua_pushstring(L, ": ");
     lua_getfield(L, 1, "message");

@@ -236,7 +236,7 @@ SplitOptions split_options(lua_State* L, int arg, const char* fname) {
             int isnum = 0;
             const lua_Integer v = lua_tointegerx(L, -1, &isnum);
             if (!isnum) arg_error(L, arg, fname, "option 'slabs': integers expected");
-            (i == 1 ? o.slabs.first : o.slabs.second) = static_cast<int>(v);
+            (i == 1 ? o.slabs.first : o.slabs.second) = to_int(L, v, arg, fname, "option 'slabs': ");
             lua_pop(L, 1);
         }
     }

@@ -2,8 +2,10 @@
 // way). Shown warnings go to stderr, as Python prints them.
 #include <cstdio>
 
+#include "lua/args.h"
 #include "lua/binding.h"
 #include "lua/trampoline.h"
+#include "support/error.h"
 #include "support/warnings.h"
 
 namespace loom::lua {
@@ -15,9 +17,12 @@ void print_warning(const std::string& kind, const std::string& message) {
 }
 
 int set_warnings(lua_State* L) {
-    static const char* const names[] = {"default", "error", "ignore", nullptr};
-    static const WarningAction actions[] = {WarningAction::Default, WarningAction::Error, WarningAction::Ignore};
-    set_warning_action(actions[luaL_checkoption(L, 1, nullptr, names)]);
+    const char* f = "set_warnings";
+    const std::string name = check_string(L, 1, f);
+    if (name == "default") set_warning_action(WarningAction::Default);
+    else if (name == "error") set_warning_action(WarningAction::Error);
+    else if (name == "ignore") set_warning_action(WarningAction::Ignore);
+    else arg_error(L, 1, f, cat("unknown action '", name, "' (expected 'default', 'error' or 'ignore')"));
     return 0;
 }
 

@@ -298,13 +298,15 @@ private:
         for (const std::string& word : command) hash.add(word);
         const std::string key = hash.add(source).hex();
         const std::optional<std::string> cached = cache_file("c", key, ".so");
-        if (cached)
+        // Only an entry that matches its seal is loaded: dlopen of a truncated or altered library can crash.
+        if (cached && read_sealed(*cached))
             if (Library library = open_library(*cached)) return library;  // a damaged entry is simply rebuilt
         // Compile in a private directory: inside the cache when caching, so that the final rename stays on one
         // filesystem and is atomic (two processes building the same kernel both succeed, the last rename wins).
         TempDir work(cached ? fs::path(*cached).parent_path() : fs::temp_directory_path());
         const std::string built = compile(source, command, work.path(), key);
         const std::string& final_path = cached ? *cached : built;
+        if (cached) write_seal(*cached, read_file(built).value_or(""));
         if (cached && ::rename(built.c_str(), cached->c_str()) != 0)
             user_error("RuntimeError", "cannot move '", built, "' to '", *cached, "': ", std::strerror(errno));
         // Opened before `work` is removed: an uncached library lives on, unlinked, as long as it is loaded.

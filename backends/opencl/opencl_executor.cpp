@@ -429,7 +429,7 @@ private:
             ContentHash().add("loom-opencl-1").add(device_->identity).add(options).add(source).hex();
         const std::optional<std::string> path = cache_file("opencl", key, ".bin");
         if (path)
-            if (const std::optional<std::string> binary = read_file(*path))
+            if (const std::optional<std::string> binary = read_sealed(*path))
                 if (ProgramHandle program = from_binary(*binary, options)) return program;
         ProgramHandle program = from_source(source, options);
         if (path) store_binary(program.get(), *path);
@@ -474,6 +474,7 @@ private:
         auto* bytes = reinterpret_cast<unsigned char*>(binary.data());
         if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bytes, &bytes, nullptr) != CL_SUCCESS) return;
         try {
+            write_seal(path, binary);
             write_file_atomically(path, binary);
         } catch (const Error&) {
         }

@@ -1,6 +1,7 @@
 #include "codegen/lower.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -203,7 +204,7 @@ private:
                 const bool unit = n.inc->kind == ExprKind::IntLit && n.inc->ival == 1;
                 if (starts_parallel_region(n.iterator)) os_ << indent(depth) << parallel_pragma();
                 if (const std::string p = unroll_pragma(k_, n.iterator, target_); !p.empty()) os_ << indent(depth) << p;
-                os_ << indent(depth) << "for (int " << n.iterator << " = " << printer_.print(n.init) << "; "
+                os_ << indent(depth) << "for (" << c_type(k_.options.index_dtype, target_) << " " << n.iterator << " = " << printer_.print(n.init) << "; "
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
                 open_loops_.push_back(n.iterator);
@@ -310,8 +311,9 @@ bool uses_type(const KernelData& k, std::initializer_list<DType> types) {
 std::string preamble(const KernelData& k, TargetKind t) {
     switch (t) {
         case TargetKind::OpenCL: {
-            std::string p = atomic_extensions(k, t) +
-                            "#define lid(N) ((int) get_local_id(N))\n#define gid(N) ((int) get_group_id(N))\n";
+            const std::string index = "((" + c_type(k.options.index_dtype, t) + ") ";
+            std::string p = atomic_extensions(k, t) + "#define lid(N) " + index + "get_local_id(N))\n#define gid(N) " +
+                            index + "get_group_id(N))\n";
             if (uses_type(k, {DType::Float64, DType::Complex128}))
                 p += "#if __OPENCL_C_VERSION__ < 120\n#pragma OPENCL EXTENSION cl_khr_fp64: enable\n#endif\n";
             return p + "\n";
@@ -319,7 +321,8 @@ std::string preamble(const KernelData& k, TargetKind t) {
         case TargetKind::C: return "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n";
         case TargetKind::CUDA:
             // The fixed-width names C spells these types with (nvcc's own headers define only some).
-            if (uses_type(k, {DType::Int8, DType::Int16, DType::Int64, DType::UInt8, DType::UInt16, DType::UInt64}))
+            if (k.options.index_dtype != DType::Int32 ||
+                uses_type(k, {DType::Int8, DType::Int16, DType::Int64, DType::UInt8, DType::UInt16, DType::UInt64}))
                 return "#include <stdint.h>\n\n";
             return "";
     }
@@ -418,10 +421,24 @@ void check_identifiers(const KernelData& k, TargetKind target) {
                     " (a keyword, type or macro) and cannot name a variable or iname: rename it");
 }
 
+// Loop variables have the kernel's index type: an iname whose values, or the value after its last one, fall
+// outside it would wrap around.
+void check_index_range(const KernelData& k) {
+    const isl::set ctx = assumption_context(k);
+    for (const std::string& i : all_inames(k)) {
+        const isl::set dom = domain_of(k, {i});
+        if (const std::optional<long> hi = isl_util::static_max(isl_util::dim_max(dom, 0), ctx); hi && *hi < LONG_MAX)
+            check_index_value(k, *hi + 1, "generate_code", cat("the end of iname '", i, "',"));
+        if (const std::optional<long> lo = isl_util::static_max(isl_util::dim_min(dom, 0).neg(), ctx))
+            check_index_value(k, -*lo, "generate_code", cat("the start of iname '", i, "',"));
+    }
+}
+
 }  // namespace
 
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     check_definitions(*k);
+    check_index_range(*k);
     check_identifiers(*k, target);
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;

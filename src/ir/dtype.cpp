@@ -55,6 +55,20 @@ bool is_signed(DType t) { return (t >= DType::Int8 && t <= DType::Int64) || is_f
 bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64; }
 bool is_complex(DType t) { return t == DType::Complex64 || t == DType::Complex128; }
 
+bool holds(DType t, std::int64_t v) {
+    switch (t) {
+        case DType::Int8: return v >= INT8_MIN && v <= INT8_MAX;
+        case DType::Int16: return v >= INT16_MIN && v <= INT16_MAX;
+        case DType::Int32: return v >= INT32_MIN && v <= INT32_MAX;
+        case DType::Int64: return true;
+        case DType::UInt8: return v >= 0 && v <= UINT8_MAX;
+        case DType::UInt16: return v >= 0 && v <= UINT16_MAX;
+        case DType::UInt32: return v >= 0 && v <= UINT32_MAX;
+        case DType::UInt64: return v >= 0;
+        default: return false;
+    }
+}
+
 DType real_part_type(DType t) {
     if (t == DType::Complex64) return DType::Float32;
     if (t == DType::Complex128) return DType::Float64;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,6 +37,9 @@ bool is_integer(DType t);  // Bool is not an integer here
 bool is_signed(DType t);
 bool is_float(DType t);
 bool is_complex(DType t);
+
+/// Whether the integer type `t` represents `v` (false for the other types).
+bool holds(DType t, std::int64_t v);
 
 /// The element type of a complex type (float32 for complex64); t itself otherwise.
 DType real_part_type(DType t);

@@ -10,6 +10,7 @@
 #include "ir/domain.h"
 #include "ir/layout.h"
 #include "isl/isl.h"
+#include "support/error.h"
 #include "support/strings.h"
 
 namespace loom {
@@ -53,6 +54,12 @@ std::vector<std::string> all_inames(const KernelData& k) {
                 if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
         return out;
     });
+}
+
+void check_index_value(const KernelData& k, std::int64_t v, const std::string& where, const std::string& what) {
+    const DType t = k.options.index_dtype;
+    user_assert(holds(t, v), "LoopyError", where, ": ", what, " ", v, " does not fit the kernel's index type ",
+                dtype_name(t), " (make the kernel with index_dtype = \"int64\")");
 }
 
 bool is_iname(const KernelData& k, const std::string& name) {

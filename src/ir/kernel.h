@@ -163,6 +163,10 @@ std::set<std::string> all_dependencies(const KernelData& k, const std::string& i
 std::vector<std::string> all_params(const KernelData& k);
 bool is_iname(const KernelData& k, const std::string& name);
 
+/// LoopyError unless the kernel's index type holds `v`, which `where` (a transformation, code generation)
+/// would compute with as `what`: a value past it would be truncated in the generated code.
+void check_index_value(const KernelData& k, std::int64_t v, const std::string& where, const std::string& what);
+
 /// The kernel of `k`, a transformation's edit: whatever linearization `k` had no longer holds, so it is dropped.
 Kernel unlinearized_kernel(KernelData&& k);
 

@@ -187,13 +187,57 @@ std::optional<std::pair<std::string, std::string>> isl_syntax_error(const std::s
 
 }  // namespace
 
+namespace {
+
+// 1-based line and column of the first use of the word `name` in `text` (0, 0 when there is none).
+std::pair<int, int> word_position(const std::string& text, const std::string& name) {
+    const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '\''; };
+    for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+        const std::size_t end = at + name.size();
+        if ((at > 0 && is_word(text[at - 1])) || (end < text.size() && is_word(text[end]))) continue;
+        const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
+        const std::size_t column0 = line_start == std::string::npos || at == 0 ? at : at - line_start - 1;
+        return {1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n')),
+                static_cast<int>(column0) + 1};
+    }
+    return {0, 0};
+}
+
+// Every dimension of a domain needs a lower and an upper bound (constants, parameters or other dimensions):
+// loops over an unbounded one would not end, and isl's AST generator cannot write them. Next to an unbounded
+// iname, a name the domain does not declare (taken for a parameter) is most likely a misspelling: that is the
+// ParseError reported.
+void check_bounded(const std::string& text, const isl::set& s, const std::vector<std::string>& undeclared) {
+    const std::vector<std::string> names = set_dim_names(s);
+    for (std::size_t pos = 0; pos < names.size(); ++pos) {
+        const int p = static_cast<int>(pos);
+        const bool lower = isl_set_dim_has_lower_bound(s.get(), isl_dim_set, p) == isl_bool_true;
+        const bool upper = isl_set_dim_has_upper_bound(s.get(), isl_dim_set, p) == isl_bool_true;
+        if (lower && upper) continue;
+        const std::string problem =
+            cat("iname '", names[pos], "' has no ", !lower && !upper ? "bounds" : lower ? "upper bound" : "lower bound");
+        if (undeclared.empty()) throw Error("LoopyError", cat("domain '", trim(text), "': ", problem));
+        const auto [line, column] = word_position(text, undeclared.front());
+        throw Error("ParseError",
+                    cat("malformed domain '", trim(text), "': unknown name '", undeclared.front(), "' (line ", line,
+                        ", column ", column, "), taken as a parameter, and ", problem),
+                    line, column);
+    }
+}
+
+}  // namespace
+
 isl::set parse_domain(const std::string& text) {
-    const WithParams full = with_params(text, undeclared_names(text));
+    const std::vector<std::string> undeclared = undeclared_names(text);
+    const WithParams full = with_params(text, undeclared);
+    std::optional<isl::set> s;
     try {
-        return isl::set(ctx(), full.text);
+        s = isl::set(ctx(), full.text);
     } catch (const isl::exception&) {
         fail_domain_syntax(text, full);
     }
+    check_bounded(text, *s, undeclared);
+    return *s;
 }
 
 isl::set parse_assumptions(const std::string& text) {

@@ -480,6 +480,7 @@ Kernel split_iname(const Kernel& kernel, const std::string& iname, std::int64_t 
     check_inames_exist(*kernel, {iname}, "split_iname");
     user_assert(factor >= 1, "LoopyError", "split_iname: the length of '", iname, "_inner' must be positive, got ",
                 factor);
+    check_index_value(*kernel, factor, "split_iname", "the split factor");
     SplitPlan plan;
     plan.fixed_length = factor;
     plan.index = [factor](const ExprPtr& inner, const ExprPtr& outer) {
@@ -492,6 +493,7 @@ Kernel chunk_iname(const Kernel& kernel, const std::string& iname, std::int64_t 
     const char* transform = "chunk_iname";
     check_inames_exist(*kernel, {iname}, transform);
     user_assert(num_chunks >= 1, "LoopyError", transform, ": the number of chunks must be positive, got ", num_chunks);
+    check_index_value(*kernel, num_chunks, transform, "the number of chunks");
     const ExprPtr lo = iname_bound(*kernel, iname, isl_util::dim_min, transform);
     const ExprPtr size = iname_bound(*kernel, iname, isl_util::dim_size, transform);
     check_box(*kernel, iname, lo, size, transform);

@@ -44,6 +44,18 @@ local ok, err = pcall(function()
   h.check(h.run_child(script("out[i] = 1 + 3*a[i]", "require('loom').set_caching_enabled(false)\n"), env)
     :find("child ok", 1, true), "child without caching")
   h.check_equal(listing(), first, "the cache after a process with caching disabled")
+
+  -- A truncated or altered entry crashed every later process that loaded it. Entries are sealed with their
+  -- length and checksum: a damaged one is rebuilt, and the process after that loads the rebuilt one.
+  for _, damage in ipairs({ "truncate -s 100 '%s'", "printf 'XXXXXXXX' | dd of='%s' bs=1 seek=64 conv=notrunc 2>/dev/null" }) do
+    for path in first:gmatch("(%S+%.[bs][io]n?) ") do
+      assert(os.execute(string.format(damage, dir .. "/" .. path)))
+    end
+    h.check(h.run_child(script("out[i] = 3*a[i] + 1"), env):find("child ok", 1, true), "child after: " .. damage)
+    local rebuilt = listing()
+    h.check(h.run_child(script("out[i] = 3*a[i] + 1"), env):find("child ok", 1, true), "child after the rebuild")
+    h.check_equal(listing(), rebuilt, "the cache after the process that followed the rebuild (" .. damage .. ")")
+  end
 end)
 os.execute("rm -rf '" .. dir .. "'")
 if not ok then error(err, 0) end

@@ -90,10 +90,12 @@ struct ScopedNoDiskCache {
     ~ScopedNoDiskCache() { set_disk_caching(true); }
 };
 
+// The files of `dir` but the seals that accompany cache entries (NAME.seal, checked in the cache tests).
 std::vector<fs::path> files_in(const fs::path& dir) {
     std::vector<fs::path> files;
     if (fs::exists(dir))
-        for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path());
+        for (const auto& entry : fs::directory_iterator(dir))
+            if (entry.path().extension() != ".seal") files.push_back(entry.path());
     return files;
 }
 
@@ -235,6 +237,7 @@ TEST_CASE("OpenCL binaries are cached on disk", "[runtime][opencl]") {
     REQUIRE(files_in(dir).size() == 1);
     const fs::path binary = files_in(dir).front();
     CHECK(binary.extension() == ".bin");
+    CHECK(read_sealed(binary.string()) == read_file(binary.string()));
     const ino_t first = inode_of(binary);
 
     check_twice(*make_opencl_executor({}));  // a new executor has an empty memory cache
@@ -304,6 +307,7 @@ TEST_CASE("C shared objects are cached on disk", "[runtime][c]") {
     REQUIRE(files_in(dir).size() == 1);
     const fs::path library = files_in(dir).front();
     CHECK(library.extension() == ".so");
+    CHECK(read_sealed(library.string()) == read_file(library.string()));
     const ino_t first = inode_of(library);
 
     check_twice(*make_c_executor({}));

@@ -1,0 +1,135 @@
+-- Hostile input that once crashed the process (stack overflow, use of a foreign or finalized object) or
+-- truncated a value silently: each is now a typed error, or works.
+local lp = require("loom")
+local h = require("helpers")
+
+local domain = "{ [i]: 0<=i<n }"
+
+-- Deep nesting overflowed the C++ stack in the recursive-descent parser.
+for _, case in ipairs({ { "(", ")" }, { "sqrt(", ")" }, { "b[", "]" }, { "-(", ")" } }) do
+  local rhs = string.rep(case[1], 10000) .. "i" .. string.rep(case[2], 10000)
+  h.expect_error("ParseError", "nested more than 500 levels deep", lp.make_kernel, domain, "out[i] = " .. rhs)
+end
+for _, op in ipairs({ "-", "~", "not " }) do
+  h.expect_error("ParseError", "nested more than 500 levels deep", lp.make_kernel, domain,
+    "out[i] = " .. string.rep(op, 100000) .. "a[i]")
+end
+
+-- A chain is built without recursion in the parser, but every later walk recursed once per operand.
+for _, op in ipairs({ " + ", "*", " and " }) do
+  local err = h.expect_error("ParseError", "expression nested deeper than 10050 levels", lp.make_kernel, domain,
+    "out[i] = " .. string.rep("a[i]", 100000, op))
+  h.check(err.column > 1, "the error points into the chain, got column %s", tostring(err.column))
+end
+
+-- Within the limits, deep nesting computes what it says.
+do
+  local nested = string.rep("(", 400) .. "a[i]" .. string.rep(")", 400)
+  local negations = string.rep("-", 400) .. "a[i]"
+  local knl = lp.make_kernel(domain, "out[i] = " .. nested .. " + " .. negations .. " + sqrt(" .. nested .. ")",
+    { lp.GlobalArg("a", "float64", { shape = "n" }), "..." })
+  local a = lp.arange(5, "float64")
+  h.on_each_executor(function(exec, name)
+    h.check_array(knl(exec, { a = a }), function(i) return 2 * i + math.sqrt(i) end, name .. " deep nesting",
+      { rtol = 1e-15 })
+  end)
+end
+
+-- Metamethods taken from a metatable and called on another object read it as their own type (a segfault);
+-- called twice, __gc freed twice. Each checks its object: a foreign one is an ArgumentError, a finalized one
+-- refuses to be used, and a second __gc does nothing.
+do
+  local knl = lp.make_kernel(domain, "out[i] = 2*a[i]")
+  local arr = lp.arange(4, "float32")
+  local exec = lp.c.executor {}
+  local kmeta, ameta, emeta = getmetatable(knl), getmetatable(arr), getmetatable(exec)
+  for _, m in ipairs({ { kmeta, "__gc" }, { kmeta, "__index" }, { kmeta, "__tostring" },
+    { kmeta, "__call", "kernel call" }, { ameta, "__gc" }, { ameta, "__index" }, { ameta, "__len" },
+    { ameta, "__tostring" }, { emeta, "__gc" }, { emeta, "__index" }, { emeta, "__tostring" } }) do
+    local f = m[1][m[2]]
+    for _, foreign in ipairs({ {}, 5, "text", m[1] == kmeta and arr or knl, io.stdout }) do
+      h.expect_error("ArgumentError", { "bad argument #1 to '" .. (m[3] or m[2]) .. "'" }, f, foreign, "name")
+    end
+  end
+
+  local victim = lp.make_kernel(domain, "out[i] = 2*a[i]")
+  kmeta.__gc(victim)
+  kmeta.__gc(victim)
+  h.expect_error("ArgumentError", "kernel has been collected", function() return victim.name end)
+  h.expect_error("ArgumentError", "kernel has been collected", tostring, victim)
+  h.expect_error("ArgumentError", "kernel has been collected", victim, { a = arr })
+
+  local dead_array = lp.arange(4, "float32")
+  ameta.__gc(dead_array)
+  ameta.__gc(dead_array)
+  h.expect_error("ArgumentError", "the array has been finalized", function() return #dead_array end)
+  h.check(not pcall(knl, exec, { a = dead_array }), "a finalized array passed to a kernel")
+
+  local dead_exec = lp.c.executor {}
+  emeta.__gc(dead_exec)
+  emeta.__gc(dead_exec)
+  h.expect_error("ArgumentError", "executor has been collected", function() return dead_exec.target end)
+  h.expect_error("ArgumentError", "executor has been collected", tostring, dead_exec)
+  h.expect_error("ArgumentError", "executor has been collected", knl, dead_exec, { a = arr })
+
+  -- The originals still work.
+  h.check_array(knl(exec, { a = arr }), function(i) return 2 * i end, "after the calls on foreign objects")
+end
+
+-- A split factor past the index type was truncated in the generated code (a division by zero).
+do
+  local knl = lp.make_kernel(domain, "out[i] = 2*a[i]")
+  for _, factor in ipairs({ 4294967296, 2147483648, math.maxinteger }) do
+    h.expect_error("LoopyError", { "split_iname: the split factor " .. factor, "does not fit", "index type int32" },
+      lp.split_iname, knl, "i", factor)
+  end
+  h.expect_error("LoopyError", { "chunk_iname: the number of chunks 4294967296", "does not fit" }, lp.chunk_iname,
+    knl, "i", 4294967296)
+  local wide = lp.make_kernel(domain, "out[i] = 2*a[i]", nil, { index_dtype = "int64" })
+  local split = lp.split_iname(wide, "i", 4294967296)
+  local a = lp.arange(10, "float32")
+  h.on_each_executor(function(exec, name)
+    h.check_array(split(exec, { a = a }), function(i) return 2 * i end, name .. " split by 2^32 in int64")
+  end)
+end
+
+-- Loop variables were always `int`: bounds past the index type wrapped around.
+do
+  local big = "{ [i]: 0<=i<3000000000 }"
+  h.expect_error("LoopyError", { "the end of iname 'i', 3000000000", "does not fit", "index type int32" },
+    lp.generate_code, lp.add_dtypes(lp.make_kernel(big, "out[i] = 2*i"), { out = "int64" }))
+  h.expect_error("LoopyError", { "the start of iname 'i', -3000000000", "does not fit" }, lp.generate_code,
+    lp.add_dtypes(lp.make_kernel("{ [i]: -3000000000<=i<0 }", "out[i+3000000000] = 2*i"), { out = "int64" }))
+  h.expect_error("LoopyError", { "the end of iname 'i', 2147483648", "does not fit" }, lp.generate_code,
+    lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<=2147483647 }", "out[i] = i"), { out = "int32" }))
+end
+
+-- Huge integers for small integer options were truncated into an int.
+do
+  local knl = lp.make_kernel(domain, "out[i] = 2*a[i]")
+  h.expect_error("ArgumentError", { "bad argument #3 to 'set_instruction_priority'", "out of range" },
+    lp.set_instruction_priority, knl, "*", 4294967296)
+  h.expect_error("ArgumentError", { "option 'slabs'", "out of range" }, lp.split_iname, knl, "i", 4,
+    { slabs = { 4294967296, 0 } })
+  h.expect_error("ArgumentError", { "option 'threads'", "out of range" }, lp.c.executor, { threads = 4294967297 })
+end
+
+-- Errors that were not Loom errors: a plain string, and InternalErrors from inside isl.
+h.expect_error("ArgumentError", { "bad argument #1 to 'set_warnings'", "unknown action 'bogus'" }, lp.set_warnings,
+  "bogus")
+h.expect_error("ArgumentError", { "bad argument #1 to 'set_warnings'", "string expected, got no value" }, lp.set_warnings)
+do
+  local err = h.expect_error("ParseError", { "malformed domain '{ [i]: 0<=i4 }'", "unknown name 'i4' (line 1, column 11)",
+    "iname 'i' has no bounds" }, lp.make_kernel, "{ [i]: 0<=i4 }", "out[i] = 2*i")
+  h.check_equal(err.column, 11, "column of the unknown name")
+  h.expect_error("ParseError", { "unknown name 'nn' (line 2, column 11)", "iname 'j' has no upper bound" },
+    lp.make_kernel, "[n] -> { [i, j]: 0<=i<n and\n 0<=j and nn > 0 }", "out[i, j] = 2*i")
+  h.expect_error("LoopyError", { "domain '{ [i]: 0<=i }'", "iname 'i' has no upper bound" }, lp.make_kernel,
+    "{ [i]: 0<=i }", "out[i] = 2*i")
+  h.expect_error("LoopyError", { "iname 'j' has no lower bound" }, lp.make_kernel, "{ [i, j]: 0<=i<10 and j<i }",
+    "out[i] = 2*i")
+  h.expect_error("LoopyError", { "iname 'k' has no bounds" }, lp.make_kernel, { "{ [i]: 0<=i<10 }", "{ [k]: }" },
+    "out[i] = 2*i")
+end
+
+print("hostile_input: ok")
