@@ -93,8 +93,15 @@ do
   end)
 end
 
--- Loop variables were always `int`: bounds past the index type wrapped around.
+-- Loop variables were always `int`: bounds past the index type wrapped around. They have the index type, and
+-- bounds it does not hold are an error.
 do
+  local wide = lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<3000000000 }", "out[i] = 2*i", nil, { index_dtype = "int64" }),
+    { out = "int64" })
+  local cl = lp.generate_code(wide)
+  h.check_contains(cl, "for (long i = 0; i <= 2999999999; ++i)")
+  h.check_contains(cl, "#define lid(N) ((long) get_local_id(N))")
+  h.check_contains(lp.generate_code(lp.set_options(wide, { target = "c" })), "for (int64_t i = 0; i <= 2999999999; ++i)")
   local big = "{ [i]: 0<=i<3000000000 }"
   h.expect_error("LoopyError", { "the end of iname 'i', 3000000000", "does not fit", "index type int32" },
     lp.generate_code, lp.add_dtypes(lp.make_kernel(big, "out[i] = 2*i"), { out = "int64" }))
