@@ -399,6 +399,23 @@ backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArg
     return arg;
 }
 
+// Integer values must fit the types of their arguments, and the domain's parameters the index type that the
+// loops count in: C would truncate them silently.
+void check_value_ranges(const KernelData& typed, const CallArgs& c) {
+    const std::vector<std::string> params = all_params(typed);
+    for (const Variable& v : typed.args) {
+        const auto value = c.ints.find(v.name);
+        if (v.kind != VarKind::ValueArg || value == c.ints.end()) continue;
+        user_assert(!is_integer(v.dtype) || holds(v.dtype, value->second), "ArgumentError", "value ", value->second,
+                    " of argument '", v.name, "' does not fit its type ", dtype_name(v.dtype));
+        const DType index = typed.options.index_dtype;
+        user_assert(std::find(params.begin(), params.end(), v.name) == params.end() || holds(index, value->second),
+                    "ArgumentError", "value ", value->second, " of parameter '", v.name,
+                    "' does not fit the kernel's index type ", dtype_name(index),
+                    " (make the kernel with index_dtype = \"int64\")");
+    }
+}
+
 // A call ready to run: the program built for the arguments' types, the memory and the launches of its
 // device kernels.
 struct PreparedCall {
@@ -415,6 +432,7 @@ PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
     find_values_from_shapes(*h.kernel, c);
     std::shared_ptr<backend::Executor> exec = eh ? live_executor(L, *eh, 2, "kernel call") : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
     PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}};
+    check_value_ranges(*call.built->typed, c);
     call.mem = call_memory(*call.built->typed, c);
     for (std::size_t i = 0; i < call.built->code.kernels.size(); ++i) {
         const DeviceKernel& dk = call.built->code.kernels[i];

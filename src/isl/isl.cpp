@@ -496,8 +496,9 @@ isl::set param_range(const std::string& name, long lo, long hi) {
     isl_space* sp = isl_space_params_alloc(ctx().get(), 1);
     sp = isl_space_set_dim_name(sp, isl_dim_param, 0, name.c_str());
     isl_set* s = isl_set_universe(sp);
-    s = isl_set_lower_bound_si(s, isl_dim_param, 0, lo);
-    s = isl_set_upper_bound_si(s, isl_dim_param, 0, hi);
+    // The _val forms: the _si ones take an int.
+    s = isl_set_lower_bound_val(s, isl_dim_param, 0, isl_val_int_from_si(ctx().get(), lo));
+    s = isl_set_upper_bound_val(s, isl_dim_param, 0, isl_val_int_from_si(ctx().get(), hi));
     return isl::manage(s);
 }
 
@@ -921,7 +922,7 @@ isl::set duplicate_dim(const isl::set& s, const std::string& original, const std
 isl::set fix_dim(const isl::set& s, const std::string& name, long value) {
     const auto [type, pos] = find_dim(s.get(), name);
     internal_assert(pos >= 0, "fix_dim: no dimension '", name, "'");
-    isl_set* fixed = isl_set_fix_si(s.copy(), type, static_cast<unsigned>(pos), static_cast<int>(value));
+    isl_set* fixed = isl_set_fix_val(s.copy(), type, static_cast<unsigned>(pos), isl_val_int_from_si(ctx().get(), value));
     return isl::manage(isl_set_project_out(fixed, type, static_cast<unsigned>(pos), 1));
 }
 

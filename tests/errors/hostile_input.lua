@@ -111,9 +111,16 @@ do
     lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<=2147483647 }", "out[i] = i"), { out = "int32" }))
 end
 
--- Huge integers for small integer options were truncated into an int.
+-- Huge integers for small integer options, parameters and value arguments were truncated into an int.
 do
   local knl = lp.make_kernel(domain, "out[i] = 2*a[i]")
+  local fixed = lp.fix_parameters(lp.make_kernel(domain, "out[i] = 2*i", nil, { index_dtype = "int64" }),
+    { n = 4294967298 })
+  h.check_contains(lp.generate_code(lp.add_dtypes(fixed, { out = "int64" })), "i <= 4294967297")
+  h.expect_error("ArgumentError", "value 4294967298 of parameter 'n' does not fit the kernel's index type int32",
+    lp.make_kernel(domain, "out[i] = 2*i"), lp.c.executor {}, { n = 4294967298 })
+  h.expect_error("ArgumentError", "value 300 of argument 's' does not fit its type int8",
+    lp.make_kernel(domain, "out[i] = s*i", { lp.ValueArg("s", "int8"), "..." }), lp.c.executor {}, { n = 4, s = 300 })
   h.expect_error("ArgumentError", { "bad argument #3 to 'set_instruction_priority'", "out of range" },
     lp.set_instruction_priority, knl, "*", 4294967296)
   h.expect_error("ArgumentError", { "option 'slabs'", "out of range" }, lp.split_iname, knl, "i", 4,
