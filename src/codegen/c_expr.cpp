@@ -704,12 +704,22 @@ std::string CExprPrinter::define(const std::string& name, const std::string& ret
     return name;
 }
 
+// What an integer division by `b` that traps in C gives instead, on the C target: by zero 0, and the most
+// negative int or long by -1 its wrapped negation (modulo 0), as numpy's. OpenCL C leaves both unspecified.
+std::string CExprPrinter::division_guards(const std::string& op, DType t) const {
+    if (target_ != TargetKind::C || is_float(t)) return "";
+    std::string out = "if (b == 0)\n  return 0;\n";
+    if (op.find("_pos_b") != std::string::npos || (t != DType::Int32 && t != DType::Int64)) return out;
+    const std::string unsigned_type = c_type(t == DType::Int32 ? DType::UInt32 : DType::UInt64, target_);
+    const std::string negated = "(" + c_type(t, target_) + ") (0u - (" + unsigned_type + ") a)";
+    return out + "if (b == -1)\n  return " + (op == "floor_div" ? negated : "0") + ";\n";
+}
+
 // Python's floor division and modulo (loopy's loopy_floor_div_int32, ...); `_pos_b` variants for a divisor
-// known to be non-negative. The float modulo takes fmod's remainder to the divisor's sign. An integer division
-// by zero traps in C: on the C target it gives 0, as numpy's (OpenCL C leaves the value unspecified).
+// known to be non-negative. The float modulo takes fmod's remainder to the divisor's sign.
 std::string CExprPrinter::integer_helper(const std::string& op, DType t) {
     const std::string ct = c_type(t, target_);
-    std::string body = target_ == TargetKind::C && !is_float(t) ? "if (b == 0)\n  return 0;\n" : "";
+    std::string body = division_guards(op, t);
     if (op == "floor_div")
         body += "if ((a < 0) != (b < 0))\n  a = a - (b + (b < 0) - (b >= 0));\nreturn a / b;";
     else if (op == "floor_div_pos_b")

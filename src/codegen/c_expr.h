@@ -78,6 +78,7 @@ private:
     bool needs_casts(const ExprPtr& a, const ExprPtr& b, DType t);
     std::string operand(const ExprPtr& x, DType t, int parent_prec, bool right_operand, bool cast);
     std::string math_name(const std::string& f, DType t) const;
+    std::string division_guards(const std::string& op, DType t) const;
     std::string imaginary_unit() const;
     bool nonnegative(const ExprPtr& e);
 
