@@ -422,10 +422,15 @@ void check_identifiers(const KernelData& k, TargetKind target) {
 }
 
 // Loop variables have the kernel's index type: an iname whose values, or the value after its last one, fall
-// outside it would wrap around.
+// outside it would wrap around. Inames no instruction runs in make no loop (and may be unbounded).
 void check_index_range(const KernelData& k) {
     const isl::set ctx = assumption_context(k);
-    for (const std::string& i : all_inames(k)) {
+    std::set<std::string> looped;
+    for (const Instruction& insn : k.instructions) {
+        looped.insert(insn.within_inames.begin(), insn.within_inames.end());
+        if (insn.expression) looped.merge(reduction_inames(insn.expression));
+    }
+    for (const std::string& i : looped) {
         const isl::set dom = domain_of(k, {i});
         if (const std::optional<long> hi = isl_util::static_max(isl_util::dim_max(dom, 0), ctx); hi && *hi < LONG_MAX)
             check_index_value(k, *hi + 1, "generate_code", cat("the end of iname '", i, "',"));

@@ -203,19 +203,21 @@ std::pair<int, int> word_position(const std::string& text, const std::string& na
     return {0, 0};
 }
 
-// Every dimension of a domain needs a lower and an upper bound (constants, parameters or other dimensions):
-// loops over an unbounded one would not end, and isl's AST generator cannot write them. Next to an unbounded
-// iname, a name the domain does not declare (taken for a parameter) is most likely a misspelling: that is the
-// ParseError reported.
-void check_bounded(const std::string& text, const isl::set& s, const std::vector<std::string>& undeclared) {
+}  // namespace
+
+// Next to an unbounded iname, a name the domain does not declare (taken for a parameter) is most likely a
+// misspelling: that is the ParseError reported.
+void check_bounded(const std::string& text, const isl::set& s, const std::set<std::string>& looped) {
     const std::vector<std::string> names = set_dim_names(s);
     for (std::size_t pos = 0; pos < names.size(); ++pos) {
+        if (!looped.count(names[pos])) continue;
         const int p = static_cast<int>(pos);
         const bool lower = isl_set_dim_has_lower_bound(s.get(), isl_dim_set, p) == isl_bool_true;
         const bool upper = isl_set_dim_has_upper_bound(s.get(), isl_dim_set, p) == isl_bool_true;
         if (lower && upper) continue;
         const std::string problem =
             cat("iname '", names[pos], "' has no ", !lower && !upper ? "bounds" : lower ? "upper bound" : "lower bound");
+        const std::vector<std::string> undeclared = undeclared_names(text);
         if (undeclared.empty()) throw Error("LoopyError", cat("domain '", trim(text), "': ", problem));
         const auto [line, column] = word_position(text, undeclared.front());
         throw Error("ParseError",
@@ -224,8 +226,6 @@ void check_bounded(const std::string& text, const isl::set& s, const std::vector
                     line, column);
     }
 }
-
-}  // namespace
 
 isl::set parse_domain(const std::string& text) {
     const std::vector<std::string> undeclared = undeclared_names(text);
@@ -236,7 +236,6 @@ isl::set parse_domain(const std::string& text) {
     } catch (const isl::exception&) {
         fail_domain_syntax(text, full);
     }
-    check_bounded(text, *s, undeclared);
     return *s;
 }
 

@@ -271,6 +271,16 @@ void find_within_inames(KernelData& k) {
     }
 }
 
+// Inames no instruction runs in may stay unbounded, as in loopy; loops need both bounds.
+void check_looped_inames_bounded(const KernelData& k, const std::vector<std::string>& texts) {
+    std::set<std::string> looped;
+    for (const Instruction& insn : k.instructions) {
+        looped.insert(insn.within_inames.begin(), insn.within_inames.end());
+        if (insn.expression) looped.merge(reduction_inames(insn.expression));
+    }
+    for (std::size_t d = 0; d < texts.size(); ++d) isl_util::check_bounded(texts[d], k.domains[d], looped);
+}
+
 // The ids of the instructions that `selects` picks (a glob of ids, or a match expression for the
 // `*_query` attributes, which never pick the instruction itself). None is an error while the kernel checks
 // dependency resolution, as in loopy.
@@ -481,6 +491,7 @@ Kernel make_kernel(const MakeKernelInput& in) {
     infer_io(k);
     mark_atomic_variables(k);
     find_within_inames(k);
+    check_looped_inames_bounded(k, in.domains);
     resolve_dependencies(k, in.seq_dependencies);
     check_rule_names(k);
     check_loop_bounds(k);

@@ -141,9 +141,14 @@ do
   h.expect_error("LoopyError", { "domain '{ [i]: 0<=i }'", "iname 'i' has no upper bound" }, lp.make_kernel,
     "{ [i]: 0<=i }", "out[i] = 2*i")
   h.expect_error("LoopyError", { "iname 'j' has no lower bound" }, lp.make_kernel, "{ [i, j]: 0<=i<10 and j<i }",
-    "out[i] = 2*i")
+    "out[i, j] = 2*i")
   h.expect_error("LoopyError", { "iname 'k' has no bounds" }, lp.make_kernel, { "{ [i]: 0<=i<10 }", "{ [k]: }" },
-    "out[i] = 2*i")
+    "out[i] = sum(k, 2*i)")
+  -- Inames no instruction runs in may stay unbounded, as in loopy.
+  local knl = lp.make_kernel({ "{ [i, j]: 0<=i<4 and j<i }", "{ [k]: }" }, "out[i] = 2*i")
+  h.on_each_executor(function(exec, name)
+    h.check_array(knl(exec, {}), function(i) return 2 * i end, name .. " beside unbounded inames")
+  end)
 end
 
 print("hostile_input: ok")
