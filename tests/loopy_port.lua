@@ -32,4 +32,38 @@ function M.auto_test(ref, knl, opts)
   h.on_each_executor(function(exec) lp.auto_test_vs_ref(ref, exec, knl, opts) end)
 end
 
+-- A list of names as one sorted, comma-separated string: loopy's frozensets compare as these do.
+function M.set_text(list)
+  local copy = { table.unpack(list) }
+  table.sort(copy)
+  return table.concat(copy, ",")
+end
+
+-- The instruction `id` of knl.instructions.
+function M.instruction(knl, id)
+  for _, insn in ipairs(knl.instructions) do
+    if insn.id == id then return insn end
+  end
+  error("no instruction " .. id)
+end
+
+-- The temporary `name` of knl.temporaries.
+function M.temporary(knl, name)
+  for _, t in ipairs(knl.temporaries) do
+    if t.name == name then return t end
+  end
+  error("no temporary " .. name)
+end
+
+-- The substitution rules of the listing, by name: "f(x, y) := expression" lines.
+function M.substitution_rules(knl)
+  local rules = {}
+  local section = tostring(knl):match("SUBSTITUTION RULES:\n(.-)%-%-%-") or ""
+  for line in section:gmatch("[^\n]+") do
+    local name = line:match("^([%w_]+)%(")
+    rules[name] = line:match(":= (.*)$")
+  end
+  return rules
+end
+
 return M

@@ -45,26 +45,9 @@ local port = require("loopy_port")
 local test, run = port.suite(PENDING)
 local auto_test = port.auto_test
 
-local function instruction(knl, id)
-  for _, insn in ipairs(knl.instructions) do
-    if insn.id == id then return insn end
-  end
-  error("no instruction " .. id)
-end
+local instruction, temporary = port.instruction, port.temporary
 
-local function temporary(knl, name)
-  for _, t in ipairs(knl.temporaries) do
-    if t.name == name then return t end
-  end
-  error("no temporary " .. name)
-end
-
--- A list of names as one sorted, comma-separated string: loopy's frozensets compare as these do.
-local function set_text(list)
-  local copy = { table.unpack(list) }
-  table.sort(copy)
-  return table.concat(copy, ",")
-end
+local set_text = port.set_text
 
 local function contains_name(list, name)
   for _, x in ipairs(list) do
@@ -73,16 +56,7 @@ local function contains_name(list, name)
   return false
 end
 
--- The substitution rules of the listing, by name: "f(x, y) := expression" lines.
-local function substitution_rules(knl)
-  local rules = {}
-  local section = tostring(knl):match("SUBSTITUTION RULES:\n(.-)%-%-%-") or ""
-  for line in section:gmatch("[^\n]+") do
-    local name = line:match("^([%w_]+)%(")
-    rules[name] = line:match(":= (.*)$")
-  end
-  return rules
-end
+local substitution_rules = port.substitution_rules
 
 -- An instruction's no_sync_with as printed by the listing ("insn3@local,..."), sorted; "" when it has none.
 local function no_sync_with(knl, id)
