@@ -319,6 +319,38 @@ int l_reshape(lua_State* L) {
     return 1;
 }
 
+// a:view{0, {2, 10, 2}}: numpy's a[0, 2:10:2], sharing a's memory. An entry is an index or {start, stop[, step]}.
+int l_view(lua_State* L) {
+    const char* f = "view";
+    const HostArray& a = check_array(L, 1, f);
+    check_table(L, 2, f);
+    std::vector<HostArray::Slice> slices;
+    const lua_Integer n = luaL_len(L, 2);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        HostArray::Slice s;
+        if (lua_geti(L, 2, i) == LUA_TTABLE) {
+            const lua_Integer parts = luaL_len(L, -1);
+            if (parts < 2 || parts > 3) arg_error(L, 2, f, cat("entry ", i, " must be {start, stop} or {start, stop, step}"));
+            std::int64_t* fields[] = {&s.start, &s.stop, &s.step};
+            for (lua_Integer j = 1; j <= parts; ++j) {
+                lua_geti(L, -1, j);
+                if (!lua_isinteger(L, -1)) arg_error(L, 2, f, cat("entry ", i, " must hold integers"));
+                *fields[j - 1] = lua_tointeger(L, -1);
+                lua_pop(L, 1);
+            }
+        } else if (lua_isinteger(L, -1)) {
+            s.is_index = true;
+            s.start = lua_tointeger(L, -1);
+        } else {
+            arg_error(L, 2, f, cat("entry ", i, " must be an integer index or a {start, stop[, step]} table"));
+        }
+        lua_pop(L, 1);
+        slices.push_back(s);
+    }
+    push_array(L, a.view(slices));
+    return 1;
+}
+
 // ---- Metamethods ----
 
 // Fields first, then the methods table (upvalue 1). Unknown keys give nil, as for Lua's own userdata.
@@ -373,7 +405,7 @@ const luaL_Reg kModuleFunctions[] = {
 const luaL_Reg kMethods[] = {
     {"get", trampoline<l_get>},         {"set", trampoline<l_set>},   {"totable", trampoline<l_totable>},
     {"copy", trampoline<l_copy>},       {"fill", trampoline<l_fill>}, {"transpose", trampoline<l_transpose>},
-    {"reshape", trampoline<l_reshape>}, {nullptr, nullptr},
+    {"reshape", trampoline<l_reshape>}, {"view", trampoline<l_view>},   {nullptr, nullptr},
 };
 
 const luaL_Reg kMetamethods[] = {

@@ -85,7 +85,8 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
     }
     const HostArray& a = *passed;
     check_passed(v, a, shape);
-    if (offset == 0 && same_strides(shape, a.strides(), strides)) return unstaged(a, a);
+    // In place where the layouts agree and the elements are gap-free (a buffer is the array's bytes).
+    if (offset == 0 && same_strides(shape, a.strides(), strides) && is_compact(shape, a.strides())) return unstaged(a, a);
     const bool written = v.is_output.value_or(false);
     if (c_layout) {
         if (written)

@@ -199,8 +199,28 @@ bool is_offset_of_an_array(const KernelData& k, const std::string& name) {
     });
 }
 
-// Value arguments not passed are read off the shapes of the arrays that were (n from a of shape (n)), and
-// offsets default to 0.
+// The value of `name` when it is the stride:auto of an array axis (loopy's `<array>_stride<axis>`): the stride,
+// in elements, of the array passed, or the C-contiguous one of an output the call allocates.
+std::optional<std::int64_t> auto_stride(const KernelData& k, const std::string& name, const CallArgs& c) {
+    for (const Variable& a : k.args)
+        for (std::size_t j = 0; j < a.strides.size(); ++j) {
+            const ExprPtr& s = a.strides[j];
+            if (!s || s->kind != ExprKind::Var || s->name != name) continue;
+            if (const auto it = c.arrays.find(a.name); it != c.arrays.end() && j < it->second.ndim())
+                return it->second.strides()[j];
+            std::int64_t stride = 1;
+            for (std::size_t m = j + 1; m < a.shape.size(); ++m) {
+                const auto extent = eval_int(a.shape[m], c.ints);
+                if (!extent) return std::nullopt;
+                stride *= *extent;
+            }
+            return stride;
+        }
+    return std::nullopt;
+}
+
+// Value arguments not passed are read off the shapes of the arrays that were (n from a of shape (n)), offsets
+// default to 0 and auto strides come from the arrays.
 // The value of `name` that makes the affine extent `shape` equal `size` (n from `n + 2` = 7), if the other
 // variables of `shape` are known and the solution is an integer.
 std::optional<std::int64_t> solve_extent(const ExprPtr& shape, const std::string& name, std::int64_t size,
@@ -233,6 +253,8 @@ void find_values_from_shapes(const KernelData& k, CallArgs& c) {
             if (!list.empty()) from_shape(sep_piece_variable(av, sep_pieces(av)[0]), list[0]);
         }
         if (!c.ints.count(v.name) && is_offset_of_an_array(k, v.name)) c.ints[v.name] = 0;
+        if (!c.ints.count(v.name))
+            if (const auto stride = auto_stride(k, v.name, c)) c.ints[v.name] = *stride;
         if (!c.ints.count(v.name))
             throw Error("ArgumentError", cat("value argument '", v.name, "' of kernel '", k.name,
                                              "' was not given and cannot be found from the shapes of the arrays passed"));
@@ -295,7 +317,14 @@ struct Output {
     std::vector<std::int64_t> list_extents;  // empty: one array
 };
 
-void push_output(lua_State* L, const Output& o) {
+// `args`: the stack index of the call's argument table. The host arrays passed for an output are written in
+// place, and the call returns them themselves (as loopy returns the numpy arrays it was given).
+void push_output(lua_State* L, const Output& o, int args) {
+    if (lua_istable(L, args)) {
+        const int passed = lua_getfield(L, args, o.name.c_str());
+        if (o.list_extents.empty() ? test_array(L, -1) != nullptr : passed == LUA_TTABLE) return;
+        lua_pop(L, 1);
+    }
     std::size_t next = 0;
     const auto level = [&](const auto& self, std::size_t depth) -> void {
         if (depth == o.list_extents.size()) return push_array(L, o.arrays[next++]);
@@ -453,6 +482,7 @@ void copy_back_outputs(const CallMemory& mem) {
 
 int call_kernel_body(lua_State* L) {
     KernelHandle& h = check_kernel(L, 1, "kernel call");
+    const int args = test_executor(L, 2) ? 3 : 2;
     PreparedCall call = prepare_call(L, h);
     call.built->program->run(call.mem.buffers, call.launches);
     copy_back_outputs(call.mem);
@@ -461,12 +491,12 @@ int call_kernel_body(lua_State* L) {
     if (h.kernel->options.return_dict) {
         lua_createtable(L, 0, static_cast<int>(outputs.size()));
         for (const Output& o : outputs) {
-            push_output(L, o);
+            push_output(L, o, args);
             lua_setfield(L, -2, o.name.c_str());
         }
         return 1;
     }
-    for (const Output& o : outputs) push_output(L, o);
+    for (const Output& o : outputs) push_output(L, o, args);
     return static_cast<int>(outputs.size());
 }
 

@@ -374,6 +374,7 @@ bool has_named_keys(lua_State* L, int idx) {
 
 void read_args(lua_State* L, int idx, MakeKernelInput& in) {
     if (lua_isnoneornil(L, idx)) return;
+    if (lua_type(L, idx) == LUA_TSTRING && std::string(lua_tostring(L, idx)) == "...") return;  // all guessed
     check_table(L, idx, "make_kernel");
     if (has_named_keys(L, idx))
         arg_error(L, idx, "make_kernel", "the declaration list has named entries; options go in the fourth argument");
@@ -414,7 +415,7 @@ void read_make_options(lua_State* L, int idx, MakeKernelInput& in) {
     const char* f = "make_kernel";
     check_option_keys(L, idx, f,
                       {"name", "assumptions", "target", "silenced_warnings", "default_order", "index_dtype",
-                       "seq_dependencies", "lang_version", "options", "fixed_parameters"});
+                       "seq_dependencies", "lang_version", "options", "fixed_parameters", "default_offset"});
     read_kernel_options(L, idx, in);
     if (auto v = opt_string(L, idx, "name", f)) in.name = *v;
     if (auto v = opt_string(L, idx, "assumptions", f)) in.assumptions = *v;
@@ -428,6 +429,12 @@ void read_make_options(lua_State* L, int idx, MakeKernelInput& in) {
         in.index_dtype = *t;
     }
     if (auto v = opt_string(L, idx, "target", f)) target_from_name(*v);
+    if (lua_istable(L, idx) && lua_getfield(L, idx, "default_offset") != LUA_TNIL) {
+        const bool zero = lua_isinteger(L, -1) && lua_tointeger(L, -1) == 0;
+        if (!zero && !is_auto(L, -1)) arg_error(L, idx, f, "option 'default_offset' must be 0 or lp.auto");
+        in.default_offset_auto = !zero;
+    }
+    if (lua_istable(L, idx)) lua_pop(L, 1);
 }
 
 int make_kernel(lua_State* L) {
@@ -442,12 +449,17 @@ int make_kernel(lua_State* L) {
     if (!lua_isnoneornil(L, 4)) check_table(L, 4, "make_kernel");
     read_make_options(L, 4, in);  // first: default_order applies to the declarations
     read_args(L, 3, in);
-    Kernel k = make_kernel(in);
-    // loopy's fixed_parameters: fix_parameters right after the kernel is made.
+    // loopy's fixed_parameters: fix_parameters right after the kernel is made. As in loopy, the shapes found
+    // while making it already know the integer values.
+    std::map<std::string, ExprPtr> fixed;
     if (lua_istable(L, 4) && lua_getfield(L, 4, "fixed_parameters") != LUA_TNIL) {
         if (!lua_istable(L, -1)) arg_error(L, 4, "make_kernel", "option 'fixed_parameters': table expected");
-        k = fix_parameters(k, parameter_values(L, lua_gettop(L), 4, "make_kernel"));
+        fixed = parameter_values(L, lua_gettop(L), 4, "make_kernel");
+        for (const auto& [name, value] : fixed)
+            if (value->kind == ExprKind::IntLit) in.known_parameters[name] = value->ival;
     }
+    Kernel k = make_kernel(in);
+    if (!fixed.empty()) k = fix_parameters(k, fixed);
     push_kernel(L, std::move(k));
     return 1;
 }

@@ -29,15 +29,15 @@ std::vector<std::string> name_list(lua_State* L, int idx, const char* fname) {
     return out;
 }
 
-// A table {name = dtype, ...} as a map.
+// A table {name = dtype, ...} as a map; a key may list several names separated by commas (as loopy's).
 std::map<std::string, DType> dtype_map(lua_State* L, int idx, const char* fname) {
     check_table(L, idx, fname);
     std::map<std::string, DType> out;
     lua_pushnil(L);
     while (lua_next(L, idx) != 0) {
         if (lua_type(L, -2) != LUA_TSTRING) arg_error(L, idx, fname, "keys must be variable names");
-        const std::string name = lua_tostring(L, -2);
-        out[name] = check_dtype(L, lua_gettop(L), fname, idx);
+        const DType dtype = check_dtype(L, lua_gettop(L), fname, idx);
+        for (const std::string& name : split_trimmed(lua_tostring(L, -2), ',')) out[name] = dtype;
         lua_pop(L, 1);
     }
     return out;

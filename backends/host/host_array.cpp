@@ -441,6 +441,35 @@ HostArray HostArray::transpose() const {
                      storage_);
 }
 
+HostArray HostArray::view(const std::vector<Slice>& slices) const {
+    argument_check(slices.size() <= ndim(), "view: ", slices.size(), " entries for an array of ", ndim(), " dimensions");
+    Shape shape, strides;
+    std::int64_t offset = offset_;
+    for (std::size_t axis = 0; axis < ndim(); ++axis) {
+        const std::int64_t n = shape_[axis];
+        const auto from_end = [n](std::int64_t i) { return i < 0 ? i + n : i; };
+        if (axis >= slices.size()) {
+            shape.push_back(n);
+            strides.push_back(strides_[axis]);
+            continue;
+        }
+        const Slice& s = slices[axis];
+        if (s.is_index) {
+            const std::int64_t i = from_end(s.start);
+            argument_check(i >= 0 && i < n, "view: index ", s.start, " is out of bounds for axis ", axis, " of size ", n);
+            offset += i * strides_[axis];
+            continue;
+        }
+        argument_check(s.step > 0, "view: the step of axis ", axis, " must be positive, got ", s.step);
+        const std::int64_t start = std::clamp<std::int64_t>(from_end(s.start), 0, n);
+        const std::int64_t stop = std::clamp<std::int64_t>(from_end(s.stop), start, n);
+        offset += start * strides_[axis];
+        shape.push_back((stop - start + s.step - 1) / s.step);
+        strides.push_back(strides_[axis] * s.step);
+    }
+    return HostArray(dtype_, std::move(shape), std::move(strides), offset, storage_);
+}
+
 HostArray HostArray::reshape(Shape shape) const {
     const std::string mismatch = cat("reshape: cannot reshape an array of shape ", shape_string(shape_), " into shape ",
                                      shape_string(shape));

@@ -94,6 +94,14 @@ public:
     /// A view with another shape of the same element count; one entry may be -1 (inferred). The array must be
     /// contiguous: copy() it first otherwise.
     HostArray reshape(Shape shape) const;
+    /// One entry of a basic slice: an index (which drops its axis) or start:stop:step (numpy's rules: negative
+    /// values count from the end, bounds are clipped, step is positive).
+    struct Slice {
+        bool is_index = false;
+        std::int64_t start = 0, stop = 0, step = 1;
+    };
+    /// numpy's basic slicing a[s0, s1, ...]: a view sharing this memory; axes without an entry are kept whole.
+    HostArray view(const std::vector<Slice>& slices) const;
 
 private:
     HostArray(DType dtype, Shape shape, Shape strides, std::int64_t offset, std::shared_ptr<std::byte> storage);

@@ -72,7 +72,8 @@ constexpr Builtin kBuiltins[] = {
     {"ceil", 1, Family::Float, false},    {"round", 1, Family::Float, false},  {"trunc", 1, Family::Float, false},
     {"fabs", 1, Family::Float, false},    {"pow", 2, Family::Float, true},     {"atan2", 2, Family::Float, false},
     {"hypot", 2, Family::Float, false},   {"fmod", 2, Family::Float, false},   {"copysign", 2, Family::Float, false},
-    {"fmin", 2, Family::Float, false},    {"fmax", 2, Family::Float, false},   {"abs", 1, Family::Abs, true},
+    {"fmin", 2, Family::Float, false},    {"fmax", 2, Family::Float, false},   {"fma", 3, Family::Float, false},
+    {"abs", 1, Family::Abs, true},
     {"real", 1, Family::RealPart, true},  {"imag", 1, Family::RealPart, true}, {"conj", 1, Family::Conj, true},
     {"min", 2, Family::MinMax, false},    {"max", 2, Family::MinMax, false},
 };
@@ -284,6 +285,13 @@ DType type_of_writes(KernelData& k, Variable& t, bool wait_for_all) {
         const DType w = write_type(k, *insn, t, DType::Unknown);
         if (w != DType::Unknown) acc = acc == DType::Unknown ? w : combine_types(acc, w);
     }
+    // Every write reads `t` (`result = result + sum(i, i*i)`): as in loopy, the other operands decide; bool
+    // is the type that promotes to any other.
+    if (acc == DType::Unknown && !wait_for_all)
+        for (const Instruction* insn : writers) {
+            const DType w = write_type(k, *insn, t, DType::Bool);
+            if (w != DType::Unknown) acc = acc == DType::Unknown ? w : combine_types(acc, w);
+        }
     if (acc == DType::Unknown) return acc;
     for (const Instruction* insn : writers) {
         const DType w = write_type(k, *insn, t, acc);

@@ -296,7 +296,10 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
         case ExprKind::Var: {
             if (const auto hw = hardware_text_.find(e->name); hw != hardware_text_.end()) return hw->second;
             const Variable* v = find_variable(k_, e->name);
-            if (v && v->is_array && v->shape.empty() && v->kind != VarKind::Temporary) return e->name + "[" + (v->offset ? print(v->offset) : "0") + "]";
+            // 0-d arrays and scalar global temporaries are passed by pointer.
+            const bool by_pointer = v && v->shape.empty() &&
+                                    (v->kind == VarKind::Temporary ? v->address_space == AddressSpace::Global : v->is_array);
+            if (by_pointer) return e->name + "[" + (v->offset ? print(v->offset) : "0") + "]";
             return e->name;
         }
         case ExprKind::Subscript: return print_subscript(e);
@@ -554,7 +557,10 @@ std::string CExprPrinter::print_if(const ExprPtr& e, DType want, int& prec) {
     const ExprType t = typer_.type(e);
     // Literal branches are printed in the type the enclosing operation wants, as loopy passes it down.
     const DType w = t.weak && is_float(want) ? want : t.dtype;
-    const std::string cond = print_prec(e->args[0], DType::Unknown, kOr) + " ? ";
+    // OpenCL's ?: takes no floating-point condition: it is compared with zero, C's truth test.
+    const bool float_cond = is_float(expr_type(k_, e->args[0]).dtype);
+    const std::string cond = (float_cond ? print_prec(e->args[0], DType::Unknown, kEq) + " != 0"
+                                         : print_prec(e->args[0], DType::Unknown, kOr)) + " ? ";
     const bool cast = is_complex(w) || needs_casts(e->args[1], e->args[2], w);
     return cond + operand(e->args[1], w, kOr, false, cast) + " : " + operand(e->args[2], w, kCond, false, cast);
 }

@@ -176,11 +176,19 @@ private:
     void body(const isl_util::AstNode& b, int depth) {
         const bool single = b.children.size() == 1 &&
                             !(b.children[0].kind == isl_util::AstNode::Kind::If && b.children[0].children.size() > 1);
+        // A statement that prints nothing (a C barrier, a nop) alone in a body leaves an empty statement.
+        if (single && prints_nothing(b.children[0])) return void(os_ << indent(depth + 1) << ";\n");
         // A statement that is a block of its own (an atomic compare-and-swap loop) brings its braces.
         if (single) return node(b.children[0], depth + (is_block_statement(b.children[0]) ? 0 : 1));
         os_ << indent(depth) << "{\n";
         block(b, depth + 1);
         os_ << indent(depth) << "}\n";
+    }
+
+    bool prints_nothing(const isl_util::AstNode& n) const {
+        if (n.kind != isl_util::AstNode::Kind::User) return false;
+        const Statement& s = nest_.statements.at(n.statement);
+        return s.barrier ? target_ == TargetKind::C : s.insn->kind != InsnKind::Assignment;
     }
 
     bool is_block_statement(const isl_util::AstNode& n) const {

@@ -50,6 +50,25 @@ void add_offset_args(KernelData& k) {
     }
 }
 
+void add_stride_args(KernelData& k) {
+    std::vector<Variable> added;
+    for (Variable& array : k.args)
+        for (std::size_t axis = 0; axis < array.dim_tags.size(); ++axis) {
+            ExprPtr& stride = array.dim_tags[axis].stride;
+            if (!stride || stride->kind != ExprKind::Var || stride->name != "auto") continue;
+            std::string name = cat(array.name, "_stride", axis);
+            for (int n = 0; name_taken(k, name); ++n) name = cat(array.name, "_stride", axis, "_", n);
+            stride = var(name);
+            Variable value;
+            value.name = name;
+            value.kind = VarKind::ValueArg;
+            value.is_array = false;
+            value.dtype = k.options.index_dtype;
+            added.push_back(std::move(value));
+        }
+    for (Variable& v : added) k.args.push_back(std::move(v));
+}
+
 std::set<std::string> layout_names(const KernelData& k) {
     std::set<std::string> out;
     auto add = [&](const ExprPtr& e) {

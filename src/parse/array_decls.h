@@ -13,6 +13,11 @@ namespace loom {
 /// an lp.auto offset, and makes it that array's offset, as loopy does.
 void add_offset_args(KernelData& k);
 
+/// loopy's stride:auto dim tags (parsed as the stride `auto`, a C keyword, so no variable's name): each becomes
+/// the value argument `<array>_stride<axis>`, appended to the arguments; a call takes its value from the array
+/// passed.
+void add_stride_args(KernelData& k);
+
 /// The variables that shapes, strides and offsets of the declared arrays and temporaries refer to (they are
 /// parameters, so undeclared ones become value arguments).
 std::set<std::string> layout_names(const KernelData& k);

@@ -138,8 +138,8 @@ Variable guessed_arg(const std::string& name, const NameUse& use) {
 }
 
 // Adds arguments for every used name that is not declared (sorted by name, as loopy does), or complains
-// about them when the argument list is final.
-void guess_args(KernelData& k, bool guess) {
+// about them when the argument list is final. `offset_auto`: guessed arrays take an offset argument.
+void guess_args(KernelData& k, bool guess, bool offset_auto) {
     const std::vector<std::string> inames = all_inames(k);
     std::map<std::string, NameUse> uses = collect_uses(k);
     for (const isl::set& d : k.domains)
@@ -154,6 +154,7 @@ void guess_args(KernelData& k, bool guess) {
         user_assert(guess, "LoopyError", "variable '", name, "' is used in instruction '", use.first_insn,
                     "' but is not an argument or temporary (add it to the arguments, or add \"...\")");
         guessed.push_back(guessed_arg(name, use));
+        guessed.back().offset_auto = offset_auto && guessed.back().is_array;
     }
     for (Variable& v : guessed) k.args.push_back(std::move(v));
 }
@@ -393,13 +394,15 @@ ExprPtr auto_extent(const isl::pw_aff& size, const isl::set& ctx, const Variable
 void find_auto_shape(const KernelData& k, Variable& v) {
     std::size_t ndim = 0;
     const auto footprint = access_footprint(k, v.name, ndim);
-    if (!footprint && v.kind == VarKind::Temporary) {  // only used as a scalar
-        v.is_array = false;
+    if (!footprint) {
+        user_assert(v.kind == VarKind::Temporary || collect_uses(k).count(v.name), "StaticValueFindingError",
+                    "cannot find the shape of '", v.name, "': it is never accessed");
+        // Only used as a scalar: a temporary is a scalar, an argument an array of shape () (as loopy's).
+        v.is_array = v.kind != VarKind::Temporary;
+        v.shape.clear();
         v.shape_auto = false;
         return;
     }
-    user_assert(footprint.has_value(), "StaticValueFindingError", "cannot find the shape of '", v.name,
-                "': it is never accessed with a subscript");
     const isl::set ctx = isl_util::align_params(assumption_context(k), footprint->space());
     v.shape.clear();
     for (std::size_t j = 0; j < ndim; ++j) {
@@ -451,6 +454,24 @@ void finish_array_layouts(KernelData& k) {
         }
 }
 
+// Runs `step` on `k` knowing the values of `known` (loopy fixes parameters before it finds shapes): they are
+// assumed, and substituted into the declared shapes.
+void with_known_parameters(KernelData& k, const std::map<std::string, long>& known, void (*step)(KernelData&)) {
+    const isl::set assumptions = k.assumptions;
+    std::map<std::string, ExprPtr> values;
+    for (const auto& [name, value] : known) {
+        k.assumptions = k.assumptions.intersect(
+            isl_util::parse_assumptions(cat("[", name, "] -> { : ", name, " = ", value, " }")));
+        values[name] = int_lit(value);
+    }
+    if (!values.empty())
+        for (std::vector<Variable>* vars : {&k.args, &k.temporaries})
+            for (Variable& v : *vars)
+                for (ExprPtr& s : v.shape) s = substitute(s, values);
+    step(k);
+    k.assumptions = assumptions;
+}
+
 Kernel make_kernel(const MakeKernelInput& in) {
     KernelData k;
     user_assert(is_identifier(in.name), "LoopyError", "kernel name '", in.name,
@@ -482,10 +503,12 @@ Kernel make_kernel(const MakeKernelInput& in) {
         check_reduction_inames(insn, inames);
     }
     add_offset_args(k);
+    add_stride_args(k);
     const std::size_t declared_args = k.args.size(), declared_temporaries = k.temporaries.size();
     check_no_iname_writes(k);
     declare_temporaries(k);
-    guess_args(k, in.guess_remaining_args);
+    guess_args(k, in.guess_remaining_args, in.default_offset_auto);
+    add_offset_args(k);  // those of guessed arrays
     for (std::size_t i = declared_args; i < k.args.size(); ++i) k.args[i].order = in.default_order;
     for (std::size_t i = declared_temporaries; i < k.temporaries.size(); ++i) k.temporaries[i].order = in.default_order;
     infer_io(k);
@@ -495,7 +518,7 @@ Kernel make_kernel(const MakeKernelInput& in) {
     resolve_dependencies(k, in.seq_dependencies);
     check_rule_names(k);
     check_loop_bounds(k);
-    finish_array_layouts(k);
+    with_known_parameters(k, in.known_parameters, finish_array_layouts);
     check_temporaries(k);
     restore_rule_uses(k, as_written);
     return Kernel(std::make_shared<const KernelData>(std::move(k)));

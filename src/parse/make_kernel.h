@@ -3,6 +3,7 @@
 // instruction runs in, and the dependencies the single-writer heuristic implies.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct MakeKernelInput {
     bool seq_dependencies = false;
     char default_order = 'C';         // of the arrays and temporaries that are not declared
     bool check_dep_resolution = true;  // a `dep`/`nosync` naming no instruction is an error
+    bool default_offset_auto = false;  // default_offset=lp.auto: guessed arrays get an offset argument
+    std::map<std::string, long> known_parameters;  // values assumed while finding shapes (fixed_parameters)
 };
 
 Kernel make_kernel(const MakeKernelInput& in);

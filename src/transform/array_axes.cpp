@@ -1,4 +1,5 @@
 #include "ir/layout.h"
+#include "parse/array_decls.h"
 #include "parse/dim_tags.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -16,6 +17,10 @@ Kernel tag_array_axes(const Kernel& kernel, const std::vector<std::string>& name
         Variable* v = find_variable(k, name);
         user_assert(v != nullptr && v->is_array, "LoopyError", "tag_array_axes: no array named '", name, "'");
         v->dim_tags = parse_dim_tags(dim_tags, name);
+    }
+    add_stride_args(k);
+    for (const std::string& name : names) {
+        Variable* v = find_variable(k, name);
         v->strides.clear();
         v->stride_levels.clear();
         compute_layout(*v);
