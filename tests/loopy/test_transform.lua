@@ -35,8 +35,6 @@ local PENDING = {
   test_precompute_with_preexisting_inames_fail = "the LoopyError comes from the missing feature above, not from the "
     .. "13x26 footprint that ii, jj (13x13) cannot hold: precompute: existing iname 'ii' in precompute_inames must "
     .. "be one of the sweep inames",
-  test_rename_argument_with_auto_stride = "dim tag stride:auto (loopy's FixedStrideArrayDimTag(lp.auto)) is read "
-    .. "as a variable 'auto': generate_code raises TypeInferenceError: could not determine the type of 'auto'",
   test_prefetch_to_same_temp_var = "a second prefetch into an existing temporary is refused: LoopyError: "
     .. "precompute: temporary name 'A_fetch' is already in use",
 }
