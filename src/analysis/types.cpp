@@ -75,7 +75,7 @@ constexpr Builtin kBuiltins[] = {
     {"fmin", 2, Family::Float, false},    {"fmax", 2, Family::Float, false},   {"fma", 3, Family::Float, false},
     {"abs", 1, Family::Abs, true},
     {"real", 1, Family::RealPart, true},  {"imag", 1, Family::RealPart, true}, {"conj", 1, Family::Conj, true},
-    {"min", 2, Family::MinMax, false},    {"max", 2, Family::MinMax, false},
+    {"min", 2, Family::MinMax, false},    {"max", 2, Family::MinMax, false},   {"clamp", 3, Family::MinMax, false},
 };
 
 const Builtin* find_builtin(const std::string& name) {

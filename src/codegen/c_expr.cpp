@@ -610,6 +610,11 @@ std::string CExprPrinter::print_real_call(const ExprPtr& e, DType t, int& prec) 
     if (f == "abs") return math_name("fabs", t) + list;
     if ((f == "min" || f == "max") && !is_float(t)) return (c_like ? min_max_helper(f, t) : f) + list;
     if (f == "min" || f == "max") return math_name("f" + f, t) + list;
+    if (f == "clamp" && c_like) {  // OpenCL's builtin, for integers and floats
+        const std::string ct = c_type(t, target_);
+        return define("lpy_clamp_" + dtype_name(t), ct, ct + " x, " + ct + " lo, " + ct + " hi",
+                      "return x < lo ? lo : (x > hi ? hi : x);") + list;
+    }
     if (f == "rsqrt" && target_ == TargetKind::C) {
         prec = kMul;
         return float_literal(1, t) + " / " + math_name("sqrt", t) + list;
