@@ -558,7 +558,7 @@ std::string CExprPrinter::print_if(const ExprPtr& e, DType want, int& prec) {
     // Literal branches are printed in the type the enclosing operation wants, as loopy passes it down.
     const DType w = t.weak && is_float(want) ? want : t.dtype;
     // OpenCL's ?: takes no floating-point condition: it is compared with zero, C's truth test.
-    const bool float_cond = is_float(expr_type(k_, e->args[0]).dtype);
+    const bool float_cond = is_float(typer_.type(e->args[0]).dtype);
     const std::string cond = (float_cond ? print_prec(e->args[0], DType::Unknown, kEq) + " != 0"
                                          : print_prec(e->args[0], DType::Unknown, kOr)) + " ? ";
     const bool cast = is_complex(w) || needs_casts(e->args[1], e->args[2], w);
