@@ -363,6 +363,10 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     }
     for (const std::optional<isl::pw_aff>& g : groups) {
         dk.groups.push_back(g ? isl_util::pw_aff_to_expr(*g, ctx) : int_lit(1));
+        // Work-group ids have the index type too (hardware inames start at 0, their extent is their end).
+        if (dk.groups.back()->kind == ExprKind::IntLit)
+            check_index_value(k, dk.groups.back()->ival, "generate_code",
+                              cat("the number of work-groups on axis ", dk.groups.size() - 1, ","));
         dk.groups_isl.push_back(g ? isl_util::to_str(*g) : "{ [(1)] }");
     }
     for (long l : local) {
@@ -429,29 +433,45 @@ void check_identifiers(const KernelData& k, TargetKind target) {
                     " (a keyword, type or macro) and cannot name a variable or iname: rename it");
 }
 
-// Loop variables have the kernel's index type: an iname whose values, or the value after its last one, fall
-// outside it would wrap around. Inames no instruction runs in make no loop (and may be unbounded).
-void check_index_range(const KernelData& k) {
-    const isl::set ctx = assumption_context(k);
-    std::set<std::string> looped;
-    for (const Instruction& insn : k.instructions) {
-        looped.insert(insn.within_inames.begin(), insn.within_inames.end());
-        if (insn.expression) looped.merge(reduction_inames(insn.expression));
+// Loop variables have the kernel's index type: a loop whose values, or the value after its last one, fall
+// outside it would wrap around. isl writes the constant bounds of a loop as literals.
+void check_index_range(const KernelData& k, const isl_util::AstNode& n) {
+    if (n.kind == isl_util::AstNode::Kind::For) {
+        visit(n.init, [&](const ExprPtr& e) {
+            if (e->kind == ExprKind::IntLit)
+                check_index_value(k, e->ival, "generate_code", cat("the start of iname '", n.iterator, "',"));
+        });
+        visit(n.cond, [&](const ExprPtr& e) {
+            if (e->kind == ExprKind::IntLit && e->ival < INT64_MAX)
+                check_index_value(k, e->ival + 1, "generate_code", cat("the end of iname '", n.iterator, "',"));
+        });
     }
-    for (const std::string& i : looped) {
-        const isl::set dom = domain_of(k, {i});
-        if (const std::optional<long> hi = isl_util::static_max(isl_util::dim_max(dom, 0), ctx); hi && *hi < LONG_MAX)
-            check_index_value(k, *hi + 1, "generate_code", cat("the end of iname '", i, "',"));
-        if (const std::optional<long> lo = isl_util::static_max(isl_util::dim_min(dom, 0).neg(), ctx))
-            check_index_value(k, -*lo, "generate_code", cat("the start of iname '", i, "',"));
-    }
+    for (const isl_util::AstNode& c : n.children) check_index_range(k, c);
+}
+
+// Flat indices have the index type too: the largest one of an array of constant layout must fit it.
+void check_flat_indices(const KernelData& k) {
+    for (const auto* vars : {&k.args, &k.temporaries})
+        for (const Variable& v : *vars) {
+            bool constant = v.is_array && v.strides.size() == v.shape.size(), overflow = false;
+            std::int64_t last = 0, term = 0;
+            for (std::size_t j = 0; constant && j < v.shape.size(); ++j) {
+                const ExprPtr &n = v.shape[j], &s = v.strides[j];
+                constant = n && s && n->kind == ExprKind::IntLit && s->kind == ExprKind::IntLit && n->ival > 0;
+                if (constant)
+                    overflow = overflow || __builtin_mul_overflow(n->ival - 1, s->ival < 0 ? -s->ival : s->ival, &term) ||
+                               __builtin_add_overflow(last, term, &last);
+            }
+            if (constant)
+                check_index_value(k, overflow ? INT64_MAX : last, "generate_code",
+                                  cat("the largest flat index of array '", v.name, "',"));
+        }
 }
 
 }  // namespace
 
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     check_definitions(*k);
-    check_index_range(*k);
     check_identifiers(*k, target);
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;
@@ -471,6 +491,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         const KernelData& part = *device;
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);
+        check_index_range(part, nest.root);
         DeviceKernel dk;
         dk.name = target == TargetKind::OpenCL ? seg.name : c_kernel_symbol(seg.name);
         dk.params = kernel_params(part, uses);
@@ -487,6 +508,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         out.header += (out.header.empty() ? "" : "\n") + sig + ";";
         out.kernels.push_back(std::move(dk));
     }
+    check_flat_indices(*k);
     out.device_code = preamble(*k, target) + program_scope_declarations(*k, target) + helpers.helper_definitions() + kernels_text;
     return out;
 }

@@ -109,6 +109,16 @@ do
     lp.add_dtypes(lp.make_kernel("{ [i]: -3000000000<=i<0 }", "out[i+3000000000] = 2*i"), { out = "int64" }))
   h.expect_error("LoopyError", { "the end of iname 'i', 2147483648", "does not fit" }, lp.generate_code,
     lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<=2147483647 }", "out[i] = i"), { out = "int32" }))
+  -- Split loops (whose flat indices overflow instead), work-group ids too.
+  local function split(index_dtype)
+    local knl = lp.make_kernel(big, "out[i] = 2*i", nil, { index_dtype = index_dtype })
+    return lp.split_iname(lp.add_dtypes(knl, { out = "int64" }), "i", 1024, { outer_tag = "g.0", inner_tag = "l.0" })
+  end
+  h.expect_error("LoopyError", { "the largest flat index of array 'out', 2999999999", "does not fit" },
+    lp.generate_code, split("int32"))
+  h.check_contains(lp.generate_code(split("int64")), "out[1024 * gid(0) + lid(0)]")
+  h.expect_error("LoopyError", { "the number of work-groups on axis 0, 3000000000", "does not fit" }, lp.generate_code,
+    lp.tag_inames(lp.add_dtypes(lp.make_kernel(big, "out[i] = 2*i"), { out = "int64" }), { i = "g.0" }))
 end
 
 -- Huge integers for small integer options, parameters and value arguments were truncated into an int.
