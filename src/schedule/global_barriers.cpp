@@ -21,7 +21,8 @@ bool is_hardware(const KernelData& k, const std::string& iname) {
     return it != k.iname_tags.end() && is_hardware_tag(it->second);
 }
 
-// Sequential loops both instructions run in: a split cannot go between their instances there.
+// Sequential loops both instructions run in: a split between their instances there would run the loop on
+// the host.
 bool share_loop(const KernelData& k, const Instruction& a, const Instruction& b) {
     for (const std::string& i : a.within_inames)
         if (b.within_inames.count(i) && !is_hardware(k, i)) return true;

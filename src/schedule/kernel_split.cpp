@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "schedule/linear_tree.h"
 #include "support/error.h"
 
 namespace loom {
@@ -47,43 +48,98 @@ void check_definitions(const KernelData& k) {
 
 std::vector<DeviceSegment> device_segments(const KernelData& k) {
     std::vector<DeviceSegment> out;
+    std::vector<std::string> host_loops;
+    bool inside = false;
     for (const LinearItem& it : k.linearization) {
-        if (it.kind == LinearItem::Kind::CallKernel) out.push_back({it.name, {}});
-        else if (it.kind == LinearItem::Kind::ReturnFromKernel || is_gbarrier_item(k, it)) continue;
-        else if (!out.empty()) out.back().items.push_back(it);
+        if (it.kind == LinearItem::Kind::CallKernel) {
+            out.push_back({it.name, {}, host_loops});
+            inside = true;
+        } else if (it.kind == LinearItem::Kind::ReturnFromKernel) {
+            inside = false;
+        } else if (inside) {
+            out.back().items.push_back(it);
+        } else if (it.kind == LinearItem::Kind::EnterLoop) {
+            host_loops.push_back(it.name);
+        } else if (it.kind == LinearItem::Kind::LeaveLoop) {
+            host_loops.pop_back();
+        }
     }
     return out;
 }
 
+namespace {
+
+bool holds_global_barrier(const KernelData& k, const std::vector<LinearNode>& nodes) {
+    for (const LinearNode& n : nodes)
+        if (is_gbarrier_item(k, n.item) || holds_global_barrier(k, n.body)) return true;
+    return false;
+}
+
+// Splits a block of the linearization (loopy's map_schedule_onto_host_or_device): a loop whose body holds a
+// global barrier stays on the host, its body split in turn; every other run of items between global
+// barriers becomes one device kernel. Kernels are named in the order they appear.
+class Splitter {
+public:
+    explicit Splitter(const KernelData& k) : k_(k) {}
+
+    std::vector<LinearItem> split(const std::vector<LinearNode>& nodes) {
+        std::vector<LinearItem> out, chunk;
+        for (const LinearNode& n : nodes) {
+            if (is_gbarrier_item(k_, n.item)) {
+                flush(chunk, out);
+                out.push_back(n.item);
+            } else if (n.item.kind == LinearItem::Kind::EnterLoop && holds_global_barrier(k_, n.body)) {
+                check_host_loop(n.item.name);
+                flush(chunk, out);
+                out.push_back(n.item);
+                const std::vector<LinearItem> body = split(n.body);
+                out.insert(out.end(), body.begin(), body.end());
+                out.push_back({LinearItem::Kind::LeaveLoop, n.item.name, "", ""});
+            } else {
+                const std::vector<LinearItem> items = to_items({n});
+                chunk.insert(chunk.end(), items.begin(), items.end());
+            }
+        }
+        flush(chunk, out);
+        return out;
+    }
+
+    std::size_t kernels() const { return count_; }
+
+private:
+    void flush(std::vector<LinearItem>& chunk, std::vector<LinearItem>& out) {
+        if (chunk.empty()) return;
+        const std::string name = kernel_name(k_, count_++);
+        out.push_back({LinearItem::Kind::CallKernel, name, "", ""});
+        out.insert(out.end(), chunk.begin(), chunk.end());
+        out.push_back({LinearItem::Kind::ReturnFromKernel, name, "", ""});
+        chunk.clear();
+    }
+
+    // The host runs the loop one iteration after the other.
+    void check_host_loop(const std::string& iname) const {
+        const auto tag = k_.iname_tags.find(iname);
+        user_assert(tag == k_.iname_tags.end() || tag->second == "for" || tag->second == "ord", "LoopyError",
+                    "a global barrier is inside the loop over '", iname, "', tagged '",
+                    tag == k_.iname_tags.end() ? "" : tag->second,
+                    "': a loop around a global barrier runs on the host and must be sequential");
+    }
+
+    const KernelData& k_;
+    std::size_t count_ = 0;
+};
+
+}  // namespace
+
 Kernel split_device_kernels(const Kernel& kernel) {
     const KernelData& k = *kernel;
-    std::vector<std::vector<LinearItem>> pieces(1);
-    std::vector<LinearItem> barriers;  // barriers[i] follows pieces[i]
-    int depth = 0;
-    for (const LinearItem& it : k.linearization) {
+    for (const LinearItem& it : k.linearization)
         if (it.kind == LinearItem::Kind::CallKernel) return kernel;  // already split
-        if (is_gbarrier_item(k, it)) {
-            user_assert(depth == 0, "LoopyError", "global barrier '", it.name,
-                        "' is inside a sequential loop: device kernels can only be split outside loops");
-            barriers.push_back(it);
-            pieces.emplace_back();
-            continue;
-        }
-        if (it.kind == LinearItem::Kind::EnterLoop) ++depth;
-        if (it.kind == LinearItem::Kind::LeaveLoop) --depth;
-        pieces.back().push_back(it);
-    }
-    std::vector<LinearItem> out;
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < pieces.size(); ++i) {
-        if (!pieces[i].empty() || (count == 0 && i + 1 == pieces.size())) {
-            const std::string name = kernel_name(k, count++);
-            out.push_back({LinearItem::Kind::CallKernel, name, "", ""});
-            out.insert(out.end(), pieces[i].begin(), pieces[i].end());
-            out.push_back({LinearItem::Kind::ReturnFromKernel, name, "", ""});
-        }
-        if (i < barriers.size()) out.push_back(barriers[i]);
-    }
+    Splitter splitter(k);
+    std::vector<LinearItem> out = splitter.split(to_tree(k.linearization));
+    // A kernel with nothing to run is still one (empty) device kernel.
+    if (splitter.kernels() == 0)
+        out.insert(out.end(), {{LinearItem::Kind::CallKernel, k.name, "", ""}, {LinearItem::Kind::ReturnFromKernel, k.name, "", ""}});
     KernelData data = kernel.copy();
     data.linearization = std::move(out);
     return Kernel(std::make_shared<const KernelData>(std::move(data)));

@@ -1,5 +1,7 @@
-// Splitting at global barriers: a `... gbarrier` at the top level of the linearization ends one device
-// kernel and starts the next (CALL KERNEL / RETURN FROM KERNEL items, loopy's names: NAME, NAME_0, ...).
+// Splitting at global barriers: a `... gbarrier` ends one device kernel and starts the next (CALL KERNEL /
+// RETURN FROM KERNEL items, loopy's names: NAME, NAME_0, ...). A sequential loop around a global barrier
+// runs on the host: the host program (codegen/host_program.h) runs its iterations one after the other and
+// launches the device kernels of its body in each, the loop's iname passed to them as a value.
 // Private and local temporaries do not survive between device kernels (see save_reload.h).
 #pragma once
 
@@ -12,11 +14,12 @@ namespace loom {
 
 Kernel split_device_kernels(const Kernel& k);
 
-/// The device kernels of a split linearization: their names and the items of each (without the
-/// CALL/RETURN markers).
+/// The device kernels of a split linearization: their names, the items of each (without the CALL/RETURN
+/// markers) and the host loops around it, outermost first.
 struct DeviceSegment {
     std::string name;
     std::vector<LinearItem> items;
+    std::vector<std::string> host_loops;
 };
 std::vector<DeviceSegment> device_segments(const KernelData& k);
 

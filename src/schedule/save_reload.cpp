@@ -111,6 +111,7 @@ struct Segment {
     std::size_t begin = 0, end = 0;
     std::string pre_barrier, post_barrier;  // instruction ids; empty: none
     std::vector<const Instruction*> instructions;
+    std::vector<std::string> host_loops;    // the loops the host runs it in
 };
 
 std::vector<Segment> segments_of(const KernelData& k) {
@@ -118,7 +119,7 @@ std::vector<Segment> segments_of(const KernelData& k) {
     std::string last_barrier;
     for (std::size_t i = 0; i < k.linearization.size(); ++i) {
         const LinearItem& it = k.linearization[i];
-        if (it.kind == LinearItem::Kind::CallKernel) out.push_back({it.name, i, i, last_barrier, "", {}});
+        if (it.kind == LinearItem::Kind::CallKernel) out.push_back({it.name, i, i, last_barrier, "", {}, {}});
         if (it.kind == LinearItem::Kind::ReturnFromKernel) out.back().end = i;
         const Instruction* insn = instruction_of(k, it);
         if (!insn) continue;
@@ -129,6 +130,8 @@ std::vector<Segment> segments_of(const KernelData& k) {
         last_barrier = insn->id;
         if (!out.empty() && out.back().post_barrier.empty()) out.back().post_barrier = insn->id;
     }
+    const std::vector<DeviceSegment> kernels = device_segments(k);
+    for (std::size_t n = 0; n < out.size(); ++n) out[n].host_loops = kernels.at(n).host_loops;
     return out;
 }
 
@@ -159,8 +162,9 @@ public:
             if (accesses(*insn, temporary)) users.push_back(insn);
 
         // New inames over the whole grid (as loopy): the slot is indexed by hardware ids, whatever inames
-        // the instructions of each device kernel use.
+        // the instructions of each device kernel use. It runs in each iteration of the host loops around.
         Instruction insn;
+        insn.within_inames.insert(seg.host_loops.begin(), seg.host_loops.end());
         std::vector<ExprPtr> slot_index, own_index;
         for (std::size_t d = 0; d < slot.hardware_tags.size(); ++d) {
             const std::string iname = new_iname(cat(temporary, "_", mode_name, "_hw_dim_", d, "_", seg.name),
