@@ -410,7 +410,9 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c) {
     return m;
 }
 
-backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArgs& c) {
+// `ints`: the call's integer values and the inames of the host loops around the launch.
+backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArgs& c,
+                        const std::map<std::string, std::int64_t>& ints) {
     backend::Arg arg;
     if (p.is_pointer) {
         arg.kind = backend::Arg::Kind::Buffer;
@@ -418,11 +420,11 @@ backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArg
     } else if (is_float(p.dtype)) {
         arg.kind = backend::Arg::Kind::Float;
         const auto f = c.floats.find(p.name);
-        arg.f = f != c.floats.end() ? f->second : static_cast<double>(c.ints.at(p.name));
+        arg.f = f != c.floats.end() ? f->second : static_cast<double>(ints.at(p.name));
     } else {
         arg.kind = backend::Arg::Kind::Int;
-        const auto i = c.ints.find(p.name);
-        if (i == c.ints.end()) throw Error("ArgumentError", cat("argument '", p.name, "' must be an integer"));
+        const auto i = ints.find(p.name);
+        if (i == ints.end()) throw Error("ArgumentError", cat("argument '", p.name, "' must be an integer"));
         arg.i = i->second;
     }
     return arg;
@@ -463,14 +465,15 @@ PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
     PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}};
     check_value_ranges(*call.built->typed, c);
     call.mem = call_memory(*call.built->typed, c);
-    for (std::size_t i = 0; i < call.built->code.kernels.size(); ++i) {
-        const DeviceKernel& dk = call.built->code.kernels[i];
+    // The host program decides the launches: each device kernel once, or once per iteration of its host loops.
+    run_host_program(call.built->code.host, c.ints, [&](std::size_t kernel, const HostValues& values) {
+        const DeviceKernel& dk = call.built->code.kernels.at(kernel);
         backend::Launch launch;
-        launch.kernel = i;
-        for (const KernelParam& p : dk.params) launch.args.push_back(kernel_arg(p, call.mem, c));
-        set_launch_grid(dk, c.ints, launch);
+        launch.kernel = kernel;
+        for (const KernelParam& p : dk.params) launch.args.push_back(kernel_arg(p, call.mem, c, values));
+        set_launch_grid(dk, values, launch);
         call.launches.push_back(std::move(launch));
-    }
+    });
     return call;
 }
 

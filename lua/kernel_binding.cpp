@@ -576,7 +576,7 @@ int generate_code(lua_State* L) {
     const GeneratedCode code = loom::generate_code(k, kernel_target(k));
     lua_pushlstring(L, code.device_code.data(), code.device_code.size());
     lua_createtable(L, 0, 3);
-    lua_pushstring(L, "");
+    lua_pushlstring(L, code.host_code.data(), code.host_code.size());
     lua_setfield(L, -2, "host_code");
     std::vector<std::string> names;
     for (const DeviceKernel& dk : code.kernels) names.push_back(dk.name);
@@ -607,7 +607,7 @@ int generate_code_v2(lua_State* L) {
     lua_createtable(L, 0, 4);
     lua_pushlstring(L, code.device_code.data(), code.device_code.size());
     lua_setfield(L, -2, "_device_code");
-    lua_pushstring(L, "");
+    lua_pushlstring(L, code.host_code.data(), code.host_code.size());
     lua_setfield(L, -2, "_host_code");
     lua_pushcfunction(L, code_v2_device);
     lua_setfield(L, -2, "device_code");

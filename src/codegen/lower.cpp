@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -470,6 +471,116 @@ void check_flat_indices(const KernelData& k) {
 
 }  // namespace
 
+namespace {
+
+// In a device kernel, the inames of the host loops around it are values that the host passes: parameters of
+// its domains, not loops. The host keeps to the loops' bounds, so the device kernel assumes them (and a
+// domain left without inames says nothing more).
+void host_loops_as_parameters(const KernelData& k, KernelData& part, const std::vector<std::string>& host_loops) {
+    if (host_loops.empty()) return;
+    const isl::set bounds = isl_util::dims_to_params(domain_of(k, host_loops), host_loops).params();
+    part.assumptions = isl_util::align_params(part.assumptions, bounds.space()).intersect(
+        isl_util::align_params(bounds, part.assumptions.space()));
+    std::vector<isl::set> domains;
+    for (const isl::set& d : part.domains) {
+        const isl::set moved = isl_util::dims_to_params(d, host_loops);
+        if (isl_set_dim(moved.get(), isl_dim_set) > 0 || isl_set_dim(d.get(), isl_dim_set) == 0) domains.push_back(moved);
+    }
+    part.domains = std::move(domains);
+    for (Instruction& insn : part.instructions)
+        for (const std::string& h : host_loops) insn.within_inames.erase(h);
+    for (const std::string& h : host_loops) {
+        part.iname_tags.erase(h);
+        Variable v;
+        v.name = h;
+        v.kind = VarKind::ValueArg;
+        v.dtype = part.options.index_dtype;
+        v.is_array = false;
+        part.args.push_back(std::move(v));
+    }
+}
+
+// The parameters of the host function: those of every device kernel, once, but the host loops' inames.
+std::vector<KernelParam> host_params(const GeneratedCode& code, const std::set<std::string>& host_inames) {
+    std::vector<KernelParam> out;
+    std::map<std::string, std::size_t> index;
+    for (const DeviceKernel& dk : code.kernels)
+        for (const KernelParam& p : dk.params) {
+            if (host_inames.count(p.name)) continue;
+            const auto [it, added] = index.emplace(p.name, out.size());
+            if (added) out.push_back(p);
+            else out[it->second].is_written = out[it->second].is_written || p.is_written;
+        }
+    return out;
+}
+
+void collect_host_inames(const HostProgram& program, std::set<std::string>& out) {
+    for (const HostStep& s : program)
+        if (s.kind == HostStep::Kind::Loop) {
+            out.insert(s.iname);
+            collect_host_inames(s.body, out);
+        }
+}
+
+class HostCodeWriter {
+public:
+    HostCodeWriter(const KernelData& k, const GeneratedCode& code, TargetKind target)
+        : k_(k), code_(code), target_(target), printer_(k, target) {}
+
+    // On the C target a C function calling the device kernels; on device targets the launch sequence, each
+    // launch with its grid.
+    std::string write() {
+        std::set<std::string> host_inames;
+        collect_host_inames(code_.host, host_inames);
+        std::string out;
+        if (target_ == TargetKind::C) {
+            std::string params;
+            for (const KernelParam& p : host_params(code_, host_inames))
+                params += (params.empty() ? "" : ", ") + param_decl(p, k_, target_);
+            out = "void _lpy_host_" + k_.name + "(" + params + ")\n";
+        } else {
+            out = "/* the launches of the device kernels: groups and work-items per group on each axis */\n";
+        }
+        return out + "{\n" + steps(code_.host, "  ") + "}\n";
+    }
+
+private:
+    std::string steps(const HostProgram& program, const std::string& indent) {
+        std::string out;
+        for (const HostStep& s : program) {
+            if (s.kind == HostStep::Kind::Launch) {
+                out += indent + launch(code_.kernels.at(s.kernel)) + "\n";
+                continue;
+            }
+            out += cat(indent, "for (", c_type(k_.options.index_dtype, target_), " ", s.iname, " = ", printer_.print(s.lower),
+                       "; ", s.iname, " <= ", printer_.print(s.upper), "; ++", s.iname, ")\n", indent, "{\n");
+            out += steps(s.body, indent + "  ") + indent + "}\n";
+        }
+        return out;
+    }
+
+    std::string launch(const DeviceKernel& dk) {
+        std::vector<std::string> args;
+        for (const KernelParam& p : dk.params) args.push_back(p.name);
+        std::string out = dk.name + "(" + join(args, ", ") + ");";
+        if (target_ == TargetKind::C) return out;
+        return out + "  /* groups (" + grid_text(dk.groups) + "), work-items (" + grid_text(dk.local) + ") */";
+    }
+
+    std::string grid_text(const std::vector<ExprPtr>& sizes) {
+        std::vector<std::string> out;
+        for (const ExprPtr& e : sizes) out.push_back(printer_.print(e));
+        return join(out, ", ");
+    }
+
+    const KernelData& k_;
+    const GeneratedCode& code_;
+    TargetKind target_;
+    CExprPrinter printer_;
+};
+
+}  // namespace
+
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     check_definitions(*k);
     check_identifiers(*k, target);
@@ -482,6 +593,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         KernelData edit = k.copy();
         edit.name = seg.name;
         edit.linearization = seg.items;
+        host_loops_as_parameters(*k, edit, seg.host_loops);
         // The C target runs the grid as loops, per device kernel.
         if (target == TargetKind::C)
             edit = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(edit)))).copy();
@@ -510,6 +622,8 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     }
     check_flat_indices(*k);
     out.device_code = preamble(*k, target) + program_scope_declarations(*k, target) + helpers.helper_definitions() + kernels_text;
+    out.host = host_program(*k);
+    out.host_code = HostCodeWriter(*k, out, target).write();
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/host_program.h"
 #include "codegen/target.h"
 #include "ir/kernel.h"
 
@@ -32,6 +33,8 @@ struct GeneratedCode {
     std::string device_code;
     std::string header;  // the declarations of the device kernels
     std::vector<DeviceKernel> kernels;
+    HostProgram host;       // how the device kernels are launched
+    std::string host_code;  // `host` as text: a C function on the C target, the launch sequence otherwise
 };
 
 /// Type inference (with `dtypes` for still-unknown arguments), substitution, reduction and ILP realization, address
