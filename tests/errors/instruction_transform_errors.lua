@@ -33,9 +33,14 @@ h.expect_error("LoopyError", "unknown mem_kind 'private'", lp.add_barrier, knl, 
 h.expect_error("LoopyError", "unknown iname 'k' in within_inames", lp.add_barrier, knl, "id:w", "id:r",
   { within_inames = { "k" } })
 h.expect_error("ArgumentError", "unknown option 'kind'", lp.add_barrier, knl, "id:w", "id:r", { kind = "local" })
--- A global barrier inside a sequential loop cannot split the kernel.
-h.expect_error("LoopyError", { "global barrier 'g_barrier'", "inside a sequential loop" }, lp.generate_code,
-  lp.add_dtypes(lp.add_barrier(knl, "id:w", "id:r", { within_inames = "i" }), { a = "float32" }))
+-- A global barrier inside a sequential loop moves the loop to the host; an unrolled loop cannot go there.
+do
+  local looped = lp.add_dtypes(lp.add_barrier(knl, "id:w", "id:r", { within_inames = "i" }), { a = "float32" })
+  local _, info = lp.generate_code(looped)
+  h.check_equal(#info.kernels, 2, "device kernels of a loop around a global barrier")
+  h.expect_error("LoopyError", { "global barrier is inside the loop over 'i', tagged 'unr'", "must be sequential" },
+    lp.generate_code, lp.tag_inames(lp.fix_parameters(looped, { n = 4 }), { i = "unr" }))
+end
 
 -- set_instruction_priority
 h.expect_error("ArgumentError", "bad argument #3 to 'set_instruction_priority'", lp.set_instruction_priority, knl,
