@@ -224,8 +224,7 @@ std::map<std::string, std::vector<std::string>> loop_stacks(const KernelData& k)
     return out;
 }
 
-// Whether a `... gbarrier` runs between `source` and `sink`: then they end up in different device kernels
-// (a global barrier can only split the kernel outside every sequential loop).
+// Whether a `... gbarrier` runs between `source` and `sink`: then they end up in different device kernels.
 class GlobalBarrierPositions {
 public:
     explicit GlobalBarrierPositions(const KernelData& k) {
