@@ -48,6 +48,12 @@ void register_instruction_api(lua_State* L, int module_table);
 /// auto_test_vs_ref (lua/auto_test.cpp).
 void register_auto_test_api(lua_State* L, int module_table);
 
+/// Restricts the compiler flags and compilers scripts of L may choose (backends/compiler_flags.h), for good: a
+/// sandboxed state does so; nothing turns it off.
+void restrict_compiler_flags(lua_State* L);
+/// Whether L restricts them.
+bool compiler_flags_restricted(lua_State* L);
+
 /// Whether the value at `idx` is an executor (lp.cl.queue, lp.c.executor).
 bool is_executor(lua_State* L, int idx);
 /// Pushes the executor that `knl{...}` uses for `target` ("opencl" or "c"), made on first use.

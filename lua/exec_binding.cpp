@@ -4,6 +4,7 @@
 #include <new>
 
 #include "backends/c/c_executor.h"
+#include "backends/compiler_flags.h"
 #include "backends/opencl/opencl_executor.h"
 #include "ir/eval.h"
 #include "ir/layout.h"
@@ -68,6 +69,11 @@ int c_executor(lua_State* L) {
     if (auto cc = opt_string(L, 1, "cc", f)) o.cc = *cc;
     if (auto flags = opt_string_list(L, 1, "cflags", f)) o.cflags = *flags;
     if (auto t = opt_integer(L, 1, "threads", f)) o.threads = to_int(L, *t, 1, f, "option 'threads': ");
+    if (compiler_flags_restricted(L)) {
+        user_assert(backend::is_allowed_compiler(o.cc), "ArgumentError", "bad argument #1 to '", f, "' (option 'cc': '",
+                    o.cc, "' is not allowed in a restricted state; name cc, gcc or clang)");
+        backend::check_allowed_flags(o.cflags, f, "cflags");
+    }
     push_executor(L, backend::make_c_executor(o));
     return 1;
 }
@@ -560,6 +566,29 @@ void push_default_executor(lua_State* L, const std::string& target) {
     lua_getfield(L, LUA_REGISTRYINDEX, default_executor_key(target).c_str());
 }
 
+namespace {
+
+constexpr const char* kRestrictedFlagsKey = "loom.restricted_compiler_flags";
+
+int restrict_compiler_flags_binding(lua_State* L) {
+    restrict_compiler_flags(L);
+    return 0;
+}
+
+}  // namespace
+
+void restrict_compiler_flags(lua_State* L) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, kRestrictedFlagsKey);
+}
+
+bool compiler_flags_restricted(lua_State* L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kRestrictedFlagsKey);
+    const bool restricted = lua_toboolean(L, -1) != 0;
+    lua_pop(L, 1);
+    return restricted;
+}
+
 void register_exec_api(lua_State* L, int module_table) {
     luaL_newmetatable(L, kExecutorMeta);
     lua_pushcfunction(L, trampoline<executor_index>);
@@ -578,6 +607,8 @@ void register_exec_api(lua_State* L, int module_table) {
     lua_setfield(L, module_table, "set_caching_enabled");
     lua_pushcfunction(L, trampoline<time_kernel>);
     lua_setfield(L, module_table, "time");
+    lua_pushcfunction(L, trampoline<restrict_compiler_flags_binding>);
+    lua_setfield(L, module_table, "restrict_compiler_flags");
 }
 
 }  // namespace loom::lua

@@ -18,6 +18,14 @@ extern "C" {
  * no C++ exception ever reaches the host. */
 int luaopen_loom(lua_State* L);
 
+/* Restricts, for good, what the scripts of L may hand to compilers, as a state running untrusted scripts needs
+ * (a sandboxed state does it): every flag of lp.c.executor's `cflags` and of a kernel's `build_options` must be on
+ * Loom's allow-list (-O*, -g*, -w, -W<warning>, -std=, -f<feature>, -m<option>, -cl-<option>; no flag naming a
+ * file, a directory or a program, loading a plugin or defining a macro: not -wrapper, -B, -fplugin, @file, -o,
+ * -I, -D), and lp.c.executor's `cc` must be cc, gcc or clang. Anything else is an ArgumentError. Scripts can
+ * do the same with lp.restrict_compiler_flags(); nothing undoes it. Call it after luaopen_loom. */
+void loom_restrict_compiler_flags(lua_State* L);
+
 #ifdef __cplusplus
 }
 #endif

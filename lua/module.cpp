@@ -30,3 +30,5 @@ int open_module(lua_State* L) {
 }  // namespace loom::lua
 
 extern "C" int luaopen_loom(lua_State* L) { return loom::lua::trampoline<loom::lua::open_module>(L); }
+
+extern "C" void loom_restrict_compiler_flags(lua_State* L) { loom::lua::restrict_compiler_flags(L); }

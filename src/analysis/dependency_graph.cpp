@@ -90,7 +90,10 @@ void write_svg(const std::string& dot_text, const std::string& path) {
     user_assert(fd >= 0, "LoopyError", "show_dependency_graph: cannot create a temporary file");
     close(fd);
     std::ofstream(input) << dot_text;
-    const std::string command = shell_quoted(dot) + " -Tsvg -o " + shell_quoted(path) + " " + shell_quoted(input) + " 2>&1";
+    // dot reads a value starting with '-' after -o as its next option: such a path is written relative.
+    const std::string output_path = path.starts_with("-") ? "./" + path : path;
+    const std::string command =
+        shell_quoted(dot) + " -Tsvg -o " + shell_quoted(output_path) + " " + shell_quoted(input) + " 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     std::string output;
     if (pipe) {

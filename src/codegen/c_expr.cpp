@@ -169,12 +169,6 @@ const ComplexFn& complex_template(const std::string& op) {
     return kComplexFns[0];
 }
 
-std::string replace_all(std::string s, std::string_view from, const std::string& to) {
-    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-        s.replace(at, from.size(), to);
-    return s;
-}
-
 // The helpers a complex template uses (`@P_name(`).
 std::vector<std::string> complex_dependencies(std::string_view text) {
     std::vector<std::string> out;

@@ -1,5 +1,6 @@
 #include "codegen/c_names.h"
 
+#include <cctype>
 #include <set>
 
 namespace loom {
@@ -16,12 +17,11 @@ bool is_c_keyword(const std::string& name) {
 
 namespace {
 
-// The functions, function-like macros, types and object-like macros of math.h (C99 and the POSIX/BSD/SVID
-// extensions glibc declares by default), complex.h, stdbool.h and stdint.h, and the system macros GNU C
-// predefines. The math functions appear once: their float ("f") and long double ("l") variants are derived.
-const std::set<std::string>& header_names() {
+// The functions and function-like macros of math.h (C99 and the POSIX/BSD/SVID extensions glibc declares by
+// default) and complex.h. The math functions appear once: their float ("f") and long double ("l") variants are
+// derived.
+const std::set<std::string>& header_functions() {
     static const std::set<std::string> names = {
-        // math.h functions
         "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh",
         "drem", "erf", "erfc", "exp", "exp2", "expm1", "fabs", "fdim", "finite", "floor", "fma", "fmax", "fmin",
         "fmod", "frexp", "gamma", "hypot", "ilogb", "isinf", "isnan", "j0", "j1", "jn", "ldexp", "lgamma",
@@ -29,16 +29,27 @@ const std::set<std::string>& header_names() {
         "lround", "modf", "nan", "nearbyint", "nextafter", "nexttoward", "pow", "remainder", "remquo", "rint",
         "round", "scalb", "scalbln", "scalbn", "significand", "sin", "sinh", "sqrt", "tan", "tanh", "tgamma", "trunc",
         "y0", "y1", "yn",
-        // math.h macros and types
         "fpclassify", "isfinite", "isgreater", "isgreaterequal", "isless", "islessequal", "islessgreater",
-        "isnormal", "isunordered", "signbit", "math_errhandling", "float_t", "double_t", "HUGE_VAL", "HUGE_VALF",
+        "isnormal", "isunordered", "signbit",
+        "cabs", "cacos", "cacosh", "carg", "casin", "casinh", "catan", "catanh", "ccos", "ccosh", "cexp", "cimag",
+        "clog", "conj", "cpow", "cproj", "creal", "csin", "csinh", "csqrt", "ctan", "ctanh", "CMPLX",
+        // complex.h's imaginary unit: a kernel symbol only, the code spells it _Complex_I where a variable is I
+        "I",
+    };
+    return names;
+}
+
+// The types and object-like macros of math.h, complex.h, stdbool.h and stdint.h, and the system macros GNU C
+// predefines: a variable of such a name does not compile, or compiles into something else.
+const std::set<std::string>& header_macros_and_types() {
+    static const std::set<std::string> names = {
+        // math.h
+        "math_errhandling", "float_t", "double_t", "HUGE_VAL", "HUGE_VALF",
         "HUGE_VALL", "INFINITY", "NAN", "FP_ILOGB0", "FP_ILOGBNAN", "FP_INFINITE", "FP_NAN", "FP_NORMAL",
         "FP_SUBNORMAL", "FP_ZERO", "MATH_ERREXCEPT", "MATH_ERRNO", "M_1_PI", "M_2_PI", "M_2_SQRTPI", "M_E",
         "M_LN10", "M_LN2", "M_LOG10E", "M_LOG2E", "M_PI", "M_PI_2", "M_PI_4", "M_SQRT1_2", "M_SQRT2",
-        // complex.h
-        "cabs", "cacos", "cacosh", "carg", "casin", "casinh", "catan", "catanh", "ccos", "ccosh", "cexp", "cimag",
-        "clog", "conj", "cpow", "cproj", "creal", "csin", "csinh", "csqrt", "ctan", "ctanh", "complex", "imaginary",
-        "I", "CMPLX",
+        // complex.h (the code spells the imaginary unit _Complex_I where a variable is named I)
+        "complex", "imaginary",
         // stdbool.h
         "bool", "true", "false",
         // stdint.h types and macros
@@ -62,16 +73,26 @@ const std::set<std::string>& header_names() {
     return names;
 }
 
-bool is_header_name(const std::string& name) {
-    if (header_names().count(name)) return true;
+bool is_header_function(const std::string& name) {
+    if (header_functions().count(name)) return true;
     const bool variant = name.size() > 1 && (name.back() == 'f' || name.back() == 'l');
-    return variant && header_names().count(name.substr(0, name.size() - 1)) > 0;
+    return variant && header_functions().count(name.substr(0, name.size() - 1)) > 0;
 }
 
 }  // namespace
 
 std::string c_kernel_symbol(const std::string& name) {
-    return is_c_keyword(name) || is_header_name(name) ? name + "_knl" : name;
+    return is_c_keyword(name) || header_macros_and_types().count(name) || is_header_function(name) ? name + "_knl"
+                                                                                                  : name;
+}
+
+bool is_c_reserved(const std::string& name) {
+    // The C implementation's names (`__`, `_` and a capital) and the prefixes of the code's helper functions and
+    // scratch variables (loopy_floor_div_int32, lpy_..., loopy_old_val).
+    for (const char* prefix : {"__", "loopy_", "lpy_"})
+        if (name.starts_with(prefix)) return true;
+    const bool implementation = name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1]));
+    return implementation || is_c_keyword(name) || header_macros_and_types().count(name) > 0;
 }
 
 }  // namespace loom

@@ -16,6 +16,7 @@
 #include "codegen/loop_nest.h"
 #include "codegen/c_names.h"
 #include "codegen/opencl_names.h"
+#include "ir/names.h"
 #include "analysis/address_space.h"
 #include "analysis/kernel_checks.h"
 #include "analysis/write_races.h"
@@ -41,6 +42,14 @@ namespace loom {
 namespace {
 
 void debug_dump(const char* stage, const Kernel& k) {
+// A comment of the code. Its text holds instruction ids, which are not identifiers: no "*/" or line break in
+// it may end the comment and put the rest into the code.
+std::string c_comment(const std::string& text) {
+    std::string safe = replace_all(text, "*/", "* /");
+    std::replace(safe.begin(), safe.end(), '\n', ' ');
+    return "/* " + safe + " */";
+}
+
     static const bool enabled = [] {
         const char* v = std::getenv("LOOM_DEBUG");
         return v && std::atoi(v) >= 2;
@@ -165,7 +174,7 @@ private:
         for (const isl_util::AstNode& c : b.children) {
             const std::string comment = slab_comment(nest_, c, open_loops_);
             const bool fresh = !comment.empty() && !open_slabs_.count(comment);
-            if (fresh && comment != last_comment) os_ << indent(depth) << "/* " << comment << " */\n";
+            if (fresh && comment != last_comment) os_ << indent(depth) << c_comment(comment) << "\n";
             last_comment = comment;
             if (fresh) open_slabs_.insert(comment);
             node(c, depth);
@@ -234,7 +243,7 @@ private:
     }
 
     void barrier(const LinearItem& b, int depth) {
-        const std::string comment = b.comment.empty() ? "" : " /* " + b.comment + " */";
+        const std::string comment = b.comment.empty() ? "" : " " + c_comment(b.comment);
         user_assert(b.sync_kind != "global", "LoopyError",
                     "global barriers need the kernel split into several device kernels, which this code generator "
                     "does not do yet");
@@ -422,16 +431,18 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
 
 namespace {
 
-// Variables and inames become C identifiers: a keyword (or, on OpenCL, a name the language reserves) does not
-// build.
+// Variables and inames become identifiers of the code: whatever entry point named them, the one name check
+// applies (a transformation's edit cannot carry code into the source), and on OpenCL also the names OpenCL C
+// reserves.
 void check_identifiers(const KernelData& k, TargetKind target) {
     std::vector<std::string> names = all_inames(k);
     for (const auto* vars : {&k.args, &k.temporaries})
         for (const Variable& v : *vars) names.push_back(v.name);
-    for (const std::string& n : names)
-        user_assert(!(target == TargetKind::OpenCL ? is_opencl_reserved(n) : is_c_keyword(n)), "LoopyError", "'", n,
-                    "' is reserved in ", target == TargetKind::OpenCL ? "OpenCL C" : "C",
-                    " (a keyword, type or macro) and cannot name a variable or iname: rename it");
+    for (const std::string& n : names) {
+        check_name(n, "variable or iname", "code generation");
+        user_assert(target != TargetKind::OpenCL || !is_opencl_reserved(n), "LoopyError", "'", n,
+                    "' is reserved in OpenCL C (a keyword, type or macro) and cannot name a variable or iname: rename it");
+    }
 }
 
 // Loop variables have the kernel's index type: a loop whose values, or the value after its last one, fall

@@ -1,8 +1,17 @@
 #include "ir/names.h"
 
+#include "codegen/c_names.h"
 #include "support/error.h"
+#include "support/strings.h"
 
 namespace loom {
+
+void check_name(const std::string& name, const std::string& what, const std::string& where) {
+    user_assert(is_identifier(name), "LoopyError", where, ": ", what, " '", name,
+                "' is not a valid name (letters, digits and '_', not starting with a digit)");
+    user_assert(!is_c_reserved(name), "LoopyError", where, ": ", what, " '", name,
+                "' is reserved in C (a keyword, type or macro, or a name of the generated code): rename it");
+}
 
 NameGenerator::NameGenerator(const KernelData& k) {
     for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})

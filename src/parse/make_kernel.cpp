@@ -10,6 +10,7 @@
 #include "ir/access.h"
 #include "ir/atomic.h"
 #include "ir/layout.h"
+#include "ir/names.h"
 #include "ir/domain.h"
 #include "ir/subst_rule.h"
 #include "isl/isl.h"
@@ -486,7 +487,11 @@ Kernel make_kernel(const MakeKernelInput& in) {
     ParsedInstructions parsed = parse_instructions(in.instructions);
     k.instructions = std::move(parsed.instructions);
     k.substitutions = std::move(parsed.substitutions);
-    for (const Variable& v : in.args) (v.kind == VarKind::Temporary ? k.temporaries : k.args).push_back(v);
+    for (const Variable& v : in.args) {
+        check_name(v.name, v.kind == VarKind::Temporary ? "temporary" : "argument", "make_kernel");
+        (v.kind == VarKind::Temporary ? k.temporaries : k.args).push_back(v);
+    }
+    for (const std::string& iname : all_inames(k)) check_name(iname, "iname", "make_kernel");
 
     const std::vector<std::string> inames = all_inames(k);
     assign_ids(k);

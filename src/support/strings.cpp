@@ -39,6 +39,12 @@ bool fnmatch(std::string_view pattern, std::string_view text) {
     return ::fnmatch(std::string(pattern).c_str(), std::string(text).c_str(), 0) == 0;
 }
 
+std::string replace_all(std::string s, std::string_view from, const std::string& to) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
 bool is_identifier(std::string_view s) {
     if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
     for (char c : s)

@@ -14,5 +14,7 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 /// Shell-style wildcard match (`*`, `?`, `[...]`), as Python's fnmatch.fnmatchcase.
 bool fnmatch(std::string_view pattern, std::string_view text);
 bool is_identifier(std::string_view s);
+/// `s` with every occurrence of `from` replaced by `to`.
+std::string replace_all(std::string s, std::string_view from, const std::string& to);
 
 }  // namespace loom

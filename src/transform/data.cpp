@@ -1,4 +1,5 @@
 #include "ir/domain.h"
+#include "ir/names.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -60,7 +61,7 @@ Kernel rename_argument(const Kernel& kernel, const std::string& old_name, const 
     const Variable* arg = kernel.find_variable(old_name);
     user_assert(arg && arg->is_arg(), "LoopyError", transform, ": old arg name '", old_name, "' does not exist");
     if (new_name == old_name) return kernel;
-    user_assert(is_identifier(new_name), "LoopyError", transform, ": '", new_name, "' is not a valid name");
+    check_name(new_name, "argument name", transform);
     user_assert(!kernel.find_variable(new_name) && !is_iname(*kernel, new_name), "LoopyError", transform,
                 ": argument name '", new_name, "' conflicts with an existing identifier--cannot rename");
     KernelData k = kernel.copy();

@@ -36,7 +36,7 @@ bool name_in_use(const KernelData& k, const std::string& name) {
 }
 
 void check_new_name(const KernelData& k, const std::string& name, const char* transform) {
-    user_assert(is_identifier(name), "LoopyError", transform, ": '", name, "' is not a valid iname");
+    check_name(name, "iname", transform);
     user_assert(!name_in_use(k, name), "LoopyError", transform, ": new iname '", name,
                 "' is already used in kernel '", k.name, "'");
 }

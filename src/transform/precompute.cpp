@@ -164,7 +164,8 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
         if (i < o.precompute_inames.size() && !o.precompute_inames[i].empty()) {
             a.name = o.precompute_inames[i];
             a.preexisting = is_iname(k, a.name);
-            user_assert(a.preexisting || (is_identifier(a.name) && !names.is_taken(a.name)), "LoopyError",
+            if (!a.preexisting) check_name(a.name, "storage axis name", "precompute");
+            user_assert(a.preexisting || !names.is_taken(a.name), "LoopyError",
                         "precompute: new storage axis name '", a.name, "' conflicts with existing name");
             names.take(a.name);
         } else {
@@ -599,6 +600,7 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     user_assert(found != nullptr, "LoopyError", "precompute: substitution rule '", rule_name, "' not found");
     const SubstitutionRule rule = *found;
     NameGenerator names(*kernel);
+    if (!o.temporary_name.empty()) check_name(o.temporary_name, "temporary name", "precompute");
     const std::string temporary = o.temporary_name.empty() ? names(rule.name) : o.temporary_name;
     user_assert(!kernel.find_variable(temporary) && !is_iname(*kernel, temporary), "LoopyError", "precompute: temporary name '",
                 temporary, "' is already in use");
@@ -701,6 +703,8 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
     user_assert(v != nullptr, "LoopyError", "add_prefetch: no variable named '", name, "'");
     const std::size_t ndim = v->is_array ? v->shape.size() : 0;
 
+    if (!o.temporary_name.empty()) check_name(o.temporary_name, "temporary name", "add_prefetch");
+    for (const std::string& d : o.dim_arg_names) check_name(d, "dim_arg_names entry", "add_prefetch");
     NameGenerator names(*kernel);
     const std::string rule_name = names(name + "_fetch_rule");
     const std::string temporary = o.temporary_name.empty() ? names(name + "_fetch") : o.temporary_name;
