@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstring>
 
+#include "lua/trampoline.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -98,7 +99,7 @@ namespace {
 // Pushes field `key` of the table at `arg`; returns false (nothing pushed) when absent or nil.
 bool push_field(lua_State* L, int arg, const char* key) {
     if (!lua_istable(L, arg)) return false;
-    if (lua_getfield(L, arg, key) == LUA_TNIL) {
+    if (get_field(L, arg, key) == LUA_TNIL) {
         lua_pop(L, 1);
         return false;
     }
@@ -153,9 +154,9 @@ std::optional<std::vector<std::string>> opt_string_list(lua_State* L, int arg, c
     if (lua_type(L, -1) == LUA_TSTRING) {
         out = split_trimmed(lua_tostring(L, -1), ',');
     } else if (lua_istable(L, -1)) {
-        const lua_Integer n = luaL_len(L, -1);
+        const lua_Integer n = length(L, -1);
         for (lua_Integer i = 1; i <= n; ++i) {
-            lua_geti(L, -1, i);
+            get_index(L, -1, i);
             if (lua_type(L, -1) != LUA_TSTRING) {
                 lua_pop(L, 2);
                 arg_error(L, arg, fname, cat("option '", key, "': list of strings expected"));

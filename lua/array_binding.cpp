@@ -325,15 +325,15 @@ int l_view(lua_State* L) {
     const HostArray& a = check_array(L, 1, f);
     check_table(L, 2, f);
     std::vector<HostArray::Slice> slices;
-    const lua_Integer n = luaL_len(L, 2);
+    const lua_Integer n = length(L, 2);
     for (lua_Integer i = 1; i <= n; ++i) {
         HostArray::Slice s;
-        if (lua_geti(L, 2, i) == LUA_TTABLE) {
-            const lua_Integer parts = luaL_len(L, -1);
+        if (get_index(L, 2, i) == LUA_TTABLE) {
+            const lua_Integer parts = length(L, -1);
             if (parts < 2 || parts > 3) arg_error(L, 2, f, cat("entry ", i, " must be {start, stop} or {start, stop, step}"));
             std::int64_t* fields[] = {&s.start, &s.stop, &s.step};
             for (lua_Integer j = 1; j <= parts; ++j) {
-                lua_geti(L, -1, j);
+                get_index(L, -1, j);
                 if (!lua_isinteger(L, -1)) arg_error(L, 2, f, cat("entry ", i, " must hold integers"));
                 *fields[j - 1] = lua_tointeger(L, -1);
                 lua_pop(L, 1);

@@ -55,13 +55,13 @@ Parameters read_parameters(lua_State* L, int idx) {
 
 // `parameters`: one table {n=16}, or a list of them (each is a separate test).
 std::vector<Parameters> read_parameter_sets(lua_State* L) {
-    if (!lua_istable(L, kOptions) || lua_getfield(L, kOptions, "parameters") == LUA_TNIL) return {Parameters{}};
+    if (!lua_istable(L, kOptions) || get_field(L, kOptions, "parameters") == LUA_TNIL) return {Parameters{}};
     const int idx = lua_gettop(L);
     if (!lua_istable(L, idx)) arg_error(L, kOptions, kFname, "option 'parameters': table expected");
     std::vector<Parameters> out;
-    const lua_Integer n = luaL_len(L, idx);
+    const lua_Integer n = length(L, idx);
     for (lua_Integer i = 1; i <= n; ++i) {
-        if (lua_geti(L, idx, i) != LUA_TTABLE) arg_error(L, kOptions, kFname, "option 'parameters': list of tables expected");
+        if (get_index(L, idx, i) != LUA_TTABLE) arg_error(L, kOptions, kFname, "option 'parameters': list of tables expected");
         out.push_back(read_parameters(L, lua_gettop(L)));
         lua_pop(L, 1);
     }
@@ -75,11 +75,11 @@ std::vector<Parameters> read_parameter_sets(lua_State* L) {
 std::vector<int> push_executors(lua_State* L) {
     std::vector<int> out;
     if (!lua_isnil(L, kLoopyExecutor)) {
-        if (lua_istable(L, kOptions) && lua_getfield(L, kOptions, "exec") != LUA_TNIL)
+        if (lua_istable(L, kOptions) && get_field(L, kOptions, "exec") != LUA_TNIL)
             arg_error(L, kOptions, kFname, "option 'exec' given with an executor argument");
         return {kLoopyExecutor};
     }
-    if (!lua_istable(L, kOptions) || lua_getfield(L, kOptions, "exec") == LUA_TNIL) {
+    if (!lua_istable(L, kOptions) || get_field(L, kOptions, "exec") == LUA_TNIL) {
         for (const char* target : {"opencl", "c"}) {
             push_default_executor(L, target);
             out.push_back(lua_gettop(L));
@@ -88,11 +88,11 @@ std::vector<int> push_executors(lua_State* L) {
     }
     const int idx = lua_gettop(L);
     if (is_executor(L, idx)) return {idx};
-    if (!lua_istable(L, idx) || luaL_len(L, idx) == 0)
+    if (!lua_istable(L, idx) || length(L, idx) == 0)
         arg_error(L, kOptions, kFname, "option 'exec': an executor or a list of executors expected");
-    for (lua_Integer i = 1; i <= luaL_len(L, idx); ++i) {
+    for (lua_Integer i = 1; i <= length(L, idx); ++i) {
         if (!lua_checkstack(L, 1)) arg_error(L, kOptions, kFname, "option 'exec': too many executors");
-        lua_geti(L, idx, i);
+        get_index(L, idx, i);
         if (!is_executor(L, -1)) arg_error(L, kOptions, kFname, "option 'exec': a list of executors expected");
         out.push_back(lua_gettop(L));
     }
@@ -102,7 +102,7 @@ std::vector<int> push_executors(lua_State* L) {
 // `dtypes`: one dtype name for every array whose type is not known, or a table of them by name.
 void read_dtypes(lua_State* L, Settings& s) {
     if (!lua_istable(L, kOptions)) return;
-    const int type = lua_getfield(L, kOptions, "dtypes");
+    const int type = get_field(L, kOptions, "dtypes");
     const int idx = lua_gettop(L);
     if (type == LUA_TSTRING) {
         s.default_dtype = check_dtype(L, idx, kFname, kOptions, "dtypes");
@@ -233,8 +233,8 @@ HostArray argument_copy(const Variable& v, const HostArray& values, const Parame
 std::pair<std::string, std::string> error_of(lua_State* L, int idx) {
     idx = lua_absindex(L, idx);
     if (lua_istable(L, idx)) {
-        lua_getfield(L, idx, "kind");
-        lua_getfield(L, idx, "message");
+        get_field(L, idx, "kind");
+        get_field(L, idx, "message");
         if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TSTRING) {
             std::pair<std::string, std::string> out{lua_tostring(L, -2), lua_tostring(L, -1)};
             lua_pop(L, 2);
@@ -242,13 +242,11 @@ std::pair<std::string, std::string> error_of(lua_State* L, int idx) {
         }
         lua_pop(L, 2);
     }
-    std::string text = luaL_tolstring(L, idx, nullptr);
-    lua_pop(L, 1);
-    return {"LoopyError", text};
+    return {"LoopyError", to_display_string(L, idx)};
 }
 
 std::string executor_target(lua_State* L, int exec) {
-    lua_getfield(L, exec, "target");
+    get_field(L, exec, "target");
     std::string out = lua_tostring(L, -1);
     lua_pop(L, 1);
     return out;

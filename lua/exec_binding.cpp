@@ -148,11 +148,11 @@ std::vector<HostArray> read_piece_lists(lua_State* L, const Variable& v) {
             out.push_back(*a);
             return;
         }
-        if (!lua_istable(L, idx) || static_cast<std::int64_t>(luaL_len(L, idx)) != extents[depth])
+        if (!lua_istable(L, idx) || static_cast<std::int64_t>(length(L, idx)) != extents[depth])
             throw Error("ArgumentError", cat("argument '", v.name, "': expected a list of ", extents[depth],
                                              " separate arrays along sep axis ", sep_axes(v)[depth]));
         for (std::int64_t i = 1; i <= extents[depth]; ++i) {
-            lua_geti(L, idx, i);
+            get_index(L, idx, i);
             self(self, lua_absindex(L, -1), depth + 1);
             lua_pop(L, 1);
         }
@@ -327,7 +327,7 @@ struct Output {
 // place, and the call returns them themselves (as loopy returns the numpy arrays it was given).
 void push_output(lua_State* L, const Output& o, int args) {
     if (lua_istable(L, args)) {
-        const int passed = lua_getfield(L, args, o.name.c_str());
+        const int passed = get_field(L, args, o.name.c_str());
         if (o.list_extents.empty() ? test_array(L, -1) != nullptr : passed == LUA_TTABLE) return;
         lua_pop(L, 1);
     }

@@ -109,7 +109,7 @@ int value_arg(lua_State* L) { return declare(L, "ValueArg", "ValueArg"); }
 int temporary_variable(lua_State* L) { return declare(L, "TemporaryVariable", "TemporaryVariable"); }
 
 std::optional<std::string> field_string(lua_State* L, const char* key) {
-    lua_getfield(L, -1, key);
+    get_field(L, -1, key);
     std::optional<std::string> out;
     if (lua_type(L, -1) == LUA_TSTRING) out = lua_tostring(L, -1);
     lua_pop(L, 1);
@@ -117,7 +117,7 @@ std::optional<std::string> field_string(lua_State* L, const char* key) {
 }
 
 std::optional<bool> field_bool(lua_State* L, const char* key) {
-    lua_getfield(L, -1, key);
+    get_field(L, -1, key);
     std::optional<bool> out;
     if (!lua_isnil(L, -1)) out = lua_toboolean(L, -1) != 0;
     lua_pop(L, 1);
@@ -138,9 +138,9 @@ std::vector<ExprPtr> expr_list(lua_State* L, const Variable& v, const char* fnam
     } else if (lua_isinteger(L, -1)) {
         out.push_back(int_lit(lua_tointeger(L, -1)));
     } else if (lua_istable(L, -1)) {
-        const lua_Integer n = luaL_len(L, -1);
+        const lua_Integer n = length(L, -1);
         for (lua_Integer i = 1; i <= n; ++i) {
-            lua_geti(L, -1, i);
+            get_index(L, -1, i);
             out.push_back(expr_entry(L, -1, fname, what));
             lua_pop(L, 1);
         }
@@ -152,7 +152,7 @@ std::vector<ExprPtr> expr_list(lua_State* L, const Variable& v, const char* fnam
 
 // Reads `shape` of the ArgSpec at the top of the stack into v.
 void read_shape(lua_State* L, Variable& v, const char* fname) {
-    const int t = lua_getfield(L, -1, "shape");
+    const int t = get_field(L, -1, "shape");
     if (t == LUA_TNIL) v.shape_auto = v.kind != VarKind::ValueArg;
     else if (is_auto(L, -1)) v.shape_auto = true;
     else v.shape = expr_list(L, v, fname, "shape");
@@ -164,9 +164,9 @@ std::vector<std::string> dim_tag_entries(lua_State* L, const Variable& v, const 
     if (lua_type(L, -1) == LUA_TSTRING) return {lua_tostring(L, -1)};
     if (!lua_istable(L, -1)) arg_error(L, 3, fname, cat("dim_tags of '", v.name, "' must be a string or a list of strings"));
     std::vector<std::string> out;
-    const lua_Integer n = luaL_len(L, -1);
+    const lua_Integer n = length(L, -1);
     for (lua_Integer i = 1; i <= n; ++i) {
-        if (lua_geti(L, -1, i) != LUA_TSTRING)
+        if (get_index(L, -1, i) != LUA_TSTRING)
             arg_error(L, 3, fname, cat("dim_tags of '", v.name, "': entry ", i, " is not a string"));
         out.emplace_back(lua_tostring(L, -1));
         lua_pop(L, 1);
@@ -175,7 +175,7 @@ std::vector<std::string> dim_tag_entries(lua_State* L, const Variable& v, const 
 }
 
 bool has_field(lua_State* L, const char* key) {
-    const bool present = lua_getfield(L, -1, key) != LUA_TNIL && !is_auto(L, -1);
+    const bool present = get_field(L, -1, key) != LUA_TNIL && !is_auto(L, -1);
     lua_pop(L, 1);
     return present;
 }
@@ -194,12 +194,12 @@ void read_layout(lua_State* L, Variable& v, char default_order, const char* fnam
     v.order = default_order;
     if (const auto o = field_string(L, "order")) v.order = parse_order(*o, cat("array '", v.name, "'"));
     if (has_field(L, "dim_tags")) {
-        lua_getfield(L, -1, "dim_tags");
+        get_field(L, -1, "dim_tags");
         v.dim_tags = parse_dim_tags(dim_tag_entries(L, v, fname), v.name);
         lua_pop(L, 1);
     }
     if (has_field(L, "strides")) {
-        lua_getfield(L, -1, "strides");
+        get_field(L, -1, "strides");
         for (ExprPtr& s : expr_list(L, v, fname, "strides")) {
             DimTag t;
             t.kind = DimTag::Kind::Stride;
@@ -212,7 +212,7 @@ void read_layout(lua_State* L, Variable& v, char default_order, const char* fnam
 
 // `offset`: an integer, an expression string (an argument name, say), or lp.auto (an offset argument).
 void read_offset(lua_State* L, Variable& v, const char* fname) {
-    const int t = lua_getfield(L, -1, "offset");
+    const int t = get_field(L, -1, "offset");
     if (is_auto(L, -1)) {
         v.offset_auto = true;
     } else if (lua_isinteger(L, -1)) {
@@ -226,7 +226,7 @@ void read_offset(lua_State* L, Variable& v, const char* fname) {
 }
 
 void read_alignment(lua_State* L, Variable& v, const char* fname) {
-    const int t = lua_getfield(L, -1, "alignment");
+    const int t = get_field(L, -1, "alignment");
     if (t != LUA_TNIL) {
         const lua_Integer a = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
         if (a <= 0 || (a & (a - 1)) != 0)
@@ -240,11 +240,11 @@ void read_alignment(lua_State* L, Variable& v, const char* fname) {
 // shape (until the first number), and every other list must match it.
 void flatten_nested(lua_State* L, int idx, std::size_t depth, std::vector<std::int64_t>& shape,
                     std::vector<double>& out, const char* fname) {
-    const lua_Integer n = luaL_len(L, idx);
+    const lua_Integer n = length(L, idx);
     if (depth == shape.size()) shape.push_back(n);
     if (shape[depth] != n) arg_error(L, 3, fname, "the initializer's lists are ragged");
     for (lua_Integer i = 1; i <= n; ++i) {
-        const int t = lua_geti(L, idx, i);
+        const int t = get_index(L, idx, i);
         if (t == LUA_TTABLE && (depth + 1 < shape.size() || out.empty()))
             flatten_nested(L, lua_gettop(L), depth + 1, shape, out, fname);
         else if (t == LUA_TNUMBER && depth + 1 == shape.size()) out.push_back(lua_tonumber(L, -1));
@@ -272,7 +272,7 @@ std::vector<double> array_values(const HostArray& a) {
 // declared, and the dtype of an array when none is.
 void read_initializer(lua_State* L, Variable& v, const char* fname) {
     std::vector<std::int64_t> shape;
-    const int t = lua_getfield(L, -1, "initializer");
+    const int t = get_field(L, -1, "initializer");
     if (const HostArray* a = test_array(L, -1)) {
         if (is_complex(a->dtype())) arg_error(L, 3, fname, cat("initializer of '", v.name, "' cannot be complex"));
         if (v.dtype == DType::Unknown) v.dtype = a->dtype();
@@ -345,9 +345,9 @@ std::vector<std::string> string_or_list(lua_State* L, int idx, const char* fname
         return out;
     }
     if (!lua_istable(L, idx)) arg_error(L, idx, fname, cat(what, ": string or list of strings expected, got ", luaL_typename(L, idx)));
-    const lua_Integer n = luaL_len(L, idx);
+    const lua_Integer n = length(L, idx);
     for (lua_Integer i = 1; i <= n; ++i) {
-        if (lua_geti(L, idx, i) != LUA_TSTRING) arg_error(L, idx, fname, cat(what, ": entry ", i, " is not a string"));
+        if (get_index(L, idx, i) != LUA_TSTRING) arg_error(L, idx, fname, cat(what, ": entry ", i, " is not a string"));
         out.emplace_back(lua_tostring(L, -1));
         lua_pop(L, 1);
     }
@@ -379,9 +379,9 @@ void read_args(lua_State* L, int idx, MakeKernelInput& in) {
     if (has_named_keys(L, idx))
         arg_error(L, idx, "make_kernel", "the declaration list has named entries; options go in the fourth argument");
     in.guess_remaining_args = false;
-    const lua_Integer n = luaL_len(L, idx);
+    const lua_Integer n = length(L, idx);
     for (lua_Integer i = 1; i <= n; ++i) {
-        lua_geti(L, idx, i);
+        get_index(L, idx, i);
         if (lua_type(L, -1) == LUA_TSTRING && std::string(lua_tostring(L, -1)) == "...") {
             in.guess_remaining_args = true;
         } else if (is_arg_spec(L, -1)) {
@@ -397,7 +397,7 @@ void read_args(lua_State* L, int idx, MakeKernelInput& in) {
 void read_kernel_options(lua_State* L, int idx, MakeKernelInput& in) {
     const char* f = "make_kernel";
     if (!lua_istable(L, idx)) return;
-    const int type = lua_getfield(L, idx, "options");
+    const int type = get_field(L, idx, "options");
     const int opts = lua_gettop(L);
     if (type == LUA_TNIL) return lua_pop(L, 1);
     if (type != LUA_TTABLE) arg_error(L, idx, f, "'options' must be a table");
@@ -405,7 +405,7 @@ void read_kernel_options(lua_State* L, int idx, MakeKernelInput& in) {
     while (lua_next(L, opts) != 0) {
         lua_pop(L, 1);
         const bool known = lua_type(L, -1) == LUA_TSTRING && std::string(lua_tostring(L, -1)) == "check_dep_resolution";
-        if (!known) arg_error(L, idx, f, cat("unknown kernel option '", luaL_tolstring(L, -1, nullptr), "' in 'options'"));
+        if (!known) arg_error(L, idx, f, cat("unknown kernel option '", to_display_string(L, -1), "' in 'options'"));
     }
     if (auto v = opt_bool(L, opts, "check_dep_resolution", f)) in.check_dep_resolution = *v;
     lua_pop(L, 1);
@@ -429,7 +429,7 @@ void read_make_options(lua_State* L, int idx, MakeKernelInput& in) {
         in.index_dtype = *t;
     }
     if (auto v = opt_string(L, idx, "target", f)) target_from_name(*v);
-    if (lua_istable(L, idx) && lua_getfield(L, idx, "default_offset") != LUA_TNIL) {
+    if (lua_istable(L, idx) && get_field(L, idx, "default_offset") != LUA_TNIL) {
         const bool zero = lua_isinteger(L, -1) && lua_tointeger(L, -1) == 0;
         if (!zero && !is_auto(L, -1)) arg_error(L, idx, f, "option 'default_offset' must be 0 or lp.auto");
         in.default_offset_auto = !zero;
@@ -452,7 +452,7 @@ int make_kernel(lua_State* L) {
     // loopy's fixed_parameters: fix_parameters right after the kernel is made. As in loopy, the shapes found
     // while making it already know the integer values.
     std::map<std::string, ExprPtr> fixed;
-    if (lua_istable(L, 4) && lua_getfield(L, 4, "fixed_parameters") != LUA_TNIL) {
+    if (lua_istable(L, 4) && get_field(L, 4, "fixed_parameters") != LUA_TNIL) {
         if (!lua_istable(L, -1)) arg_error(L, 4, "make_kernel", "option 'fixed_parameters': table expected");
         fixed = parameter_values(L, lua_gettop(L), 4, "make_kernel");
         for (const auto& [name, value] : fixed)
@@ -592,12 +592,12 @@ int generate_code(lua_State* L) {
 }
 
 int code_v2_device(lua_State* L) {
-    lua_getfield(L, 1, "_device_code");
+    get_field(L, 1, "_device_code");
     return 1;
 }
 
 int code_v2_host(lua_State* L) {
-    lua_getfield(L, 1, "_host_code");
+    get_field(L, 1, "_host_code");
     return 1;
 }
 

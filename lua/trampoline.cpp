@@ -43,6 +43,10 @@ int guarded_call(lua_State* L, lua_CFunction body) {
     int line = 0, column = 0;
     try {
         return body(L);
+    } catch (const LuaRaised& raised) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, raised.ref);
+        luaL_unref(L, LUA_REGISTRYINDEX, raised.ref);
+        return -1;
     } catch (const Error& e) {
         kind = e.kind();
         message = e.message();
@@ -57,6 +61,75 @@ int guarded_call(lua_State* L, lua_CFunction body) {
     }
     push_error(L, kind, message, line, column);
     return -1;
+}
+
+namespace {
+
+// Whether reading from the value at `idx` cannot run a script's code: a table without a metatable.
+bool is_plain_table(lua_State* L, int idx) {
+    if (!lua_istable(L, idx)) return false;
+    if (!lua_getmetatable(L, idx)) return true;
+    lua_pop(L, 1);
+    return false;
+}
+
+// Runs `read` on the value at the absolute index `idx` and, with `key`, the value on top of the stack (popped)
+// in a protected call; leaves its one result, or throws LuaRaised.
+void protected_read(lua_State* L, int idx, lua_CFunction read, bool key) {
+    lua_pushcfunction(L, read);
+    lua_pushvalue(L, idx);
+    if (key) lua_rotate(L, -3, 2);  // function, value, key
+    if (lua_pcall(L, key ? 2 : 1, 1, 0) != LUA_OK) throw LuaRaised{luaL_ref(L, LUA_REGISTRYINDEX)};
+}
+
+int read_index(lua_State* L) {
+    lua_gettable(L, 1);
+    return 1;
+}
+
+int read_length(lua_State* L) {
+    lua_pushinteger(L, luaL_len(L, 1));
+    return 1;
+}
+
+int read_display_string(lua_State* L) {
+    luaL_tolstring(L, 1, nullptr);
+    return 1;
+}
+
+}  // namespace
+
+int get_field(lua_State* L, int idx, const char* key) {
+    idx = lua_absindex(L, idx);
+    lua_pushstring(L, key);
+    if (is_plain_table(L, idx)) return lua_rawget(L, idx);
+    protected_read(L, idx, read_index, true);
+    return lua_type(L, -1);
+}
+
+int get_index(lua_State* L, int idx, lua_Integer i) {
+    idx = lua_absindex(L, idx);
+    if (is_plain_table(L, idx)) return lua_rawgeti(L, idx, i);
+    lua_pushinteger(L, i);
+    protected_read(L, idx, read_index, true);
+    return lua_type(L, -1);
+}
+
+lua_Integer length(lua_State* L, int idx) {
+    if (is_plain_table(L, idx)) return static_cast<lua_Integer>(lua_rawlen(L, idx));
+    protected_read(L, lua_absindex(L, idx), read_length, false);
+    const lua_Integer n = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return n;
+}
+
+std::string to_display_string(lua_State* L, int idx) {
+    protected_read(L, lua_absindex(L, idx), read_display_string, false);
+    std::size_t size = 0;
+    const char* text = lua_tolstring(L, -1, &size);
+    std::string out(text, size);
+    lua_pop(L, 1);
+    return out;
 }
 
 }  // namespace loom::lua

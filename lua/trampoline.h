@@ -28,4 +28,20 @@ int trampoline(lua_State* L) {
 /// Raises a Loom error of `kind` from inside a bound body (throws; the trampoline converts it).
 [[noreturn]] inline void raise(const std::string& kind, const std::string& message) { throw Error(kind, message); }
 
+/// A Lua error raised by a script's code that a body ran (a metamethod of a value it read): thrown instead of
+/// longjmp-ing over the body's C++ frames; the trampoline raises the original error value again once they are
+/// left. The value waits in the registry under `ref`.
+struct LuaRaised {
+    int ref;
+};
+
+/// Lua's reads that can run a script's metamethods (__index, __len, __tostring), for bodies: each behaves as its
+/// Lua API namesake but, where the value has a metatable, runs in a protected call and throws LuaRaised on error.
+/// A plain table is read raw, as fast as the API call.
+int get_field(lua_State* L, int idx, const char* key);
+int get_index(lua_State* L, int idx, lua_Integer i);
+lua_Integer length(lua_State* L, int idx);
+/// luaL_tolstring's text, without leaving it on the stack.
+std::string to_display_string(lua_State* L, int idx);
+
 }  // namespace loom::lua

@@ -21,9 +21,9 @@ std::vector<std::string> name_list(lua_State* L, int idx, const char* fname) {
     if (!lua_istable(L, idx))
         arg_error(L, idx, fname, cat("string or list of names expected, got ", luaL_typename(L, idx)));
     std::vector<std::string> out;
-    const lua_Integer n = luaL_len(L, idx);
+    const lua_Integer n = length(L, idx);
     for (lua_Integer i = 1; i <= n; ++i) {
-        if (lua_geti(L, idx, i) != LUA_TSTRING) arg_error(L, idx, fname, "list of names expected");
+        if (get_index(L, idx, i) != LUA_TSTRING) arg_error(L, idx, fname, "list of names expected");
         out.emplace_back(lua_tostring(L, -1));
         lua_pop(L, 1);
     }
@@ -50,7 +50,7 @@ int set_options(lua_State* L) {
     check_table(L, 2, f);
     // loopy options for its Python machinery have no meaning here: naming them is an error, not a silent no-op.
     for (const char* python_only : {"no_numpy", "cl_exec_manage_array_events", "trace_assignments"}) {
-        lua_getfield(L, 2, python_only);
+        get_field(L, 2, python_only);
         const bool given = !lua_isnil(L, -1);
         lua_pop(L, 1);
         if (given)
@@ -103,7 +103,7 @@ int realize_reduction(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, f).kernel;
     check_options(L, 2, f, {"insn_id_filter"});
     std::optional<std::set<std::string>> filter;
-    if (lua_istable(L, 2) && lua_getfield(L, 2, "insn_id_filter") != LUA_TNIL) {
+    if (lua_istable(L, 2) && get_field(L, 2, "insn_id_filter") != LUA_TNIL) {
         const std::vector<std::string> ids = name_list(L, lua_gettop(L), f);
         filter = std::set<std::string>(ids.begin(), ids.end());
     }
@@ -167,15 +167,15 @@ int save_and_reload_temporaries(lua_State* L) {
 // `within`: a match expression, or a list of instruction ids.
 std::string opt_within(lua_State* L, int arg, const char* fname) {
     if (!lua_istable(L, arg)) return "";
-    lua_getfield(L, arg, "within");
+    get_field(L, arg, "within");
     std::string out;
     if (lua_type(L, -1) == LUA_TSTRING) {
         out = lua_tostring(L, -1);
     } else if (lua_istable(L, -1)) {
         std::vector<std::string> ids;
-        const lua_Integer n = luaL_len(L, -1);
+        const lua_Integer n = length(L, -1);
         for (lua_Integer i = 1; i <= n; ++i) {
-            if (lua_geti(L, -1, i) != LUA_TSTRING) arg_error(L, arg, fname, "option 'within': list of instruction ids expected");
+            if (get_index(L, -1, i) != LUA_TSTRING) arg_error(L, arg, fname, "option 'within': list of instruction ids expected");
             ids.push_back(cat("id:", lua_tostring(L, -1)));
             lua_pop(L, 1);
         }
@@ -197,7 +197,7 @@ std::string tag_value(lua_State* L, int idx, int arg, const char* fname) {
 
 std::string opt_tag(lua_State* L, int arg, const char* key, const char* fname) {
     if (!lua_istable(L, arg)) return "";
-    lua_getfield(L, arg, key);
+    get_field(L, arg, key);
     std::string out = tag_value(L, -1, arg, fname);
     lua_pop(L, 1);
     return out;
@@ -215,7 +215,7 @@ void for_each_named(lua_State* L, int idx, int arg, const char* fname, F&& f) {
     }
     std::sort(keys.begin(), keys.end());
     for (const std::string& key : keys) {
-        lua_getfield(L, idx, key.c_str());
+        get_field(L, idx, key.c_str());
         f(key, lua_gettop(L));
         lua_pop(L, 1);
     }
@@ -230,11 +230,11 @@ SplitOptions split_options(lua_State* L, int arg, const char* fname) {
     o.outer_tag = opt_tag(L, arg, "outer_tag", fname);
     o.inner_tag = opt_tag(L, arg, "inner_tag", fname);
     o.within = opt_within(L, arg, fname);
-    if (lua_istable(L, arg) && lua_getfield(L, arg, "slabs") != LUA_TNIL) {
+    if (lua_istable(L, arg) && get_field(L, arg, "slabs") != LUA_TNIL) {
         const int t = lua_gettop(L);
-        if (!lua_istable(L, t) || luaL_len(L, t) != 2) arg_error(L, arg, fname, "option 'slabs': {head, tail} expected");
+        if (!lua_istable(L, t) || length(L, t) != 2) arg_error(L, arg, fname, "option 'slabs': {head, tail} expected");
         for (int i = 1; i <= 2; ++i) {
-            lua_geti(L, t, i);
+            get_index(L, t, i);
             int isnum = 0;
             const lua_Integer v = lua_tointegerx(L, -1, &isnum);
             if (!isnum) arg_error(L, arg, fname, "option 'slabs': integers expected");
@@ -275,13 +275,13 @@ std::vector<std::pair<std::string, std::string>> tag_pairs(lua_State* L, int arg
     if (lua_type(L, arg) == LUA_TSTRING) return parse_iname_tags(lua_tostring(L, arg));
     check_table(L, arg, fname);
     std::vector<std::pair<std::string, std::string>> out;
-    const lua_Integer n = luaL_len(L, arg);
+    const lua_Integer n = length(L, arg);
     for (lua_Integer i = 1; i <= n; ++i) {
-        lua_geti(L, arg, i);
-        if (!lua_istable(L, -1) || lua_geti(L, -1, 1) != LUA_TSTRING)
+        get_index(L, arg, i);
+        if (!lua_istable(L, -1) || get_index(L, -1, 1) != LUA_TSTRING)
             arg_error(L, arg, fname, "list entries must be {iname, tag} pairs");
         const std::string iname = lua_tostring(L, -1);
-        lua_geti(L, -2, 2);
+        get_index(L, -2, 2);
         out.emplace_back(iname, tag_value(L, -1, arg, fname));
         lua_pop(L, 3);
     }
@@ -307,7 +307,7 @@ int duplicate_inames(lua_State* L) {
     o.within = opt_within(L, 3, f);
     o.new_inames = opt_string_list(L, 3, "new_inames", f).value_or(std::vector<std::string>{});
     o.suffix = opt_string(L, 3, "suffix", f).value_or("");
-    if (lua_istable(L, 3) && lua_getfield(L, 3, "tags") != LUA_TNIL) {
+    if (lua_istable(L, 3) && get_field(L, 3, "tags") != LUA_TNIL) {
         if (!lua_istable(L, -1)) arg_error(L, 3, f, "option 'tags': table expected");
         for_each_named(L, lua_gettop(L), 3, f,
                        [&](const std::string& iname, int idx) { o.tags[iname] = tag_value(L, idx, 3, f); });
@@ -372,7 +372,7 @@ int extract_subst(lua_State* L) {
     const char* f = "extract_subst";
     const Kernel& k = check_kernel(L, 1, f).kernel;
     const std::string name = check_string(L, 2, f), templ = check_string(L, 3, f);
-    const int opts = lua_istable(L, 4) && luaL_len(L, 4) == 0 ? 4 : 5;
+    const int opts = lua_istable(L, 4) && length(L, 4) == 0 ? 4 : 5;
     check_option_keys(L, opts, f, {"parameters", "within"});
     std::vector<std::string> params;
     if (opts == 5 && !lua_isnoneornil(L, 4)) params = name_list(L, 4, f);
@@ -430,7 +430,7 @@ int precompute(lua_State* L) {
     o.within = opt_within(L, 4, f);
     o.fetch_bounding_box = opt_bool(L, 4, "fetch_bounding_box", f).value_or(false);
     o.compute_insn_id = opt_string(L, 4, "compute_insn_id", f).value_or("");
-    if (lua_istable(L, 4) && lua_getfield(L, 4, "dtype") != LUA_TNIL)
+    if (lua_istable(L, 4) && get_field(L, 4, "dtype") != LUA_TNIL)
         o.dtype = check_dtype(L, lua_gettop(L), f, 4, "dtype");
     lua_settop(L, 4);
     push_kernel(L, loom::precompute(k, uses, sweep, o));
