@@ -9,11 +9,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "backends/runtime.h"
 #include "support/error.h"
+#include "support/warnings.h"
 
 namespace loom::backend {
 
@@ -97,6 +100,17 @@ std::optional<std::string> cache_file(std::string_view subdir, std::string_view 
     const std::string dir = cache_dir();
     if (dir.empty()) return std::nullopt;
     return cat(dir, "/", subdir, "/", key, extension);
+}
+
+void warn_cache_unusable(const std::string& why) {
+    // Once per directory, whatever the reason and the executor: every build would repeat it.
+    const std::string dir = cache_dir();
+    static std::mutex mutex;
+    static std::set<std::string> warned;
+    const std::unique_lock lock(mutex);
+    if (!warned.insert(dir).second) return;
+    warn("CacheWarning", cat("the cache directory '", dir, "' cannot be used (", why,
+                             "): building without the disk cache; set LOOM_CACHE_DIR to a writable directory"));
 }
 
 std::optional<std::string> read_file(const std::string& path) {

@@ -32,6 +32,10 @@ std::string memory_cache_key(std::string_view source, const std::vector<KernelSp
 /// `cache_dir()/<subdir>/<key><extension>`, or nothing when disk caching is disabled.
 std::optional<std::string> cache_file(std::string_view subdir, std::string_view key, std::string_view extension);
 
+/// Warns (a CacheWarning, once per cache directory and process) that the disk cache cannot be used for `why`:
+/// the build goes on uncached.
+void warn_cache_unusable(const std::string& why);
+
 /// The whole contents of a file, or nothing when it cannot be read.
 std::optional<std::string> read_file(const std::string& path);
 

@@ -105,17 +105,18 @@ std::string erase_all(std::string text, const std::string& part) {
     return text;
 }
 
-/// A private directory, removed with everything in it when done.
+/// A private directory (mode 0700), removed with everything in it when done.
 class TempDir {
 public:
-    explicit TempDir(const fs::path& parent) {
+    /// A new directory in `parent`, or nothing (with the reason in `why`) when none can be made there.
+    static std::unique_ptr<TempDir> create(const fs::path& parent, std::string& why) {
         std::error_code ec;
         fs::create_directories(parent, ec);
         std::string name = (parent / "build-XXXXXX").string();
-        if (ec || ::mkdtemp(name.data()) == nullptr)
-            user_error("RuntimeError", "cannot create a build directory in '", parent.string(),
-                       "' (set LOOM_CACHE_DIR to a writable directory)");
-        path_ = name;
+        if (ec) why = ec.message();
+        else if (::mkdtemp(name.data()) == nullptr) why = std::strerror(errno);
+        else return std::unique_ptr<TempDir>(new TempDir(name));
+        return nullptr;
     }
     TempDir(const TempDir&) = delete;
     TempDir& operator=(const TempDir&) = delete;
@@ -126,6 +127,7 @@ public:
     const fs::path& path() const { return path_; }
 
 private:
+    explicit TempDir(fs::path path) : path_(std::move(path)) {}
     fs::path path_;
 };
 
@@ -301,17 +303,44 @@ private:
         // Only an entry that matches its seal is loaded: dlopen of a truncated or altered library can crash.
         if (cached && read_sealed(*cached))
             if (Library library = open_library(*cached)) return library;  // a damaged entry is simply rebuilt
-        // Compile in a private directory: inside the cache when caching, so that the final rename stays on one
-        // filesystem and is atomic (two processes building the same kernel both succeed, the last rename wins).
-        TempDir work(cached ? fs::path(*cached).parent_path() : fs::temp_directory_path());
-        const std::string built = compile(source, command, work.path(), key);
-        const std::string& final_path = cached ? *cached : built;
-        if (cached) write_seal(*cached, read_file(built).value_or(""));
-        if (cached && ::rename(built.c_str(), cached->c_str()) != 0)
-            user_error("RuntimeError", "cannot move '", built, "' to '", *cached, "': ", std::strerror(errno));
-        // Opened before `work` is removed: an uncached library lives on, unlinked, as long as it is loaded.
+        if (cached)
+            if (Library library = compile_into_cache(source, command, key, *cached)) return library;
         std::string why;
-        Library library = open_library(final_path, &why);
+        const std::unique_ptr<TempDir> work = TempDir::create(fs::temp_directory_path(), why);
+        user_assert(work != nullptr, "RuntimeError", "cannot create a build directory in '",
+                    fs::temp_directory_path().string(), "': ", why, " (set TMPDIR to a writable directory)");
+        // Opened before `work` is removed: an uncached library lives on, unlinked, as long as it is loaded.
+        return load(compile(source, command, work->path(), key));
+    }
+
+    /// Compiles in a private directory inside the cache, so that the final rename stays on one filesystem and is
+    /// atomic (two processes building the same kernel both succeed, the last rename wins). A cache directory that
+    /// cannot be written only costs the caching: nothing (after a warning) when no build directory can be made
+    /// there, the library built but not stored when it cannot be stored.
+    static Library compile_into_cache(const std::string& source, const std::vector<std::string>& command,
+                                      const std::string& key, const std::string& cached) {
+        const fs::path dir = fs::path(cached).parent_path();
+        std::string why;
+        const std::unique_ptr<TempDir> work = TempDir::create(dir, why);
+        if (!work) {
+            warn_cache_unusable(cat("no build directory can be made in '", dir.string(), "': ", why));
+            return nullptr;
+        }
+        const std::string built = compile(source, command, work->path(), key);
+        try {
+            write_seal(cached, read_file(built).value_or(""));
+            if (::rename(built.c_str(), cached.c_str()) != 0)
+                user_error("RuntimeError", "cannot move the build to '", cached, "': ", std::strerror(errno));
+        } catch (const Error& e) {
+            warn_cache_unusable(e.message());
+            return load(built);
+        }
+        return load(cached);
+    }
+
+    static Library load(const std::string& path) {
+        std::string why;
+        Library library = open_library(path, &why);
         user_assert(library != nullptr, "RuntimeError", "cannot load the compiled C code: ", why);
         return library;
     }

@@ -465,7 +465,7 @@ private:
     }
 
     /// Saves the device binary for later processes. Best effort: the cache only saves time, so an unwritable
-    /// cache directory or a driver that withholds binaries must not fail the build.
+    /// cache directory (a warning) or a driver that withholds binaries must not fail the build.
     static void store_binary(cl_program program, const std::string& path) {
         std::size_t size = 0;
         if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0)
@@ -476,7 +476,8 @@ private:
         try {
             write_seal(path, binary);
             write_file_atomically(path, binary);
-        } catch (const Error&) {
+        } catch (const Error& e) {
+            warn_cache_unusable(e.message());
         }
     }
 
