@@ -86,6 +86,18 @@ ExprPtr replace_node(const ExprPtr& e, const ExprPtr& from, const ExprPtr& to) {
     return rewrite(e, [&](const ExprPtr& n) { return n == from ? to : n; });
 }
 
+// Adds to `out` the conditions under which `target`, a node of `e`, is evaluated: those of the if-expressions
+// around it, negated in their else branches. Returns whether `target` was found.
+bool branch_conditions(const ExprPtr& e, const ExprPtr& target, std::vector<ExprPtr>& out) {
+    if (e == target) return true;
+    for (std::size_t n = 0; n < e->args.size(); ++n) {
+        if (!branch_conditions(e->args[n], target, out)) continue;
+        if (e->kind == ExprKind::If && n > 0) out.push_back(n == 1 ? e->args[0] : unary("not", e->args[0]));
+        return true;
+    }
+    return false;
+}
+
 // An instruction of the realization: a plain assignment in the given loops, under `like`'s predicates.
 Instruction assignment_like(const Instruction& like, std::string id, ExprPtr lhs, ExprPtr rhs,
                             std::set<std::string> within, std::set<std::string> deps) {
@@ -107,6 +119,7 @@ struct Site {
     std::string acc_base;  // "acc_k"
     std::string id_base;   // "insn_k"
     std::set<std::string> outer, inner;
+    std::vector<ExprPtr> guards;  // the if-expression conditions the reduction is evaluated under
 };
 
 class Realizer {
@@ -187,7 +200,8 @@ private:
 
     Site site_of(const Instruction& insn, const ExprPtr& red) const {
         const std::string tag = "_" + join(red->inames, "_");
-        Site s{"acc" + tag, origin_of(insn.id) + tag, insn.within_inames, insn.within_inames};
+        Site s{"acc" + tag, origin_of(insn.id) + tag, insn.within_inames, insn.within_inames, {}};
+        branch_conditions(insn.expression, red, s.guards);
         for (const std::string& i : red->inames) {
             s.outer.erase(i);
             s.inner.insert(i);
@@ -199,7 +213,11 @@ private:
     Instruction update_like(const Instruction& insn, const std::string& id, const ExprPtr& acc, ExprPtr rhs,
                             const Site& site, std::set<std::string> deps) {
         origin_[id] = origin_of(insn.id);
-        return assignment_like(insn, id, acc, std::move(rhs), site.inner, std::move(deps));
+        // Only where the reduction is evaluated: the terms of `0 if j < 5 else sum(i, a[i+j-5])` may not exist
+        // where the condition fails.
+        Instruction update = assignment_like(insn, id, acc, std::move(rhs), site.inner, std::move(deps));
+        update.predicates.insert(update.predicates.end(), site.guards.begin(), site.guards.end());
+        return update;
     }
 
     std::vector<Instruction> realize(const Instruction& insn, const ExprPtr& red) {
