@@ -18,6 +18,7 @@
 #include "codegen/opencl_names.h"
 #include "ir/names.h"
 #include "analysis/address_space.h"
+#include "analysis/bounds.h"
 #include "analysis/kernel_checks.h"
 #include "analysis/write_races.h"
 #include "schedule/barriers.h"
@@ -41,7 +42,6 @@ namespace loom {
 
 namespace {
 
-void debug_dump(const char* stage, const Kernel& k) {
 // A comment of the code. Its text holds instruction ids, which are not identifiers: no "*/" or line break in
 // it may end the comment and put the rest into the code.
 std::string c_comment(const std::string& text) {
@@ -50,6 +50,7 @@ std::string c_comment(const std::string& text) {
     return "/* " + safe + " */";
 }
 
+void debug_dump(const char* stage, const Kernel& k) {
     static const bool enabled = [] {
         const char* v = std::getenv("LOOM_DEBUG");
         return v && std::atoi(v) >= 2;
@@ -594,6 +595,7 @@ private:
 
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     check_definitions(*k);
+    check_bounds(*k);  // at code generation, as loopy: a kernel may still be linearized and inspected
     check_identifiers(*k, target);
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;

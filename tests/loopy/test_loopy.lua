@@ -66,8 +66,6 @@ local PENDING = {
     .. "cannot be initialized",
   ["test_empty_domain[l.0]"] = "no parameter-sized work-groups: the call raises StaticValueFindingError: a static "
     .. "maximum was not found for the extent of iname 'i' (work-group sizes must be constants)",
-  test_access_check_with_conditionals = "no check of array accesses against the bounds (issue 11): "
-    .. "generate_code_v2 raises no error for y[i] with i up to 19 and y of shape (10,)",
   test_vec_inames_can_reenter = "the linearizer cannot enter the vec iname i twice: LoopyError: cannot linearize "
     .. "kernel 'loopy_kernel': 'insn' runs in loop 'i', which can only start after insn_0 (cyclic dependencies?)",
 }
