@@ -30,8 +30,8 @@ do
   h.check_contains(code, "reqd_work_group_size(97, 1, 1)")
   h.check(not h.contains(code, "if ("), "guard left in:\n%s", code)
   local window = lp.add_dtypes(lp.make_kernel("{ [i]: m<=i<m+16 }", "out[i - m] = a[i]",
-    { lp.GlobalArg("a", "float32", { shape = "m + 16" }), lp.GlobalArg("out", "float32", { shape = "16" }), "..." }),
-    {})
+    { lp.GlobalArg("a", "float32", { shape = "m + 16" }), lp.GlobalArg("out", "float32", { shape = "16" }), "..." },
+    { assumptions = "m >= 0" }), {})  -- a[i] is outside a's shape where m < 0
   window = lp.tag_inames(window, { i = "l.0" })
   h.check_contains(lp.generate_code(window), "reqd_work_group_size(16, 1, 1)")
   h.on_each_executor(function(exec, name)

@@ -19,7 +19,7 @@ expect_error("LoopyError", "new iname 'n' is already used", lp.split_iname, vec,
 expect_error("LoopyError", "new iname 'i_outer' is already used", lp.split_iname, lp.split_iname(vec, "i", 4), "i_inner", 2,
   { outer_iname = "i_outer" })
 expect_error("LoopyError", "are both named 'x'", lp.split_iname, vec, "i", 4, { outer_iname = "x", inner_iname = "x" })
-expect_error("LoopyError", "'2x' is not a valid iname", lp.split_iname, vec, "i", 4, { outer_iname = "2x" })
+expect_error("LoopyError", "split_iname: iname '2x' is not a valid name", lp.split_iname, vec, "i", 4, { outer_iname = "2x" })
 expect_error("LoopyError", "must be positive, got 0", lp.split_iname, vec, "i", 0)
 expect_error("LoopyError", "cannot split already tagged iname 'i' (tag 'l.0')", lp.split_iname,
   lp.tag_inames(vec, "i:l.0"), "i", 4)
