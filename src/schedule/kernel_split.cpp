@@ -1,5 +1,6 @@
 #include "schedule/kernel_split.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -27,20 +28,45 @@ std::string kernel_name(const KernelData& k, std::size_t index) {
 
 }  // namespace
 
+namespace {
+
+// The temporaries a device kernel writes, and those it reads before writing them (an instruction reads its
+// operands before it writes: `acc = acc + x` reads first).
+struct SegmentUses {
+    std::set<std::string> written, read_first;
+};
+
+SegmentUses uses_of(const KernelData& k, const DeviceSegment& seg) {
+    SegmentUses u;
+    for (const LinearItem& it : seg.items) {
+        if (it.kind != LinearItem::Kind::RunInstruction) continue;
+        const Instruction* insn = find_instruction(k, it.name);
+        for (const std::string& r : read_names(*insn))
+            if (!u.written.count(r)) u.read_first.insert(r);
+        for (const std::string& w : written_names(*insn)) u.written.insert(w);
+    }
+    return u;
+}
+
+}  // namespace
+
 void check_definitions(const KernelData& k) {
-    for (const DeviceSegment& seg : device_segments(k)) {
-        std::set<std::string> written, read;
-        for (const LinearItem& it : seg.items) {
-            if (it.kind != LinearItem::Kind::RunInstruction) continue;
-            const Instruction* insn = find_instruction(k, it.name);
-            for (const std::string& w : written_names(*insn)) written.insert(w);
-            for (const std::string& r : read_names(*insn)) read.insert(r);
-        }
-        for (const std::string& r : read) {
+    const std::vector<DeviceSegment> segments = device_segments(k);
+    std::vector<SegmentUses> uses;
+    for (const DeviceSegment& seg : segments) uses.push_back(uses_of(k, seg));
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+        for (const std::string& r : uses[s].read_first) {
             const Variable* v = find_variable(k, r);
-            if (!v || v->kind != VarKind::Temporary || v->address_space == AddressSpace::Global || written.count(r)) continue;
+            if (!v || v->kind != VarKind::Temporary || v->address_space == AddressSpace::Global) continue;
             if (!v->initializer.empty()) continue;
-            user_error("MissingDefinitionError", "temporary variable '", r, "' gets used in subkernel '", seg.name,
+            // Read before written here: its value is another device kernel's (a reduction's accumulator
+            // initialized before a global barrier, updated after it) or none at all.
+            const bool written_elsewhere = std::any_of(uses.begin(), uses.end(), [&](const SegmentUses& u) {
+                return &u != &uses[s] && u.written.count(r);
+            });
+            if (uses[s].written.count(r) && !written_elsewhere) continue;  // carried by a loop of this kernel
+            user_error("MissingDefinitionError", "temporary variable '", r, "' gets used in subkernel '",
+                       segments[s].name,
                        "' without a definition (maybe you forgot to call loopy.save_and_reload_temporaries?)");
         }
     }
