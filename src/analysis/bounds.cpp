@@ -139,7 +139,9 @@ private:
             const std::optional<isl::set> outside =
                 condition(binary(BinOp::Or, binary(BinOp::Lt, index, int_lit(0)), binary(BinOp::Ge, index, extent)));
             if (!outside) continue;
-            if (const auto point = isl_util::sample_point(meet(where.set, *outside))) report(access, *v, axis, *point);
+            // Intersected without isl's simplification: finding a point is the one integer program needed.
+            const isl::set both = isl_util::plain_intersect_params(where.set, *outside);
+            if (const auto point = isl_util::sample_point(both)) report(access, *v, axis, *point);
         }
     }
 
