@@ -66,4 +66,19 @@ function M.substitution_rules(knl)
   return rules
 end
 
+-- loopy's kernel.parents_per_domain(), read from the listing's DOMAINS section, which indents a domain two
+-- spaces under its parent: a list with, per domain, the 0-based index of its parent, or false for a root.
+function M.parents_per_domain(knl)
+  local section = tostring(knl):match("DOMAINS:\n(.-)%-%-%-")
+  h.check(section ~= nil, "no DOMAINS section in the listing")
+  local parents, open = {}, {} -- open[depth + 1]: the index of the last domain seen at that depth
+  for line in section:gmatch("[^\n]+") do
+    local depth = #line:match("^( *)") // 2
+    local index = #parents
+    parents[index + 1] = depth > 0 and open[depth] or false
+    open[depth + 1] = index
+  end
+  return parents
+end
+
 return M

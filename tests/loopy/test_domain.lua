@@ -27,20 +27,7 @@ local port = require("loopy_port")
 local test, run = port.suite(PENDING)
 local auto_test = port.auto_test
 
--- loopy's kernel.parents_per_domain(), read from the listing's DOMAINS section, which indents a domain two
--- spaces under its parent: a list with, per domain, the 0-based index of its parent, or false for a root.
-local function parents_per_domain(knl)
-  local section = tostring(knl):match("DOMAINS:\n(.-)%-%-%-")
-  h.check(section ~= nil, "no DOMAINS section in the listing")
-  local parents, open = {}, {} -- open[depth + 1]: the index of the last domain seen at that depth
-  for line in section:gmatch("[^\n]+") do
-    local depth = #line:match("^( *)") // 2
-    local index = #parents
-    parents[index + 1] = depth > 0 and open[depth] or false
-    open[depth + 1] = index
-  end
-  return parents
-end
+local parents_per_domain = port.parents_per_domain
 
 -- loopy: test_assume: with n a multiple of 16 and n > 10, splitting i by 16 needs no guard.
 test("test_assume", function()
