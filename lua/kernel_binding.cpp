@@ -130,11 +130,26 @@ ExprPtr expr_entry(lua_State* L, int idx, const char* fname, const char* what) {
     arg_error(L, 3, fname, cat(what, " entries must be integers or expression strings"));
 }
 
-// A shape or strides value at the top of the stack: "n, m", an integer, or a list of integers and strings.
+// A tuple string without the parentheses that enclose all of it, as loopy writes shapes: "(n, m)" is "n, m",
+// while "(n+1)*2, m" keeps its own.
+std::string without_tuple_parens(std::string_view text) {
+    const std::string s = trim(text);
+    if (s.size() < 2 || s.front() != '(' || s.back() != ')') return s;
+    int depth = 0;
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+        depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+        if (depth == 0) return s;  // the first parenthesis closes before the end
+    }
+    return s.substr(1, s.size() - 2);
+}
+
+// A shape or strides value at the top of the stack: "n, m" (or "(n, m)"), an integer, or a list of integers and
+// strings.
 std::vector<ExprPtr> expr_list(lua_State* L, const Variable& v, const char* fname, const char* what) {
     std::vector<ExprPtr> out;
     if (lua_type(L, -1) == LUA_TSTRING) {
-        for (const std::string& part : split_trimmed(lua_tostring(L, -1), ',')) out.push_back(parse_expression(part));
+        for (const std::string& part : split_trimmed(without_tuple_parens(lua_tostring(L, -1)), ','))
+            out.push_back(parse_expression(part));
     } else if (lua_isinteger(L, -1)) {
         out.push_back(int_lit(lua_tointeger(L, -1)));
     } else if (lua_istable(L, -1)) {
