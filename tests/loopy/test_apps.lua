@@ -10,18 +10,30 @@ local h = require("helpers")
 -- Ported tests that fail because of a Loom defect or a missing feature: kept below, not run, each with its
 -- failure. Remove an entry once Loom passes it.
 local NO_SHAPE_NONE = "no arguments without a shape (loopy's shape=None): "
+local L_AUTO_PRIORITY = "no prioritize_loops on the inames that l.auto creates (loopy splits a_dim_0 into "
+  .. "a_dim_0_outer and a l.1 part when the fetch is larger than the work-group): "
 local PENDING = {
   test_rob_stroud_bernstein = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError: the shape of 'coeffs' "
-    .. "would depend on 'aind', a temporary bounding a data-dependent loop: declare the shape explicitly",
+    .. "would depend on 'aind', a temporary bounding a data-dependent loop: declare the shape explicitly (with a "
+    .. "shape declared it passes)",
   test_rob_stroud_bernstein_full = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError: the shape of "
-    .. "'coeffs' would depend on 'aind', a temporary bounding a data-dependent loop: declare the shape explicitly",
+    .. "'coeffs' would depend on 'aind', a temporary bounding a data-dependent loop: declare the shape explicitly "
+    .. "(with a shape declared it passes)",
   test_prefetch_through_indirect_access = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError (before the "
     .. "add_prefetch whose LoopyError is the subject): cannot find the shape of 'a' from the non-affine index "
-    .. "'map1[indirect[i], j]' in instruction 'insn': declare its shape explicitly",
+    .. "'map1[indirect[i], j]' in instruction 'insn': declare its shape explicitly. With a shape declared, Loom's "
+    .. "add_prefetch raises nothing (loopy: ExpressionToAffineConversionError, a LoopyError, on indirect[i]) and "
+    .. "adds a fetch into map1_fetch that no instruction reads: the write still reads map1",
+  test_stencil = L_AUTO_PRIORITY .. "LoopyError: prioritize_loops: unknown iname 'a_dim_0_outer' (Loom creates it "
+    .. "later, in preprocessing; without the prioritize_loops the kernel matches the reference)",
+  test_stencil_with_overfetch = L_AUTO_PRIORITY .. "LoopyError: prioritize_loops: unknown iname "
+    .. "'a_dim_0_outer' (Loom creates it later, in preprocessing; without the prioritize_loops the kernel matches the "
+    .. "reference)",
   test_abs_as_index = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError: cannot find the shape of 'a' "
-    .. "from the non-affine index 'abs(5 - i)' in instruction 'insn': declare its shape explicitly",
+    .. "from the non-affine index 'abs(5 - i)' in instruction 'insn': declare its shape explicitly (with a shape "
+    .. "declared it passes)",
   test_sumpy_p2p_reduced = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError: cannot find the shape of "
-    .. "'box_target_starts': it is never accessed",
+    .. "'box_target_starts': it is never accessed (with shapes declared it passes)",
 }
 
 local port = require("loopy_port")
@@ -59,7 +71,8 @@ test("test_convolution", function()
 end)
 
 -- loopy: test_convolution_with_nonzero_base: the convolution over a domain that starts at f_w, unsplit
--- (variant_0) and with im_x split onto l.0 (variant_1, whose first block is odd-sized).
+-- (variant_0) and with im_x split onto l.0 (variant_1, whose first block is odd-sized). 4 images of 3 features
+-- (nimgs = 3, nfeats = 3, as test_convolution), not loopy's 18 of 12: those took a minute here.
 test("test_convolution_with_nonzero_base", function()
   local knl = lp.make_kernel("{ [iimg, ifeat, icolor, im_x, im_y, f_x, f_y]: -f_w <= f_x,f_y <= f_w "
     .. "and f_w <= im_x < im_w-f_w and f_w <= im_y < im_h-f_w and 0<=iimg<=nimgs and 0<=ifeat<nfeats "
@@ -88,7 +101,7 @@ test("test_convolution_with_nonzero_base", function()
 
   for _, variant in ipairs({ variant_0, variant_1 }) do
     auto_test(ref_knl, variant(knl),
-      { parameters = { im_w = 128, im_h = 128, f_w = f_w, nfeats = 12, nimgs = 17 } })
+      { parameters = { im_w = 128, im_h = 128, f_w = f_w, nfeats = 3, nimgs = 3 } })
   end
 end)
 
