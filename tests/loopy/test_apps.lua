@@ -3,7 +3,8 @@
 -- where loopy only generates code, so does the port. loopy's options="annotate_inames" (comments naming the
 -- inames in the generated code) has no counterpart in Loom and is left out.
 --
--- Ported in part: test_rob_stroud_bernstein_full without its pickling round trip (Python-only machinery).
+-- Every test is ported. In part: test_rob_stroud_bernstein_full without its pickling round trip (Python-only
+-- machinery), and test_sum_factorization up to where loopy marks it an xfail.
 local lp = require("loom")
 local h = require("helpers")
 

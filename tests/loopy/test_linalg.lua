@@ -5,6 +5,7 @@
 -- Not ported, subject not in Loom's API (SPEC.md): test_magma_fermi_matrix_mul, test_image_matrix_mul
 --   (lp.ImageArg; loopy skips both on PoCL), test_small_batched_matvec (find_padding_multiple, split_array_dim,
 --   add_padding). no_test_image_matrix_mul_ilp is no test in loopy either.
+-- test_axpy is two tests here, test_axpy[complex64] and test_axpy[float32], one per dtype of its loop.
 -- Ported in part: the cltypes.float4 cases of test_axpy and test_plain_matrix_mul (OpenCL vector dtypes are no
 --   array dtypes in Loom), and test_transpose without add_padding_to_avoid_bank_conflicts (not in Loom's API;
 --   padding changes no result).
