@@ -210,6 +210,9 @@ std::map<std::string, HostArray> random_arguments(const KernelData& k, const Par
     for (const Variable& v : k.args)
         user_assert(v.kind != VarKind::ValueArg || p.ints.count(v.name) || p.floats.count(v.name), "LoopyError",
                     kFname, ": value argument '", v.name, "' needs a value in 'parameters'");
+    for (const Variable& v : k.args)
+        user_assert(!v.no_shape, "LoopyError", kFname, ": argument '", v.name,
+                    "' has no shape (lp.none), so no test data can be made for it: declare its shape");
     std::map<std::string, HostArray> out;
     for (const Variable& v : k.args)
         if (v.kind != VarKind::ValueArg) out.emplace(v.name, random_array(eval_shape(v, p.ints), v.dtype, gen));

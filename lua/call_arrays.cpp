@@ -65,6 +65,22 @@ std::size_t piece_of(const SepMemory& m, const HostArray::Index& index) {
     return piece;
 }
 
+// An argument without a shape (lp.none) is its caller's storage, whatever its shape: any array whose elements
+// lie contiguously in C order (an input with other strides is copied into that order); an index (plus the
+// offset, if any) counts its elements.
+ArrayMemory storage_memory(const Variable& v, const HostArray* passed) {
+    if (!passed)
+        throw Error("ArgumentError", cat("argument '", v.name, "' has no shape (lp.none), so it cannot be allocated: ",
+                                         "pass it"));
+    check_passed(v, *passed, passed->shape());
+    const HostArray& a = *passed;
+    if (same_strides(a.shape(), a.strides(), contiguous_strides(a.shape(), 'C'))) return unstaged(a, a);
+    if (v.is_output.value_or(false))
+        throw Error("ArgumentError",
+                    cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
+    return unstaged(a.copy(), a);
+}
+
 }  // namespace
 
 std::vector<std::int64_t> eval_shape(const Variable& v, const Values& values) {
@@ -74,6 +90,7 @@ std::vector<std::int64_t> eval_shape(const Variable& v, const Values& values) {
 }
 
 ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Values& values) {
+    if (v.no_shape) return storage_memory(v, passed);
     const std::vector<std::int64_t> shape = eval_shape(v, values);
     auto [strides, offset] = eval_layout(v, values);
     const bool c_layout = offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'C'));

@@ -22,6 +22,7 @@ namespace {
 constexpr const char* kKernelMeta = "loom.Kernel";
 constexpr const char* kArgSpecMeta = "loom.ArgSpec";
 constexpr const char* kAutoKey = "loom.auto";
+constexpr const char* kNoneKey = "loom.none";
 
 // --- the Kernel userdata
 
@@ -64,13 +65,16 @@ DType check_dtype(lua_State* L, int idx, const char* fname, int arg, const char*
 
 namespace {
 
-bool is_auto(lua_State* L, int idx) {
+// Whether the value at `idx` is the sentinel registered under `key` (lp.auto, lp.none).
+bool is_sentinel(lua_State* L, int idx, const char* key) {
     idx = lua_absindex(L, idx);  // a relative index would name the sentinel pushed below
-    lua_getfield(L, LUA_REGISTRYINDEX, kAutoKey);
+    lua_getfield(L, LUA_REGISTRYINDEX, key);
     const bool same = lua_rawequal(L, -1, idx);
     lua_pop(L, 1);
     return same;
 }
+
+bool is_auto(lua_State* L, int idx) { return is_sentinel(L, idx, kAutoKey); }
 
 // --- argument declarations: tables tagged with the "loom.ArgSpec" metatable, read by make_kernel.
 
@@ -170,6 +174,7 @@ void read_shape(lua_State* L, Variable& v, const char* fname) {
     const int t = get_field(L, -1, "shape");
     if (t == LUA_TNIL) v.shape_auto = v.kind != VarKind::ValueArg;
     else if (is_auto(L, -1)) v.shape_auto = true;
+    else if (is_sentinel(L, -1, kNoneKey)) v.no_shape = true;
     else v.shape = expr_list(L, v, fname, "shape");
     lua_pop(L, 1);
 }
@@ -334,6 +339,8 @@ std::vector<Variable> read_arg_spec(lua_State* L, char default_order, const char
         v.dtype = *t;
     }
     read_shape(L, v, fname);
+    if (v.no_shape && (v.kind == VarKind::ValueArg || v.kind == VarKind::Temporary))
+        arg_error(L, 3, fname, cat("'", v.name, "': only array arguments can be declared without a shape (lp.none)"));
     read_initializer(L, v, fname);
     if (v.kind == VarKind::Temporary && !v.shape_auto && v.shape.empty()) v.is_array = false;
     read_layout(L, v, default_order, fname);
@@ -512,7 +519,10 @@ void push_variables(lua_State* L, const std::vector<Variable>& vars) {
             lua_pushstring(L, dtype_name(v.dtype).c_str());
             lua_setfield(L, -2, "dtype");
         }
-        if (v.is_array) {
+        if (v.no_shape) {
+            lua_getfield(L, LUA_REGISTRYINDEX, kNoneKey);
+            lua_setfield(L, -2, "shape");
+        } else if (v.is_array) {
             std::vector<std::string> shape;
             for (const ExprPtr& s : v.shape) shape.push_back(to_string(s));
             push_string_list(L, shape);
@@ -704,20 +714,22 @@ const luaL_Reg kFunctions[] = {
     {nullptr, nullptr},
 };
 
-int auto_tostring(lua_State* L) {
-    lua_pushstring(L, "auto");
+int sentinel_tostring(lua_State* L) {
+    lua_pushvalue(L, lua_upvalueindex(1));
     return 1;
 }
 
-void create_auto(lua_State* L, int module_table) {
+// lp.<name>: a unique table that prints as its name, kept in the registry under `key`.
+void create_sentinel(lua_State* L, int module_table, const char* name, const char* key) {
     lua_newtable(L);
     lua_newtable(L);
-    lua_pushcfunction(L, auto_tostring);
+    lua_pushstring(L, name);
+    lua_pushcclosure(L, sentinel_tostring, 1);
     lua_setfield(L, -2, "__tostring");
     lua_setmetatable(L, -2);
     lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, kAutoKey);
-    lua_setfield(L, module_table, "auto");
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
+    lua_setfield(L, module_table, name);
 }
 
 }  // namespace
@@ -738,7 +750,8 @@ void register_kernel_api(lua_State* L, int module_table) {
     lua_pushvalue(L, module_table);
     luaL_setfuncs(L, kFunctions, 0);
     lua_pop(L, 1);
-    create_auto(L, module_table);
+    create_sentinel(L, module_table, "auto", kAutoKey);
+    create_sentinel(L, module_table, "none", kNoneKey);
 }
 
 }  // namespace loom::lua

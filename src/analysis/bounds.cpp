@@ -130,7 +130,8 @@ private:
 
     void check_access(const ExprPtr& access, const Region& where) {
         const Variable* v = find_variable(k_, access->name);
-        if (!v || v->shape_auto || v->shape.size() != access->args.size()) return;
+        // A linear subscript indexes the storage, not the axes (and an array without a shape has none).
+        if (!v || v->shape_auto || access->linear || v->shape.size() != access->args.size()) return;
         for (std::size_t axis = 0; axis < v->shape.size(); ++axis) {
             const ExprPtr& index = access->args[axis];
             const ExprPtr& extent = v->shape[axis];

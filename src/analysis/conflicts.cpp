@@ -23,7 +23,7 @@ AccessRelations relations(const KernelData& k, const Instruction& insn, const st
         for (const Access& a : accesses_of(insn)) {
             if (a.name != variable) continue;
             add(is_atomic_update_access(insn, a) ? r.atomic : a.is_write ? r.writes : r.reads,
-                isl_util::access_map(dom, a.indices));
+                isl_util::access_map(dom, storage_indices(k, a)));
         }
         return r;
     });

@@ -650,6 +650,12 @@ std::int64_t constant_index(const Variable& v, const ExprPtr& e, std::size_t j, 
 std::string CExprPrinter::print_subscript(const ExprPtr& e) {
     const Variable* v = find_variable(k_, e->name);
     user_assert(v != nullptr && v->is_array, "LoopyError", "'", e->name, "' is subscripted but is not an array");
+    for (const ExprPtr& index : e->args) {
+        const DType t = typer_.type(index).dtype;
+        user_assert(!is_float(t) && !is_complex(t), "LoopyError", "index '", to_string(index), "' of '", to_string(e),
+                    "' is a ", dtype_name(t), ": array indices must be integers");
+    }
+    if (e->linear || v->no_shape) return print_storage_subscript(*v, e);
     user_assert(v->strides.size() == e->args.size(), "LoopyError", "'", e->name, "' has ", v->strides.size(),
                 " axes but is indexed with ", e->args.size(), " indices in '", to_string(e), "'");
     const std::vector<std::size_t> seps = sep_axes(*v);
@@ -680,6 +686,19 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
     const std::string name = piece.empty() ? e->name : sep_piece_name(*v, piece);
     if (vec && is_single_vector(*v)) return name + entry;
     return name + "[" + (flat ? print_integer_sum(flat, DType::Unknown, prec) : "0") + "]" + entry;
+}
+
+// A subscript that indexes the storage of `v` itself: a linear subscript a[[e]], or any index of an array
+// without a shape (loopy's shape=None), which has no axes to implement.
+std::string CExprPrinter::print_storage_subscript(const Variable& v, const ExprPtr& e) {
+    user_assert(e->args.size() == 1, "LoopyError", "array '", v.name, "' has no shape, so only one index (into its ",
+                "storage) is allowed: '", to_string(e), "' has ", e->args.size(), " (declare a shape, or lp.auto)");
+    user_assert(sep_axes(v).empty() && !vec_axis(v), "LoopyError", "the linear subscript '", to_string(e),
+                "' cannot index '", v.name, "', which has sep or vec axes");
+    const ExprPtr idx = is_integer(typer_.type(e->args[0]).dtype) ? canonical_sum(e->args[0]) : e->args[0];
+    const ExprPtr flat = v.offset ? binary(BinOp::Add, v.offset, idx) : idx;
+    int prec = kPrimary;
+    return e->name + "[" + print_integer_sum(flat, DType::Unknown, prec) + "]";
 }
 
 std::string CExprPrinter::assignment(const ExprPtr& lhs, const ExprPtr& rhs) {

@@ -72,6 +72,7 @@ private:
     std::string print_real_call(const ExprPtr& e, DType arg_type, int& prec);
     std::string print_complex_call(const ExprPtr& e, DType t);
     std::string print_subscript(const ExprPtr& e);
+    std::string print_storage_subscript(const Variable& v, const ExprPtr& e);
     std::string literal(const ExprPtr& e, DType want) const;
     std::string imag_literal(const ExprPtr& e, DType want, int& prec);
     std::string converted(const ExprPtr& e, DType to, int parent_prec, bool right_operand = false);

@@ -1,5 +1,7 @@
 #include "ir/access.h"
 
+#include "ir/derived.h"
+
 namespace loom {
 
 namespace {
@@ -7,17 +9,39 @@ namespace {
 void collect_reads(const ExprPtr& e, std::vector<Access>& out) {
     visit(e, [&](const ExprPtr& n) {
         if (n->kind == ExprKind::Var) out.push_back({n->name, {}, false, false});
-        if (n->kind == ExprKind::Subscript) out.push_back({n->name, n->args, true, false});
+        if (n->kind == ExprKind::Subscript) out.push_back({n->name, n->args, true, false, n->linear});
     });
 }
 
 }  // namespace
 
+bool indexed_linearly(const KernelData& k, const std::string& name) {
+    return derived(k, &DerivedFacts::linearly_indexed, [&] {
+               std::set<std::string> out;
+               for (const Instruction& insn : k.instructions)
+                   for (const Access& a : accesses_of(insn))
+                       if (a.linear) out.insert(a.name);
+               return out;
+           }).count(name) != 0;
+}
+
+std::vector<ExprPtr> storage_indices(const KernelData& k, const Access& a) {
+    if (a.linear || !a.subscripted || !indexed_linearly(k, a.name)) return a.indices;
+    const Variable* v = find_variable(k, a.name);
+    if (!v || v->strides.size() != a.indices.size()) return a.indices;
+    ExprPtr flat;
+    for (std::size_t j = 0; j < a.indices.size(); ++j) {
+        const ExprPtr term = binary(BinOp::Mul, v->strides[j], a.indices[j]);
+        flat = flat ? binary(BinOp::Add, flat, term) : term;
+    }
+    return {flat};
+}
+
 std::vector<Access> accesses_of(const Instruction& insn) {
     std::vector<Access> out;
     for (const ExprPtr& a : insn.assignees) {
         const bool sub = a->kind == ExprKind::Subscript;
-        out.push_back({a->name, sub ? a->args : std::vector<ExprPtr>{}, sub, true});
+        out.push_back({a->name, sub ? a->args : std::vector<ExprPtr>{}, sub, true, a->linear});
         for (const ExprPtr& idx : a->args) collect_reads(idx, out);
     }
     if (insn.expression) collect_reads(insn.expression, out);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/instruction.h"
+#include "ir/kernel.h"
 
 namespace loom {
 
@@ -14,11 +15,20 @@ struct Access {
     std::vector<ExprPtr> indices;  // empty for an unsubscripted use
     bool subscripted = false;
     bool is_write = false;
+    bool linear = false;  // a[[e]]: indices is {e}, an index into the flat storage (ExprKind::Subscript's linear)
 };
 
 /// Every access of `insn`: its assignees (writes; their subscripts are reads of index variables) and every
 /// variable of its right-hand side and predicates (reads). Function names are not accesses.
 std::vector<Access> accesses_of(const Instruction& insn);
+
+/// Whether some instruction of `k` indexes `name` with a linear subscript (a[[e]]).
+bool indexed_linearly(const KernelData& k, const std::string& name);
+
+/// The indices of `a` that analyses compare with the other accesses to its variable: as written, unless some
+/// instruction of `k` indexes that variable with a linear subscript (a[[e]]); then every access is one index
+/// into its flat storage, the linear one as written and the others their indices times the strides.
+std::vector<ExprPtr> storage_indices(const KernelData& k, const Access& a);
 
 /// Names of variables written by `insn`.
 std::set<std::string> written_names(const Instruction& insn);

@@ -7,7 +7,7 @@ namespace loom {
 bool same_expr(const ExprPtr& a, const ExprPtr& b) {
     if (a == b) return true;
     if (a->kind != b->kind || a->name != b->name || a->ival != b->ival || a->dtype != b->dtype || a->op != b->op ||
-        a->unop != b->unop || a->inames != b->inames || a->args.size() != b->args.size())
+        a->unop != b->unop || a->linear != b->linear || a->inames != b->inames || a->args.size() != b->args.size())
         return false;
     // Bit patterns, so that NaN literals compare equal to themselves.
     if (a->kind == ExprKind::FloatLit || a->kind == ExprKind::ImagLit) {

@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,7 @@ struct DerivedFacts {
     std::optional<isl::set> assumption_context;
     std::optional<std::vector<std::string>> all_inames;
     std::map<std::pair<std::string, std::string>, AccessRelations> access_relations;  // (instruction, variable)
+    std::optional<std::set<std::string>> linearly_indexed;  // variables some instruction indexes as a[[e]]
 };
 
 /// The value `compute()` gives for the facts of `k` that `field` selects: cached where `k` caches.

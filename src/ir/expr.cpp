@@ -149,6 +149,14 @@ ExprPtr subscript(std::string name, std::vector<ExprPtr> indices) {
     return make(std::move(e));
 }
 
+ExprPtr linear_subscript(std::string name, ExprPtr index) {
+    internal_assert(!name.empty(), "linear subscript needs a name");
+    Expr e = node(ExprKind::Subscript, {std::move(index)});
+    e.name = std::move(name);
+    e.linear = true;
+    return make(std::move(e));
+}
+
 ExprPtr call(std::string fn, std::vector<ExprPtr> args) {
     internal_assert(!fn.empty(), "call without a function name");
     Expr e = node(ExprKind::Call, std::move(args));
@@ -277,7 +285,8 @@ private:
             case ExprKind::FloatLit:
             case ExprKind::ImagLit: return literal_text(e);
             case ExprKind::Var: return e.name;
-            case ExprKind::Subscript: return e.name + "[" + list(e.args) + "]";
+            case ExprKind::Subscript:
+                return e.linear ? e.name + "[[" + list(e.args) + "]]" : e.name + "[" + list(e.args) + "]";
             case ExprKind::Call: return e.name + "(" + list(e.args) + ")";
             case ExprKind::Binary: return binary_body(e);
             case ExprKind::Unary:

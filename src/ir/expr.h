@@ -62,6 +62,9 @@ struct Expr {
     BinOp op = BinOp::Add;
     std::string unop;
     bool allow_simultaneous = false;  // Reduction written `simul_reduce(...)`: its inames may be shared
+    /// Subscript written `a[[e]]` (loopy's linear subscript): its one index counts elements of a's storage
+    /// from its offset, whatever a's shape and strides.
+    bool linear = false;
     /// Levels of the tree (1 for a leaf), set by the constructors below; never above kMaxExprDepth.
     int depth = 1;
 };
@@ -82,6 +85,7 @@ ExprPtr float_lit(double v, DType suffix_type = DType::Unknown);
 ExprPtr imag_lit(double v, DType suffix_type = DType::Unknown);
 ExprPtr var(std::string name);
 ExprPtr subscript(std::string name, std::vector<ExprPtr> indices);
+ExprPtr linear_subscript(std::string name, ExprPtr index);
 ExprPtr call(std::string fn, std::vector<ExprPtr> args);
 ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b);
 ExprPtr unary(std::string op, ExprPtr a);

@@ -130,7 +130,8 @@ std::string variable_line(const Variable& v) {
     }
     os << "type: " << type_text(v.dtype, v.for_atomic);
     if (v.is_array) {
-        os << ", shape: " << (v.shape_auto ? std::string("auto") : v.shape.empty() ? "()" : tuple_text(v.shape));
+        os << ", shape: "
+           << (v.no_shape ? std::string("unknown") : v.shape_auto ? std::string("auto") : v.shape.empty() ? "()" : tuple_text(v.shape));
         if (!v.strides.empty()) os << ", dim_tags: " << dim_tags_text(v);
         if (v.offset) os << ", offset: " << to_string(v.offset);
     } else {

@@ -42,6 +42,8 @@ struct Variable {
     DType dtype = DType::Unknown;
     bool is_array = true;
     bool shape_auto = false;         // lp.auto: found from the access footprint when the kernel is made
+    bool no_shape = false;           // lp.none (loopy's shape=None): a pointer of unknown extent, indexed by
+                                     // one index into its storage; shape and strides stay empty
     std::vector<ExprPtr> shape;      // one extent per axis; empty with is_array for a 0-d array
     std::vector<DimTag> dim_tags;    // as declared (the `strides` option gives fixed ones); empty: from order
     std::vector<ExprPtr> strides;    // in elements, per axis; computed from shape and dim tags when not given

@@ -348,12 +348,21 @@ ExprPtr ExpressionParser::postfix() {
     Token name = take();
     if (accept("(")) return call(name);
     if (accept("[")) {
+        if (accept("[")) return linear_subscript_rest(name);
         std::vector<ExprPtr> indices = arguments("]");
         if (indices.empty()) fail(name, cat("empty subscript of '", name.text, "'"));
         return subscript(name.text, std::move(indices));
     }
     if (name.text == "if") fail(name, "'if' in an expression must be written if(condition, then, else)");
     return var(name.text);
+}
+
+// `a[[e]]` after its `[[`: one index into a's flat storage (loopy's linear subscript).
+ExprPtr ExpressionParser::linear_subscript_rest(const Token& name) {
+    ExprPtr index = expression();
+    expect("]");
+    expect("]");
+    return linear_subscript(name.text, std::move(index));
 }
 
 ExprPtr ExpressionParser::atom() {

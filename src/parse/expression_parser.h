@@ -81,6 +81,7 @@ private:
     ExprPtr unary_expr();
     ExprPtr power();
     ExprPtr atom();
+    ExprPtr linear_subscript_rest(const Token& name);
     ExprPtr number(const Token& t) const;
     ExprPtr call(const Token& fn);
     ExprPtr special_call(const Token& fn, std::vector<ExprPtr> args) const;

@@ -348,36 +348,50 @@ void resolve_dependencies(KernelData& k, bool seq_dependencies) {
     }
 }
 
-// The set of index tuples that the instructions access in `name` (over the parameters).
-std::optional<isl::set> access_footprint(const KernelData& k, const std::string& name, std::size_t& ndim) {
-    std::optional<isl::set> all;
+// What the accesses to one array tell about its shape.
+struct Footprint {
+    std::optional<isl::set> touched;  // the index tuples of the accesses isl can follow, over the parameters
+    std::size_t ndim = 0;
+    std::string undetermined;  // an index it cannot (loopy's bad subscripts), with its instruction; "" if none
+};
+
+// An index isl cannot follow: not affine, or reading a variable that is not a parameter (a temporary).
+bool undetermined_index(const KernelData& k, const ExprPtr& index, const isl::set& dom) {
+    for (const std::string& n : referenced_names(index))
+        if (is_temporary(k, n)) return true;
+    return !isl_util::to_pw_aff(index, dom);
+}
+
+Footprint access_footprint(const KernelData& k, const std::string& name) {
+    Footprint out;
     for (const Instruction& insn : k.instructions) {
         std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
         for (const std::string& r : reduction_inames(insn.expression)) loops.push_back(r);
         for (const Access& a : accesses_of(insn)) {
             if (a.name != name || !a.subscripted) continue;
-            user_assert(ndim == 0 || ndim == a.indices.size(), "LoopyError", "array '", name,
+            user_assert(!a.linear, "LoopyError", "cannot find the shape of '", name, "': instruction '", insn.id,
+                        "' indexes it with the linear subscript '", a.name, "[[", to_string(a.indices[0]),
+                        "]]': declare its shape, or lp.none");
+            user_assert(out.ndim == 0 || out.ndim == a.indices.size(), "LoopyError", "array '", name,
                         "' is accessed with different numbers of indices");
-            ndim = a.indices.size();
+            out.ndim = a.indices.size();
             const isl::set dom = domain_of(k, loops);
-            const std::optional<isl::map> touched = isl_util::exact_access_map(dom, a.indices);
-            if (!touched)
-                for (const ExprPtr& index : a.indices)
-                    if (!isl_util::to_pw_aff(index, dom))
-                        throw Error("StaticValueFindingError",
-                                    cat("cannot find the shape of '", name, "' from the non-affine index '",
-                                        to_string(index), "' in instruction '", insn.id,
-                                        "': declare its shape explicitly"));
-            isl::set d = touched->range();
-            if (all) {
-                d = isl_util::align_params(d, all->space());
-                *all = isl_util::align_params(*all, d.space()).unite(d);
+            const auto bad = std::find_if(a.indices.begin(), a.indices.end(),
+                                          [&](const ExprPtr& index) { return undetermined_index(k, index, dom); });
+            if (bad != a.indices.end()) {
+                out.undetermined = cat("'", to_string(*bad), "' in instruction '", insn.id, "'");
+                continue;
+            }
+            isl::set d = isl_util::exact_access_map(dom, a.indices)->range();
+            if (out.touched) {
+                d = isl_util::align_params(d, out.touched->space());
+                *out.touched = isl_util::align_params(*out.touched, d.space()).unite(d);
             } else {
-                all = d;
+                out.touched = d;
             }
         }
     }
-    return all;
+    return out;
 }
 
 // An extent found from a footprint. A temporary's must be a constant to declare it: the largest value the
@@ -392,22 +406,27 @@ ExprPtr auto_extent(const isl::pw_aff& size, const isl::set& ctx, const Variable
     throw Error("StaticValueFindingError", cat("a static maximum was not found for PwAff '", isl_util::to_str(size), "'"));
 }
 
+// lp.auto, as loopy finds it: the box from zero holding every access; an argument only ever used as a scalar
+// has shape (), and one indexed by one index that isl cannot follow has no shape (a pointer, loopy's None).
 void find_auto_shape(const KernelData& k, Variable& v) {
-    std::size_t ndim = 0;
-    const auto footprint = access_footprint(k, v.name, ndim);
-    if (!footprint) {
-        user_assert(v.kind == VarKind::Temporary || collect_uses(k).count(v.name), "StaticValueFindingError",
-                    "cannot find the shape of '", v.name, "': it is never accessed");
-        // Only used as a scalar: a temporary is a scalar, an argument an array of shape () (as loopy's).
-        v.is_array = v.kind != VarKind::Temporary;
-        v.shape.clear();
-        v.shape_auto = false;
+    const Footprint footprint = access_footprint(k, v.name);
+    v.shape.clear();
+    v.shape_auto = false;
+    if (!footprint.undetermined.empty()) {
+        user_assert(footprint.ndim == 1 && v.kind != VarKind::Temporary, "StaticValueFindingError",
+                    "cannot find the shape of '", v.name, "' from the index ", footprint.undetermined,
+                    ": declare its shape explicitly");
+        v.no_shape = true;
         return;
     }
-    const isl::set ctx = isl_util::align_params(assumption_context(k), footprint->space());
-    v.shape.clear();
-    for (std::size_t j = 0; j < ndim; ++j) {
-        isl::pw_aff size = isl_util::dim_max(*footprint, static_cast<int>(j));
+    if (!footprint.touched) {
+        // Never subscripted: a temporary is a scalar, an argument an array of shape () (as loopy's).
+        v.is_array = v.kind != VarKind::Temporary;
+        return;
+    }
+    const isl::set ctx = isl_util::align_params(assumption_context(k), footprint.touched->space());
+    for (std::size_t j = 0; j < footprint.ndim; ++j) {
+        isl::pw_aff size = isl_util::dim_max(*footprint.touched, static_cast<int>(j));
         size = isl::manage(isl_pw_aff_add(size.copy(), isl_pw_aff_val_on_domain(isl_set_params(isl_pw_aff_domain(size.copy())),
                                                                                isl_val_one(isl_pw_aff_get_ctx(size.get())))));
         const ExprPtr extent = auto_extent(size, ctx, v);
@@ -416,7 +435,6 @@ void find_auto_shape(const KernelData& k, Variable& v) {
                         "' would depend on '", name, "', a temporary bounding a data-dependent loop: declare the shape explicitly");
         v.shape.push_back(extent);
     }
-    v.shape_auto = false;
 }
 
 // Rules live in the namespace of variables and inames, as in loopy.
@@ -438,6 +456,17 @@ void restore_rule_uses(KernelData& k, const std::vector<Instruction>& as_written
 }  // namespace
 
 void set_default_strides(Variable& v) {
+    if (v.no_shape) {
+        // Its storage is indexed directly: at most one layout tag, for that one contiguous axis, which says
+        // nothing more (and is dropped: no axes to lay out).
+        const bool contiguous = v.dim_tags.empty() ||
+            (v.dim_tags.size() == 1 && (v.dim_tags[0].kind != DimTag::Kind::Stride ||
+                                        (v.dim_tags[0].stride->kind == ExprKind::IntLit && v.dim_tags[0].stride->ival == 1)));
+        user_assert(contiguous, "LoopyError", "array '", v.name,
+                    "' has no shape (lp.none): its storage is indexed directly, so it takes no layout but one contiguous axis");
+        v.dim_tags.clear();
+        return;
+    }
     if (!v.is_array || !v.strides.empty()) return;
     compute_layout(v);
 }

@@ -75,8 +75,10 @@ std::optional<std::vector<std::string>> ranking_by_stride(const KernelData& k, c
         const Variable* v = find_variable(k, a.name);
         if (!v || !v->is_arg() || v->kind == VarKind::ValueArg || !a.subscripted) continue;
         std::map<std::string, std::int64_t> smallest;
-        for (std::size_t axis = 0; axis < a.indices.size() && axis < v->strides.size(); ++axis) {
-            const auto stride = eval_int(v->strides[axis], values);
+        // A linear subscript, or an array without a shape, indexes the storage itself: stride 1.
+        const bool flat = a.linear || v->no_shape;
+        for (std::size_t axis = 0; axis < a.indices.size() && (flat || axis < v->strides.size()); ++axis) {
+            const auto stride = flat ? std::optional<std::int64_t>(1) : eval_int(v->strides[axis], values);
             if (!stride) continue;
             for (const std::string& i : insn.within_inames) {
                 const auto c = is_auto(k, i) ? coefficient(a.indices[axis], i, values) : std::nullopt;

@@ -439,7 +439,8 @@ std::set<std::string> replace_uses(KernelData& k, const Plan& p, const std::stri
         for (ExprPtr& a : insn.assignees) {
             std::vector<ExprPtr> idx = a->args;
             for (ExprPtr& i : idx) i = replace(i, hit);
-            if (a->kind == ExprKind::Subscript) a = subscript(a->name, std::move(idx));
+            if (a->kind == ExprKind::Subscript)
+                a = a->linear ? linear_subscript(a->name, idx[0]) : subscript(a->name, std::move(idx));
         }
         if (hit) changed.insert(insn.id);
     }
@@ -701,6 +702,9 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
     const auto [name, entries] = parse_prefetch_target(var_name);
     const Variable* v = kernel.find_variable(name);
     user_assert(v != nullptr, "LoopyError", "add_prefetch: no variable named '", name, "'");
+    user_assert(!v->no_shape && !indexed_linearly(*kernel, name), "LoopyError", "add_prefetch: '", name, "' ",
+                v->no_shape ? "has no shape (lp.none)" : "is indexed with a linear subscript",
+                ": a prefetch needs its axes");
     const std::size_t ndim = v->is_array ? v->shape.size() : 0;
 
     if (!o.temporary_name.empty()) check_name(o.temporary_name, "temporary name", "add_prefetch");

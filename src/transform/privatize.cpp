@@ -41,6 +41,8 @@ void add_temporary_axes(KernelData& k, const std::string& name, const std::vecto
         auto extend = [&](const ExprPtr& e) {
             return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
                 if (n->name != name || (n->kind != ExprKind::Var && n->kind != ExprKind::Subscript)) return n;
+                user_assert(!n->linear, "LoopyError", "cannot add axes to '", name, "': instruction '", insn.id,
+                            "' indexes it with the linear subscript '", to_string(n), "'");
                 std::vector<ExprPtr> idx = n->kind == ExprKind::Subscript ? n->args : std::vector<ExprPtr>{};
                 idx.insert(leading ? idx.begin() : idx.end(), added.begin(), added.end());
                 return subscript(name, idx);
