@@ -14,15 +14,10 @@ local NO_SHAPE_NONE = "no arguments without a shape (loopy's shape=None): "
 local L_AUTO_PRIORITY = "no prioritize_loops on the inames that l.auto creates (loopy splits a_dim_0 into "
   .. "a_dim_0_outer and a l.1 part when the fetch is larger than the work-group): "
 local PENDING = {
-  test_rob_stroud_bernstein = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError: the shape of 'coeffs' "
-    .. "would depend on 'aind', a temporary bounding a data-dependent loop: declare the shape explicitly (with a "
-    .. "shape declared it passes)",
-  test_rob_stroud_bernstein_full = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError: the shape of "
-    .. "'coeffs' would depend on 'aind', a temporary bounding a data-dependent loop: declare the shape explicitly "
-    .. "(with a shape declared it passes)",
   test_prefetch_through_indirect_access = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError (before the "
-    .. "add_prefetch whose LoopyError is the subject): cannot find the shape of 'a' from the non-affine index "
-    .. "'map1[indirect[i], j]' in instruction 'insn': declare its shape explicitly. With a shape declared, Loom's "
+    .. "add_prefetch whose LoopyError is the subject): cannot find the shape of 'a' from the index "
+    .. "'map1[indirect[i], j]' in instruction 'insn': declare its shape explicitly (Loom's lp.none takes no axes, "
+    .. "loopy's shape=None with strides (2, 1) has two). With a shape declared, Loom's "
     .. "add_prefetch raises nothing (loopy: ExpressionToAffineConversionError, a LoopyError, on indirect[i]) and "
     .. "adds a fetch into map1_fetch that no instruction reads: the write still reads map1",
   test_stencil = L_AUTO_PRIORITY .. "LoopyError: prioritize_loops: unknown iname 'a_dim_0_outer' (Loom creates it "
@@ -30,11 +25,6 @@ local PENDING = {
   test_stencil_with_overfetch = L_AUTO_PRIORITY .. "LoopyError: prioritize_loops: unknown iname "
     .. "'a_dim_0_outer' (Loom creates it later, in preprocessing; without the prioritize_loops the kernel matches the "
     .. "reference)",
-  test_abs_as_index = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError: cannot find the shape of 'a' "
-    .. "from the non-affine index 'abs(5 - i)' in instruction 'insn': declare its shape explicitly (with a shape "
-    .. "declared it passes)",
-  test_sumpy_p2p_reduced = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError: cannot find the shape of "
-    .. "'box_target_starts': it is never accessed (with shapes declared it passes)",
 }
 
 local port = require("loopy_port")
@@ -130,7 +120,7 @@ test("test_rob_stroud_bernstein", function()
     end
     ]], {
       -- loopy declares coeffs without a shape, to keep loopy from working it out from coeffs[aind].
-      lp.GlobalArg("coeffs", nil, { shape = nil }),
+      lp.GlobalArg("coeffs", nil, { shape = lp.none }),
       "...",
     }, { assumptions = "deg>=0 and nels>=1" })
   knl = lp.fix_parameters(knl, { nqp1d = 7, deg = 4 })
@@ -185,7 +175,7 @@ test("test_rob_stroud_bernstein_full", function()
         end
     end
     ]], {
-      lp.GlobalArg("coeffs", nil, { shape = nil }),
+      lp.GlobalArg("coeffs", nil, { shape = lp.none }),
       "...",
     }, { assumptions = "deg>=0 and nels>=1" })
   knl = lp.fix_parameters(knl, { nqp1d = 7, deg = 4 })
@@ -449,7 +439,8 @@ end)
 
 -- loopy: test_abs_as_index: a[abs(5-i)] is an index: loopy generates its code.
 test("test_abs_as_index", function()
-  local knl = lp.make_kernel({ "{[i]: 0<=i<10}" }, "b[i] = a[abs(5-i)]", { lp.GlobalArg("a", "float32"), "..." })
+  local knl = lp.make_kernel({ "{[i]: 0<=i<10}" }, "b[i] = a[abs(5-i)]",
+    { lp.GlobalArg("a", "float32", { shape = lp.none }), "..." })
   local code = lp.generate_code_v2(knl):device_code()
   h.check_contains(code, "abs(")
 end)
@@ -468,12 +459,12 @@ test("test_sumpy_p2p_reduced", function()
     <> itgt_offset = inner {inames=inner:itgt_box}
     <> isrc_prefetch = isrc_prefetch_inner*32 + inner {inames=isrc_prefetch_inner:inner:isrc_box:itgt_box}
     ]], {
-      lp.GlobalArg("box_target_starts", "int32"),
-      lp.GlobalArg("box_target_counts_nonchild", "int32"),
-      lp.GlobalArg("box_source_starts", "int32"),
-      lp.GlobalArg("box_source_counts_nonchild", "int32"),
-      lp.GlobalArg("source_box_starts", "int32"),
-      lp.GlobalArg("source_box_lists", "int32"),
+      lp.GlobalArg("box_target_starts", "int32", { shape = lp.none }),
+      lp.GlobalArg("box_target_counts_nonchild", "int32", { shape = lp.none }),
+      lp.GlobalArg("box_source_starts", "int32", { shape = lp.none }),
+      lp.GlobalArg("box_source_counts_nonchild", "int32", { shape = lp.none }),
+      lp.GlobalArg("source_box_starts", "int32", { shape = lp.none }),
+      lp.GlobalArg("source_box_lists", "int32", { shape = lp.none }),
     }, { silenced_warnings = "unused_inames" })
   lp.generate_code_v2(knl):device_code()
 end)

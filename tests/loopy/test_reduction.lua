@@ -4,8 +4,8 @@
 -- Not ported, Python-only machinery: test_global_mc_parallel_reduction (the philox4x32_f32 random-number
 --   callable and make_uint2/make_uint4 of pyopencl's OpenCL headers, besides the transforms below).
 -- Not ported, subject not in Loom's API (SPEC.md): test_global_parallel_reduction (split_reduction_outward,
---   split_reduction_inward, reduction_arg_to_subst_rule), test_split_reduction (split_reduction_outward, arguments
---   with shape=None), test_double_sum_made_unique (make_reduction_inames_unique).
+--   split_reduction_inward, reduction_arg_to_subst_rule), test_split_reduction (split_reduction_outward),
+--   test_double_sum_made_unique (make_reduction_inames_unique).
 local lp = require("loom")
 local h = require("helpers")
 
