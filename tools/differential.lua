@@ -1,8 +1,8 @@
 -- Differential testing of the transformations: random affine kernels, each with a random sequence of
 -- transformations that Loom accepts, checked by lp.auto_test_vs_ref against the untransformed kernel on the
 -- OpenCL and the C executor. A transformation or a check that Loom refuses with a typed user error is a
--- legal answer (counted as rejected); an InternalError, an error that is not Loom's or different results
--- fail the case, which is then shrunk (steps, then instructions) to a minimal Lua reproducer, printed.
+-- legal answer (counted as rejected); an InternalError, a BuildError (generated code that does not compile),
+-- an error that is not Loom's or different results fail the case, which is then shrunk (steps, then instructions) to a minimal Lua reproducer, printed.
 --   loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--verbose]
 -- Case K of seed S is the same on every run: --first=K --cases=1 replays it alone.
 local lp = require("loom")
@@ -209,14 +209,13 @@ local function error_kind(err)
   return type(err) == "table" and err.kind or "not a Loom error"
 end
 
+-- Errors that are Loom's fault here: a bug, a wrong result, generated code the compiler refuses.
+local failures = { InternalError = true, AutomaticTestFailure = true, BuildError = true, ["not a Loom error"] = true }
+
 -- "ok", "rejected" (a typed user error) or "failed", and the error.
 local function outcome(ok, err)
   if ok then return "ok" end
-  local kind = error_kind(err)
-  if kind ~= "InternalError" and kind ~= "AutomaticTestFailure" and kind ~= "not a Loom error" then
-    return "rejected", err
-  end
-  return "failed", err
+  return failures[error_kind(err)] and "failed" or "rejected", err
 end
 
 local function run_script(text)
