@@ -329,7 +329,10 @@ std::string CExprPrinter::print_negation(const ExprPtr& x, DType t, int& prec, b
     if (x->kind == ExprKind::IntLit) return print_node(int_lit(-x->ival), t, prec);
     if (x->kind == ExprKind::FloatLit) return print_node(float_lit(-x->fval, x->dtype), t, prec);
     prec = kMul;
-    return float_literal(-1, real_part_type(t)) + " * " + operand(x, t, kMul, false, cast);
+    // `x` is the right operand of that `*`: `-1.0 * (i % 3)` keeps its parentheses. A negation needs none
+    // (`-1.0 * -1.0 * x` is exact either way), and a long chain of them would pass the compilers' nesting limit.
+    const bool negation = x->kind == ExprKind::Unary && x->unop == "-";
+    return float_literal(-1, real_part_type(t)) + " * " + operand(x, t, kMul, !negation, cast);
 }
 
 std::string CExprPrinter::print_term(const ExprPtr& term, DType sum_type, int parent_prec, bool right_operand) {

@@ -519,7 +519,8 @@ isl::set build_context(const KernelData& k, const std::vector<isl::set>& domains
     for (const auto& [param, range] : ids->range) {
         ctx = isl_util::align_params(ctx, range.space());
         ctx = ctx.intersect(isl_util::align_params(range, ctx.space()));
-        const auto uses = [&](const isl::set& d) { return isl_util::is_param(d, param); };
+        // An init-capture: clang before 16 cannot capture a structured binding (the fuzz build uses clang).
+        const auto uses = [&name = param](const isl::set& d) { return isl_util::is_param(d, name); };
         if (std::none_of(domains.begin(), domains.end(), uses)) unused.push_back(param);
     }
     return isl_util::project_out(ctx, unused);

@@ -127,9 +127,10 @@ WithParams with_params(const std::string& text, const std::vector<std::string>& 
     const std::string list = join(extra, ", ");
     const std::size_t arrow = text.find("->");
     const std::size_t brace = text.find('{');
-    if (arrow != std::string::npos && arrow < brace) {
-        // "[n] -> {...}": extend the declared list.
-        const std::size_t close = text.rfind(']', arrow);
+    // "[n] -> {...}": extend the declared list. Without its ']' ("[ -> {...}"), the list is left to isl,
+    // which says what is wrong with it.
+    const std::size_t close = arrow != std::string::npos && arrow < brace ? text.rfind(']', arrow) : std::string::npos;
+    if (close != std::string::npos) {
         const std::string before = trim(text.substr(0, close));
         const std::string insert = (!before.empty() && before.back() == '[' ? "" : ", ") + list;
         return {text.substr(0, close) + insert + text.substr(close), close, insert.size()};

@@ -45,12 +45,12 @@ bool only_inames_and_constants(const KernelData& k, const std::vector<ExprPtr>& 
 }
 
 // `e` in isl's simplest affine form (`16*i_outer + i_inner - 16*i_outer` is `i_inner`); unchanged when it is
-// not affine.
+// not affine, or affine only piecewise (`i % 3` is partial to isl, which then cannot print it).
 ExprPtr simplify_affine(const ExprPtr& e) {
-    const isl::set universe(isl_util::ctx(), "{ [] }");
+    const isl::set universe(isl_util::ctx(), "{ : }");
     const std::optional<isl::pw_aff> pa = isl_util::to_pw_aff(e, universe);
     if (!pa) return e;
-    return isl_util::pw_aff_to_expr(*pa, isl::set(isl_util::ctx(), "{ : }"));
+    return isl_util::pw_aff_to_expr(*pa, universe);
 }
 
 ExprPtr plus(const ExprPtr& a, const ExprPtr& b) { return simplify_affine(binary(BinOp::Add, a, b)); }

@@ -115,7 +115,8 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
             tags.push_back(kernel.iname_tag(i) == "vec" ? "vec" : "c");
             offset[i] = *lower;
         }
-        add_temporary_axes(k, name, extents, false, [&](const Instruction& insn) {
+        // `axes` by an init-capture: clang before 16 cannot capture a structured binding (the fuzz build).
+        add_temporary_axes(k, name, extents, false, [&, &axes = axes](const Instruction& insn) {
             std::vector<ExprPtr> idx;
             for (const std::string& i : axes) {
                 user_assert(insn.within_inames.count(i) != 0, "LoopyError", "Kernel '", src.name, "': Instruction '",

@@ -220,3 +220,12 @@ do
   h.check_contains(tostring(knl), "x_fetch[x_dim_1] = x[16*j_outer + j_inner, x_dim_1 + 16*k_outer]")
   lp.auto_test_vs_ref(ref, knl, { parameters = { n = 32 } })
 end
+
+-- A quasi-affine read (i % 3) reads the fetch at i - 3*(i // 3) (found by fuzz/fuzz_pipeline: simplifying that
+-- index was an InternalError).
+do
+  local ref = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = a[i % 3]")
+  local knl = lp.add_prefetch(ref, "a", { "i" })
+  h.check_contains(tostring(knl), "out[i] = a_fetch[i - 3*(i // 3)]")
+  h.check(lp.auto_test_vs_ref(ref, knl, { parameters = { n = 10 } }), "prefetch of a[i %% 3]")
+end

@@ -1,0 +1,158 @@
+// Fuzzes the whole path make_kernel -> transformations -> generate_code. The input is three parts cut at
+// 0 bytes: the domains (cut at 0x1E bytes), the instructions, and a program (the rest): each byte picks a transformation
+// or one of its arguments (an iname, a variable, a tag, a factor) among what the kernel has. A transformation
+// that raises a typed error is skipped; the last kernel is generated for C or OpenCL.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "codegen/lower.h"
+#include "fuzz/fuzz_common.h"
+#include "parse/make_kernel.h"
+#include "transform/transforms.h"
+
+namespace {
+
+using namespace loom;
+
+const std::vector<std::string> kTags = {"", "for", "ord", "l.0", "l.1", "g.0", "g.1", "unr", "ilp",
+                                        "ilp.seq", "vec", "unr_hint", "l.auto", "unused.g"};
+
+// Reads the program's bytes; past its end every byte is 0.
+class Program {
+public:
+    explicit Program(std::string bytes) : bytes_(std::move(bytes)) {}
+    bool done() const { return pos_ >= bytes_.size(); }
+    unsigned byte() { return done() ? 0 : static_cast<unsigned char>(bytes_[pos_++]); }
+    // One of `names`, or now and then a name no kernel has (what a typo gives).
+    std::string pick(const std::vector<std::string>& names) {
+        const unsigned b = byte();
+        if (names.empty() || b >= 250) return "zz" + std::to_string(b);
+        return names[b % names.size()];
+    }
+    std::vector<std::string> some(const std::vector<std::string>& names) {
+        std::vector<std::string> out;
+        for (unsigned n = 1 + byte() % 3; n > 0; --n) out.push_back(pick(names));
+        return out;
+    }
+    std::string tag() { return kTags[byte() % kTags.size()]; }
+
+private:
+    std::string bytes_;
+    std::size_t pos_ = 0;
+};
+
+std::vector<std::string> names_of(const std::vector<Variable>& vars, bool arrays_only) {
+    std::vector<std::string> out;
+    for (const Variable& v : vars)
+        if (!arrays_only || v.is_array) out.push_back(v.name);
+    return out;
+}
+
+std::vector<std::string> instruction_ids(const Kernel& k) {
+    std::vector<std::string> out;
+    for (const Instruction& insn : k->instructions) out.push_back(insn.id);
+    return out;
+}
+
+std::vector<std::string> rule_names(const Kernel& k) {
+    std::vector<std::string> out;
+    for (const SubstitutionRule& r : k->substitutions) out.push_back(r.name);
+    return out;
+}
+
+// The transformation the next byte picks, its arguments from the following bytes.
+Kernel step(const Kernel& k, Program& p) {
+    const std::vector<std::string> inames = k.all_inames();
+    const std::vector<std::string> temporaries = names_of(k->temporaries, false);
+    switch (p.byte() % 20) {
+        case 0: {
+            SplitOptions o;
+            o.outer_tag = p.tag();
+            o.inner_tag = p.tag();
+            const std::string iname = p.pick(inames);
+            return split_iname(k, iname, 1 + p.byte() % 17, o);
+        }
+        case 1: return chunk_iname(k, p.pick(inames), 1 + p.byte() % 5);
+        case 2: return join_inames(k, {p.pick(inames), p.pick(inames)});
+        case 3: return tag_inames(k, {{p.pick(inames), p.tag()}});
+        case 4: return prioritize_loops(k, p.some(inames));
+        case 5: return duplicate_inames(k, {p.pick(inames)});
+        case 6: {
+            const std::string old_iname = p.pick(inames);
+            return rename_iname(k, old_iname, p.pick(inames), true);
+        }
+        case 7: return realize_reduction(k);
+        case 8: {
+            PrefetchOptions o;
+            o.default_tag = p.tag();
+            const std::string array = p.pick(names_of(k->args, true));
+            return add_prefetch(k, array, p.some(inames), o);
+        }
+        case 9: {
+            PrecomputeOptions o;
+            o.default_tag = p.tag();
+            o.fetch_bounding_box = p.byte() % 2;
+            const std::string rule = p.pick(rule_names(k));
+            return precompute(k, {rule}, p.some(inames), o);
+        }
+        case 10: return expand_subst(k);
+        case 11: return assignment_to_subst(k, p.pick(temporaries));
+        case 12: {
+            const std::vector<std::string> chosen = p.some(inames);
+            return privatize_temporaries_with_inames(k, {chosen.begin(), chosen.end()});
+        }
+        case 13: {
+            const std::string name = p.pick(temporaries);
+            return set_temporary_address_space(k, name, static_cast<AddressSpace>(1 + p.byte() % 3));
+        }
+        case 14: {
+            const std::string param = p.pick(k.all_params());
+            return fix_parameters(k, {{param, int_lit(static_cast<int>(p.byte() % 20) - 2)}});
+        }
+        case 15: {
+            const std::string param = p.pick(k.all_params());
+            return assume(k, param + " >= " + std::to_string(p.byte() % 40));
+        }
+        case 16: return tag_array_axes(k, {p.pick(names_of(k->args, true))}, {p.byte() % 2 ? "f" : "c"});
+        case 17: return remove_unused_inames(k);
+        case 18: {
+            const std::string before = "id:" + p.pick(instruction_ids(k));
+            return add_barrier(k, before, "id:" + p.pick(instruction_ids(k)));
+        }
+        default: {
+            const std::string sink = "id:" + p.pick(instruction_ids(k));
+            return add_dependency(k, sink, "id:" + p.pick(instruction_ids(k)));
+        }
+    }
+}
+
+// Arguments whose type nothing fixes get one: float32 arrays, int32 values.
+std::map<std::string, DType> default_dtypes(const Kernel& k) {
+    std::map<std::string, DType> out;
+    for (const Variable& v : k->args)
+        if (v.dtype == DType::Unknown) out[v.name] = v.is_array ? DType::Float32 : DType::Int32;
+    return out;
+}
+
+constexpr int kMaxSteps = 8;
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    std::vector<std::string> parts = fuzz::split(fuzz::text(data, size), '\0', 3);
+    parts.resize(3);
+    Program p(parts[2]);
+    std::optional<Kernel> k;
+    fuzz::run_guarded([&] {
+        MakeKernelInput in;
+        in.domains = fuzz::split(parts[0], '\x1e');
+        in.instructions = {parts[1]};
+        k = make_kernel(in);
+    });
+    if (!k) return 0;
+    for (int n = 0; n < kMaxSteps && !p.done(); ++n) fuzz::run_guarded([&] { k = step(*k, p); });
+    const TargetKind target = p.byte() % 2 ? TargetKind::C : TargetKind::OpenCL;
+    fuzz::run_guarded([&] { generate_code(*k, target, default_dtypes(*k)); });
+    return 0;
+}

@@ -1,0 +1,298 @@
+-- Differential testing of the transformations: random affine kernels, each with a random sequence of
+-- transformations that Loom accepts, checked by lp.auto_test_vs_ref against the untransformed kernel on the
+-- OpenCL and the C executor. A transformation or a check that Loom refuses with a typed user error is a
+-- legal answer (counted as rejected); an InternalError, a BuildError (generated code that does not compile),
+-- an error that is not Loom's or different results fail the case, which is then shrunk (steps, then instructions) to a minimal Lua reproducer, printed.
+--   loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--verbose]
+-- Case K of seed S is the same on every run: --first=K --cases=1 replays it alone.
+local lp = require("loom")
+
+local options = { cases = 300, seed = 1, first = 1, verbose = false }
+for _, a in ipairs(arg) do
+  local key, value = a:match("^%-%-(%w+)=(%d+)$")
+  if key and options[key] ~= nil and key ~= "verbose" then
+    options[key] = tonumber(value)
+  elseif a == "--verbose" then
+    options.verbose = true
+  else
+    error("usage: loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--verbose]", 0)
+  end
+end
+
+local function pick(list) return list[math.random(#list)] end
+
+local function chance(p) return math.random() < p end
+
+-- A random subset of `list` (in its order), never empty when `list` is not.
+local function subset(list)
+  local out = {}
+  for _, x in ipairs(list) do
+    if chance(0.5) then out[#out + 1] = x end
+  end
+  if #out == 0 and #list > 0 then out[1] = pick(list) end
+  return out
+end
+
+local function quote_list(list)
+  local q = {}
+  for i, s in ipairs(list) do q[i] = string.format("%q", s) end
+  return "{" .. table.concat(q, ", ") .. "}"
+end
+
+-- ---------------------------------------------------------------------------------------------------------
+-- Random kernels. Inames i, j, k over boxes (bounds a parameter or a constant) or a triangle (0 <= j <= i);
+-- arrays a (rank 1) and b (rank 2) read at affine indices, declared with extents that hold every index form
+-- (2*x and x + y need twice the largest bound); one output indexed by some inames, summed over the others;
+-- optionally a temporary, a substitution rule and a second output.
+
+local function affine_index(inames)
+  local x = pick(inames)
+  local form = math.random(4)
+  if form == 1 then return x end
+  if form == 2 then return x .. " + " .. math.random(2) end
+  if form == 3 then return "2*" .. x end
+  return x .. " + " .. pick(inames)
+end
+
+-- A random arithmetic expression over the arrays (and the rule f, when there is one) at affine indices.
+local function expression(inames, depth, has_rule)
+  if depth == 0 or chance(0.3) then
+    local leaf = math.random(has_rule and 5 or 4)
+    if leaf == 1 then return string.format("a[%s]", affine_index(inames)) end
+    if leaf == 2 then return string.format("b[%s, %s]", affine_index(inames), affine_index(inames)) end
+    if leaf == 3 then return chance(0.5) and tostring(math.random(5)) or pick(inames) end
+    if leaf == 4 then return string.format("%d.5", math.random(0, 3)) end
+    return string.format("f(%s)", affine_index(inames))
+  end
+  return string.format("(%s %s %s)", expression(inames, depth - 1, has_rule), pick({ "+", "-", "*" }),
+    expression(inames, depth - 1, has_rule))
+end
+
+local function random_kernel()
+  local all = { "i", "j", "k" }
+  local inames = { table.unpack(all, 1, math.random(3)) }
+  local constraints, params, bounds = {}, {}, {}
+  for idx, x in ipairs(inames) do
+    if idx > 1 and chance(0.2) then
+      constraints[#constraints + 1] = string.format("0 <= %s <= %s", x, inames[idx - 1])
+    elseif chance(0.5) then
+      local p = pick({ "n", "m" })
+      params[p] = true
+      bounds[#bounds + 1] = p
+      constraints[#constraints + 1] = string.format("0 <= %s < %s", x, p)
+    else
+      local c = math.random(9)
+      bounds[#bounds + 1] = tostring(c)
+      constraints[#constraints + 1] = string.format("0 <= %s < %d", x, c)
+    end
+  end
+  local extent = string.format("2*(%s) + 3", table.concat(bounds, " + "))
+  local free = subset(inames)
+  local reduced = {}
+  for _, x in ipairs(inames) do
+    local is_free = false
+    for _, y in ipairs(free) do is_free = is_free or x == y end
+    if not is_free then reduced[#reduced + 1] = x end
+  end
+  local has_rule = chance(0.3)
+  local insns = {}
+  if has_rule then insns[#insns + 1] = "f(x) := 2*a[x] + 1" end
+  local body = expression(inames, 2, has_rule)
+  if chance(0.3) then
+    insns[#insns + 1] = string.format("<> t = %s", expression(free, 1, has_rule))
+    body = string.format("t*(%s)", body)
+  end
+  if #reduced > 0 then body = string.format("sum((%s), %s)", table.concat(reduced, ", "), body) end
+  insns[#insns + 1] = string.format("out[%s] = %s", table.concat(free, ", "), body)
+  if chance(0.3) then
+    insns[#insns + 1] = string.format("out2[%s] = %s", table.concat(free, ", "), expression(free, 1, has_rule))
+  end
+  -- Two sizes for each parameter, small and large; one run without parameters.
+  local param_sets = next(params) and { {}, {} } or { {} }
+  for _, p in ipairs({ "m", "n" }) do
+    if params[p] then param_sets[1][p], param_sets[2][p] = math.random(1, 6), math.random(7, 17) end
+  end
+  return {
+    domain = string.format("{ [%s]: %s }", table.concat(inames, ", "), table.concat(constraints, " and ")),
+    instructions = insns,
+    args = {
+      string.format('lp.GlobalArg("a", "float64", {shape = %q})', extent),
+      string.format('lp.GlobalArg("b", "float64", {shape = %q})', extent .. ", " .. extent),
+      '"..."',
+    },
+    params = param_sets,
+  }
+end
+
+-- ---------------------------------------------------------------------------------------------------------
+-- Random transformations: each a function of the current kernel returning the Lua text of a call that
+-- transforms `knl`, or nil where the kernel offers nothing to apply it to.
+
+local tags = { "g.0", "g.1", "l.0", "l.1", "unr", "ilp", "ilp.seq", "for" }
+
+local function maybe_tag() return chance(0.6) and string.format("%q", pick(tags)) or "nil" end
+
+local function has_name(list, name)
+  for _, v in ipairs(list) do
+    if v.name == name then return true end
+  end
+  return false
+end
+
+local transformations = {
+  function(k)
+    return string.format("lp.split_iname(knl, %q, %d, {outer_tag = %s, inner_tag = %s})", pick(k.inames),
+      math.random(2, 8), maybe_tag(), maybe_tag())
+  end,
+  function(k) return string.format("lp.chunk_iname(knl, %q, %d)", pick(k.inames), math.random(2, 4)) end,
+  function(k) return string.format("lp.tag_inames(knl, {[%q] = %q})", pick(k.inames), pick(tags)) end,
+  function(k)
+    if #k.inames < 2 then return nil end
+    local a, b = pick(k.inames), pick(k.inames)
+    return string.format("lp.prioritize_loops(knl, %q)", a .. "," .. b)
+  end,
+  function(k)
+    if #k.inames < 2 then return nil end
+    return string.format("lp.join_inames(knl, %s)", quote_list({ pick(k.inames), pick(k.inames) }))
+  end,
+  function(k)
+    local array = pick({ "a", "b" })
+    if not has_name(k.args, array) then return nil end
+    return string.format("lp.add_prefetch(knl, %q, %s, {default_tag = %s})", array, quote_list(subset(k.inames)),
+      chance(0.5) and '"l.auto"' or "nil")
+  end,
+  function(k)
+    return string.format("lp.precompute(knl, \"f\", %s, {fetch_bounding_box = %s})", quote_list(subset(k.inames)),
+      tostring(chance(0.5)))
+  end,
+  function() return "lp.realize_reduction(knl)" end,
+  function(k)
+    if not has_name(k.temporaries, "t") then return nil end
+    return "lp.assignment_to_subst(knl, \"t\")"
+  end,
+  function(k)
+    if not has_name(k.temporaries, "t") then return nil end
+    return string.format("lp.privatize_temporaries_with_inames(knl, %s)", quote_list(subset(k.inames)))
+  end,
+  function(k) return string.format("lp.rename_iname(knl, %q, %q)", pick(k.inames), "r" .. math.random(9)) end,
+}
+
+-- ---------------------------------------------------------------------------------------------------------
+-- A case is a kernel and its steps; its script (what a reproducer prints) makes both kernels and checks them.
+
+local function script(case, with_check)
+  local lines = {
+    'local lp = require("loom")',
+    string.format('local ref = lp.make_kernel(%q, %s, {%s}, {name = "diff"})', case.kernel.domain,
+      quote_list(case.kernel.instructions), table.concat(case.kernel.args, ", ")),
+    "local knl = ref",
+  }
+  for _, s in ipairs(case.steps) do lines[#lines + 1] = "knl = " .. s end
+  if with_check then
+    local sets = {}
+    for i, p in ipairs(case.kernel.params) do
+      local kv = {}
+      for name, v in pairs(p) do kv[#kv + 1] = string.format("%s = %d", name, v) end
+      table.sort(kv)
+      sets[i] = "{" .. table.concat(kv, ", ") .. "}"
+    end
+    lines[#lines + 1] = string.format(
+      "assert(lp.auto_test_vs_ref(ref, knl, {parameters = {%s}, exec = {lp.cl.queue{}, lp.c.executor{}}}))",
+      table.concat(sets, ", "))
+  end
+  lines[#lines + 1] = "return knl"
+  return table.concat(lines, "\n")
+end
+
+-- The kind of a Loom error, "not a Loom error" for anything else.
+local function error_kind(err)
+  return type(err) == "table" and err.kind or "not a Loom error"
+end
+
+-- Errors that are Loom's fault here: a bug, a wrong result, generated code the compiler refuses.
+local failures = { InternalError = true, AutomaticTestFailure = true, BuildError = true, ["not a Loom error"] = true }
+
+-- "ok", "rejected" (a typed user error) or "failed", and the error.
+local function outcome(ok, err)
+  if ok then return "ok" end
+  return failures[error_kind(err)] and "failed" or "rejected", err
+end
+
+local function run_script(text)
+  local chunk = assert(load(text, "=differential", "t"))
+  return outcome(pcall(chunk))
+end
+
+local function random_case()
+  local case = { kernel = random_kernel(), steps = {} }
+  local made, knl = pcall(load(script(case, false), "=differential", "t"))
+  if not made then return case, outcome(false, knl) end
+  for _ = 1, math.random(4) do
+    local text = pick(transformations)(knl)
+    if text then
+      local ok, result = pcall(load("local lp, knl = ...; return " .. text, "=step", "t"), lp, knl)
+      local verdict, err = outcome(ok, result)
+      if verdict == "failed" then
+        case.steps[#case.steps + 1] = text
+        return case, verdict, err
+      end
+      if ok then
+        knl = result
+        case.steps[#case.steps + 1] = text
+      end
+    end
+  end
+  return case, run_script(script(case, true))
+end
+
+-- Drops steps, then instructions, while the case still fails with an error of the same kind.
+local function shrink(case, kind)
+  local function still_fails(candidate)
+    local verdict, err = run_script(script(candidate, true))
+    return verdict == "failed" and error_kind(err) == kind
+  end
+  for _, field in ipairs({ "steps", "instructions" }) do
+    local i = 1
+    while true do
+      local list = field == "steps" and case.steps or case.kernel.instructions
+      if i > #list then break end
+      local fewer = { table.unpack(list) }
+      table.remove(fewer, i)
+      local candidate = { kernel = case.kernel, steps = case.steps }
+      if field == "steps" then
+        candidate.steps = fewer
+      else
+        candidate.kernel = { domain = case.kernel.domain, instructions = fewer, args = case.kernel.args,
+          params = case.kernel.params }
+      end
+      if #fewer > 0 and still_fails(candidate) then case = candidate else i = i + 1 end
+    end
+  end
+  return case
+end
+
+local counts = { ok = 0, rejected = 0, failed = 0 }
+local rejected_kinds = {}
+for n = options.first, options.first + options.cases - 1 do
+  math.randomseed(options.seed, n)
+  local case, verdict, err = random_case()
+  counts[verdict] = counts[verdict] + 1
+  if verdict == "rejected" then
+    local kind = error_kind(err)
+    rejected_kinds[kind] = (rejected_kinds[kind] or 0) + 1
+  end
+  if options.verbose or verdict == "failed" then
+    print(string.format("case %d (seed %d): %s%s", n, options.seed, verdict, err and (": " .. tostring(err)) or ""))
+  end
+  if options.verbose then print(script(case, true) .. "\n") end
+  if verdict == "failed" then
+    print("minimal reproducer:\n" .. script(shrink(case, error_kind(err)), true) .. "\n")
+  end
+end
+
+local kinds = {}
+for kind, c in pairs(rejected_kinds) do kinds[#kinds + 1] = string.format("%s %d", kind, c) end
+table.sort(kinds)
+print(string.format("differential: %d cases (seed %d): %d passed, %d rejected (%s), %d failed", options.cases,
+  options.seed, counts.ok, counts.rejected, table.concat(kinds, ", "), counts.failed))
+os.exit(counts.failed == 0 and 0 or 1)
