@@ -1,5 +1,6 @@
 // loopy's assign_automatic_axes: inames tagged "l.auto" get concrete local axes when the kernel is
-// preprocessed.
+// preprocessed, and right away when precompute or add_prefetch tag their new inames "l.auto" (as loopy's
+// precompute does).
 #pragma once
 
 #include "ir/kernel.h"

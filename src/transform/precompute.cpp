@@ -21,6 +21,7 @@
 #include "parse/match.h"
 #include "support/error.h"
 #include "support/strings.h"
+#include "transform/auto_axes.h"
 #include "transform/transforms.h"
 
 namespace loom {
@@ -73,6 +74,7 @@ struct Plan {
     std::vector<std::vector<ExprPtr>> accesses;  // argument tuples whose footprint is stored
     bool from_generators = false;                // accesses given by the caller, not gathered from the uses
     std::vector<std::string> sweep;
+    std::vector<std::string> reused;             // existing inames of precompute_inames that are not swept
     std::set<std::string> usage_inames, value_inames;
     std::vector<StorageAxis> axes;
     int leaf = -1;                               // the domain that receives the new inames
@@ -135,6 +137,14 @@ std::vector<ExprPtr> storage_exprs(const std::vector<StorageAxis>& axes, const s
 
 std::string storage_dim(std::size_t i) { return cat("_loom_storage_", i); }
 
+// The inames the footprint is taken over: the sweep, and the existing inames that become storage loops (the
+// uses do not involve them, so for the footprint they are like swept inames).
+std::vector<std::string> footprint_inames(const Plan& p) {
+    std::vector<std::string> out = p.sweep;
+    out.insert(out.end(), p.reused.begin(), p.reused.end());
+    return out;
+}
+
 // The storage axes: the given ones (rule argument names or inames), or loopy's default: the swept inames
 // the arguments do not use (the rule's value depends on them), then the arguments.
 std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const PrecomputeOptions& o, NameGenerator& names) {
@@ -185,11 +195,15 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
 void find_leaf_domain(const KernelData& k, Plan& p) {
     std::set<std::string> expanding(p.sweep.begin(), p.sweep.end());
     expanding.insert(p.usage_inames.begin(), p.usage_inames.end());
+    expanding.insert(p.reused.begin(), p.reused.end());
     for (const std::string& i : expanding) p.leaf = std::max(p.leaf, home_domain(k, i));
     user_assert(p.leaf >= 0, "LoopyError", "precompute: the uses of '", p.rule->name, "' involve no iname to sweep");
     for (const std::string& i : p.sweep)
         user_assert(home_domain(k, i) == p.leaf, "LoopyError", "precompute: sweep iname '", i,
                     "' is not 'at home' in the sweep's leaf domain");
+    for (const std::string& i : p.reused)
+        user_assert(home_domain(k, i) == p.leaf, "LoopyError", "precompute: existing iname '", i,
+                    "' in precompute_inames is not 'at home' in the sweep's leaf domain");
     const isl::set& leaf = k.domains[static_cast<std::size_t>(p.leaf)];
     std::vector<std::string> space = isl_util::set_dim_names(leaf);
     for (const std::string& n : isl_util::param_names(leaf.space()))
@@ -212,13 +226,15 @@ isl::set access_footprint(const Plan& p, const std::vector<ExprPtr>& args) {
                     to_string(exprs[i]), "' of a use of '", p.rule->name, "' is not affine");
         s = isl_util::add_constraint(s, var(dims[i]), BinOp::Eq, exprs[i]);
     }
-    return isl_util::project_out(s, p.sweep).coalesce();
+    return isl_util::project_out(s, footprint_inames(p)).coalesce();
 }
 
+// The inames the footprint varies with: the compute instruction's outer loops.
 std::vector<std::string> outer_dims(const Plan& p) {
+    const std::vector<std::string> inner = footprint_inames(p);
     std::vector<std::string> out;
     for (const std::string& i : p.space)
-        if (std::find(p.sweep.begin(), p.sweep.end(), i) == p.sweep.end()) out.push_back(i);
+        if (std::find(inner.begin(), inner.end(), i) == inner.end()) out.push_back(i);
     return out;
 }
 
@@ -247,17 +263,37 @@ void box_footprint(const KernelData& k, Plan& p, const std::string& temporary) {
     }
 }
 
-// Storage axes mapped to inames of the kernel (loopy's preexisting precompute inames): each must be longer
-// than one element and be a sweep iname (loopy also accepts other inames of the leaf domain).
+bool is_swept(const Plan& p, const std::string& iname) {
+    return std::find(p.sweep.begin(), p.sweep.end(), iname) != p.sweep.end();
+}
+
+// Whether the rule's value or its uses involve `iname`: then the footprint varies with it.
+bool involved(const Plan& p, const std::string& iname) {
+    return p.usage_inames.count(iname) || p.value_inames.count(iname);
+}
+
+// Storage axes mapped to inames of the kernel (loopy's preexisting precompute inames) must be longer than
+// one element, and unless swept, not involved in the footprint: each value of such an iname stands for one
+// storage index. Whether their ranges fit the footprint is checked once it is known (check_preexisting_domain).
 void check_preexisting_axes(const Plan& p) {
     for (std::size_t i = 0; i < p.axes.size(); ++i) {
         const StorageAxis& a = p.axes[i];
         if (!a.preexisting) continue;
         user_assert(a.kept(), "LoopyError", "precompute: precompute axis ", i + 1,
                     " (1-based) was eliminated as having length 1 but also mapped to existing iname '", a.name, "'");
-        user_assert(std::find(p.sweep.begin(), p.sweep.end(), a.name) != p.sweep.end(), "LoopyError",
-                    "precompute: existing iname '", a.name, "' in precompute_inames must be one of the sweep inames");
+        user_assert(is_swept(p, a.name) || !involved(p, a.name), "LoopyError", "precompute: existing iname '", a.name,
+                    "' in precompute_inames is used by '", p.rule->name,
+                    "' or its uses, so it cannot also number a storage axis unless it is swept");
     }
+}
+
+// The existing inames of precompute_inames that are neither swept nor involved in the footprint (e.g. those
+// an earlier precompute created): they become the compute instruction's storage loops.
+std::vector<std::string> reused_inames(const Plan& p) {
+    std::vector<std::string> out;
+    for (const StorageAxis& a : p.axes)
+        if (a.preexisting && !is_swept(p, a.name) && !involved(p, a.name)) out.push_back(a.name);
+    return out;
 }
 
 Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vector<std::vector<ExprPtr>>& generators,
@@ -285,6 +321,7 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
                     "precompute: unreferenced sweep inames specified: ", i);
     p.axes = storage_axes(k, p, o, names);
     if (p.axes.empty()) return p;  // one value: no footprint to box, no new inames
+    p.reused = reused_inames(p);
     find_leaf_domain(k, p);
     for (const auto& args : p.accesses) {
         const isl::set f = access_footprint(p, args);
@@ -355,12 +392,18 @@ void check_preexisting_domain(const Plan& p, const isl::set& news) {
     const isl::set constraint = isl_util::project_onto(isl_util::add_named_dims(news, absent, false), order);
     const isl::set remaining =
         isl_util::project_out(constraint.intersect(isl_util::add_named_dims(p.context, added, false)), added);
-    std::vector<std::string> reused = outer_dims(p);
+    std::vector<std::string> existing, reused = outer_dims(p);
+    for (const StorageAxis& a : p.axes)
+        if (a.preexisting) existing.push_back(cat("'", a.name, "'"));
     for (const StorageAxis& a : p.axes)
         if (a.preexisting) reused.push_back(a.name);
     const bool covered = isl_util::project_onto(news, reused).is_subset(isl_util::project_onto(p.context, reused));
-    user_assert(covered && remaining.is_equal(p.context), "LoopyError",
-                "precompute: domain of preexisting inames does not match domain needed for precompute");
+    user_assert(covered, "LoopyError", "precompute: the existing inames ", join(existing, ", "),
+                " in precompute_inames do not range over the footprint ", isl_util::to_str(news), " of '", p.rule->name,
+                "' (domain of preexisting inames does not match domain needed for precompute)");
+    user_assert(remaining.is_equal(p.context), "LoopyError", "precompute: the existing inames ", join(existing, ", "),
+                " in precompute_inames range beyond the footprint ", isl_util::to_str(news), " of '", p.rule->name,
+                "' (original domain got shrunk by applying the precompute)");
 }
 
 // The leaf domain with the new inames added, constrained by `news` (over outer inames and new inames).
@@ -401,22 +444,95 @@ ExprPtr temporary_read(const Plan& p, const std::string& temporary, const std::v
     return idx.empty() ? var(temporary) : subscript(temporary, std::move(idx));
 }
 
-// The compute instruction's right-hand side: the rule's value at each storage point.
-ExprPtr compute_expression(const Plan& p) {
-    std::vector<ExprPtr> args(p.rule->arguments.size());
-    std::map<std::string, ExprPtr> iname_values;
-    for (const StorageAxis& a : p.axes) {
-        const ExprPtr value = a.kept() ? plus(var(a.name), a.box.offset) : a.box.offset;
-        if (a.argument >= 0) args[static_cast<std::size_t>(a.argument)] = value;
-        else iname_values[a.iname] = value;
+// What storage axis `a` stands for at the compute instruction's iteration: its iname plus the box's offset.
+ExprPtr storage_value(const StorageAxis& a) { return a.kept() ? plus(var(a.name), a.box.offset) : a.box.offset; }
+
+// The swept inames the rule's value depends on (storage axes that are no argument), at the storage points.
+std::map<std::string, ExprPtr> swept_iname_values(const Plan& p) {
+    std::map<std::string, ExprPtr> out;
+    for (const StorageAxis& a : p.axes)
+        if (a.argument < 0) out[a.iname] = storage_value(a);
+    return out;
+}
+
+// Replaces inames by expressions in an expression and in the rules it uses, as loopy's rule-aware mappers
+// do: a rule whose expression (or a rule it uses) involves a replaced iname gets a copy with the iname
+// replaced (named after it, e.g. E_0), which finish() renames to the original's name once the original is
+// unused. A rule's own arguments shadow inames of the same name.
+class RuleAwareInameSubstitution {
+public:
+    RuleAwareInameSubstitution(KernelData& k, NameGenerator& names, std::map<std::string, ExprPtr> values)
+        : k_(k), names_(names), values_(std::move(values)) {}
+
+    ExprPtr operator()(const ExprPtr& e) { return apply(e, values_); }
+
+    void finish() {
+        for (const auto& [original, copy] : copies_) {
+            if (find_rule(k_.substitutions, original) || !find_rule(k_.substitutions, copy)) continue;
+            const auto renamed = [&](const ExprPtr& e) -> ExprPtr {
+                if (!e) return e;
+                return rewrite(e, [&](const ExprPtr& n) { return rule_use_named(n, copy, original); });
+            };
+            for (Instruction& insn : k_.instructions) {
+                insn.expression = renamed(insn.expression);
+                for (ExprPtr& a : insn.assignees) a = renamed(a);
+                for (ExprPtr& pr : insn.predicates) pr = renamed(pr);
+            }
+            for (SubstitutionRule& r : k_.substitutions) {
+                r.expression = renamed(r.expression);
+                if (r.name == copy) r.name = original;
+            }
+        }
     }
+
+private:
+    // `n` under rule name `to` when it is a use of rule `from` (a call, or the bare name); else `n`.
+    static ExprPtr rule_use_named(const ExprPtr& n, const std::string& from, const std::string& to) {
+        if ((n->kind != ExprKind::Call && n->kind != ExprKind::Var) || n->name != from || from == to) return n;
+        return n->kind == ExprKind::Var ? var(to) : call(to, n->args);
+    }
+
+    ExprPtr apply(const ExprPtr& e, const std::map<std::string, ExprPtr>& values) {
+        return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+            if (n->kind != ExprKind::Call && n->kind != ExprKind::Var) return n;
+            if (find_rule(k_.substitutions, n->name)) return rule_use_named(n, n->name, copy_of(n->name));
+            if (n->kind != ExprKind::Var) return n;
+            const auto it = values.find(n->name);
+            return it == values.end() ? n : it->second;
+        });
+    }
+
+    // The rule to use in place of `name`: itself when the replacement changes nothing in it.
+    std::string copy_of(const std::string& name) {
+        if (const auto it = copies_by_rule_.find(name); it != copies_by_rule_.end()) return it->second;
+        copies_by_rule_[name] = name;
+        const SubstitutionRule rule = *find_rule(k_.substitutions, name);
+        std::map<std::string, ExprPtr> scoped = values_;
+        for (const std::string& a : rule.arguments) scoped.erase(a);
+        const ExprPtr body = apply(rule.expression, scoped);
+        if (body == rule.expression) return name;
+        const std::string copy = names_(name);
+        k_.substitutions.push_back(SubstitutionRule{copy, rule.arguments, body});
+        copies_.emplace_back(name, copy);
+        copies_by_rule_[name] = copy;
+        return copy;
+    }
+
+    KernelData& k_;
+    NameGenerator& names_;
+    std::map<std::string, ExprPtr> values_;
+    std::map<std::string, std::string> copies_by_rule_;
+    std::vector<std::pair<std::string, std::string>> copies_;  // (original, copy)
+};
+
+// The compute instruction's right-hand side: the rule's value at each storage point, with the swept inames
+// replaced by the storage inames also inside the rules it uses (see RuleAwareInameSubstitution).
+ExprPtr compute_expression(const Plan& p, RuleAwareInameSubstitution& substitution) {
+    std::vector<ExprPtr> args(p.rule->arguments.size());
+    for (const StorageAxis& a : p.axes)
+        if (a.argument >= 0) args[static_cast<std::size_t>(a.argument)] = storage_value(a);
     const ExprPtr use = args.empty() ? var(p.rule->name) : call(p.rule->name, args);
-    const ExprPtr value = expand_rules(use, {*p.rule});
-    return rewrite(value, [&](const ExprPtr& n) -> ExprPtr {
-        if (n->kind != ExprKind::Var) return n;
-        const auto it = iname_values.find(n->name);
-        return it == iname_values.end() ? n : it->second;
-    });
+    return substitution(expand_rules(use, {*p.rule}));
 }
 
 // Replaces the uses of the rule in the footprint by reads of the temporary, in the instructions `within`
@@ -486,7 +602,7 @@ std::set<std::string> compute_dependencies(const KernelData& k, const Instructio
 
 Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& tag) {
     if (tag.empty() || tag == "for" || tag == "None") return k;
-    // "l.auto" stays a tag: preprocessing assigns the axes (transform/auto_axes.cpp), as loopy does.
+    // "l.auto" stays a tag here; precompute and add_prefetch assign the axes once done (with_auto_axes).
     const std::vector<std::string> kept = new_inames(p);
     std::vector<std::pair<std::string, std::string>> tags;
     for (const std::string& n : kept) tags.emplace_back(n, tag);
@@ -560,13 +676,13 @@ Instruction global_barrier_after(const KernelData& k, const Instruction& compute
 // The instruction that fills the temporary, in the loops over the new inames and the outer ones (given, or
 // those the uses and the rule's value involve, and those of the writers of what it reads).
 Instruction compute_instruction(const KernelData& k, const Plan& p, const PrecomputeOptions& o, const std::string& id,
-                                const std::string& temporary) {
+                                const std::string& temporary, const ExprPtr& expression) {
     Instruction compute;
     compute.id = id;
     std::vector<ExprPtr> idx;
     for (const std::string& n : kept_inames(p)) idx.push_back(var(n));
     compute.assignees = {idx.empty() ? var(temporary) : subscript(temporary, idx)};
-    compute.expression = compute_expression(p);
+    compute.expression = expression;
     if (o.precompute_outer_inames) {
         compute.within_inames.insert(o.precompute_outer_inames->begin(), o.precompute_outer_inames->end());
     } else {
@@ -594,6 +710,45 @@ Variable storage_temporary(const Plan& p, const PrecomputeOptions& o, const std:
     return t;
 }
 
+// Whether two dtypes agree, DType::Unknown agreeing with any.
+bool compatible(DType a, DType b) { return a == DType::Unknown || b == DType::Unknown || a == b; }
+
+// Adds temporary `t`, or, when one of its name exists (an earlier precompute into the same temporary, as
+// loopy allows), widens that one to hold both: the dtypes, numbers of axes and address spaces must agree,
+// and each axis takes the larger length.
+void store_in_temporary(KernelData& k, Variable t) {
+    const auto old = std::find_if(k.temporaries.begin(), k.temporaries.end(), [&](const Variable& v) { return v.name == t.name; });
+    if (old == k.temporaries.end()) {
+        k.temporaries.push_back(std::move(t));
+        return;
+    }
+    Variable& v = *old;
+    user_assert(!v.read_only && v.initializer.empty(), "LoopyError", "precompute: existing temporary '", t.name,
+                "' is read-only: it cannot store the precomputed values");
+    user_assert(compatible(v.dtype, t.dtype), "LoopyError", "precompute: existing and new dtype of temporary '", t.name,
+                "' do not match (existing: ", dtype_name(v.dtype), ", new: ", dtype_name(t.dtype), ")");
+    user_assert(v.is_array == t.is_array && v.shape.size() == t.shape.size(), "LoopyError", "precompute: existing and new temporary '",
+                t.name, "' do not have matching number of dimensions (", v.shape.size(), " vs. ", t.shape.size(), ")");
+    const bool spaces_agree = v.address_space == t.address_space || v.address_space == AddressSpace::Auto ||
+                              t.address_space == AddressSpace::Auto;
+    user_assert(spaces_agree, "LoopyError", "precompute: existing and new temporary '", t.name,
+                "' do not have matching address spaces (existing: ", address_space_name(v.address_space), ", new: ",
+                address_space_name(t.address_space), ")");
+    if (v.dtype == DType::Unknown) v.dtype = t.dtype;
+    if (v.address_space == AddressSpace::Auto) v.address_space = t.address_space;
+    bool grew = false;
+    for (std::size_t i = 0; i < v.shape.size(); ++i) {
+        user_assert(v.shape[i]->kind == ExprKind::IntLit, "LoopyError", "precompute: existing temporary '", t.name,
+                    "' has a non-constant length ", to_string(v.shape[i]), " on axis ", i, ": it cannot be widened");
+        if (t.shape[i]->ival <= v.shape[i]->ival) continue;
+        v.shape[i] = t.shape[i];
+        grew = true;
+    }
+    if (!grew) return;
+    v.strides.clear();
+    set_default_strides(v);
+}
+
 // The core of precompute, with the footprint generators already parsed (add_prefetch builds its own).
 Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const std::vector<std::vector<ExprPtr>>& generators,
                        const std::vector<std::string>& sweep, const PrecomputeOptions& o) {
@@ -603,8 +758,9 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     NameGenerator names(*kernel);
     if (!o.temporary_name.empty()) check_name(o.temporary_name, "temporary name", "precompute");
     const std::string temporary = o.temporary_name.empty() ? names(rule.name) : o.temporary_name;
-    user_assert(!kernel.find_variable(temporary) && !is_iname(*kernel, temporary), "LoopyError", "precompute: temporary name '",
-                temporary, "' is already in use");
+    const Variable* existing = kernel.find_variable(temporary);
+    user_assert((!existing || !existing->is_arg()) && !is_iname(*kernel, temporary), "LoopyError",
+                "precompute: temporary name '", temporary, "' is already in use", existing ? " by an argument" : " by an iname");
     names.take(temporary);
     const std::string compute_id = o.compute_insn_id.empty() ? unique_insn_id(*kernel, rule.name) : o.compute_insn_id;
     user_assert(!kernel.find_instruction(compute_id), "LoopyError", "precompute: instruction id '", compute_id,
@@ -618,7 +774,9 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
         check_preexisting_domain(p, news);
         k.domains[static_cast<std::size_t>(p.leaf)] = extended_leaf(k, p, news);
     }
-    Instruction compute = compute_instruction(k, p, o, compute_id, temporary);
+    RuleAwareInameSubstitution substitution(k, names, swept_iname_values(p));
+    const ExprPtr value = compute_expression(p, substitution);
+    Instruction compute = compute_instruction(k, p, o, compute_id, temporary, value);
     const std::set<std::string> users = replace_uses(k, p, temporary, Match::parse(o.within));
     compute.depends_on = compute_dependencies(k, compute, users);
     std::vector<Instruction> added{compute};
@@ -626,9 +784,18 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     for (Instruction& insn : k.instructions)
         if (users.count(insn.id)) insn.depends_on.insert(added.back().id);
     k.instructions.insert(k.instructions.begin(), added.begin(), added.end());
-    k.temporaries.push_back(storage_temporary(p, o, temporary));
+    store_in_temporary(k, storage_temporary(p, o, temporary));
     drop_unused_rules(k);
+    substitution.finish();
     return tag_new_inames(wrap(std::move(k)), p, o.default_tag);
+}
+
+// loopy's precompute assigns the local axes of "l.auto" inames at once rather than leaving them to
+// preprocessing, so the inames an axis assignment creates (`a_dim_0_outer` when the fetch is longer than
+// the work-group) exist for later transforms such as prioritize_loops. It uses the work-group the kernel has
+// now: with no local axes yet, the new inames become loops.
+Kernel with_auto_axes(const Kernel& k, const std::string& default_tag) {
+    return default_tag == "l.auto" ? assign_automatic_axes(k) : k;
 }
 
 // --- add_prefetch
@@ -694,7 +861,7 @@ Kernel precompute(const Kernel& kernel, const std::vector<std::string>& subst_us
             generators.push_back(std::move(args));
         }
     }
-    return precompute_rule(kernel, name, generators, sweep_inames, options);
+    return with_auto_axes(precompute_rule(kernel, name, generators, sweep_inames, options), options.default_tag);
 }
 
 Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std::vector<std::string>& sweep_inames,
@@ -766,7 +933,7 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
         for (Instruction& insn : out.instructions) insn = expand_rules(insn, {left});
         drop_unused_rules(out);
     }
-    return wrap(std::move(out));
+    return with_auto_axes(wrap(std::move(out)), o.default_tag);
 }
 
 }  // namespace loom

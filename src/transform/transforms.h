@@ -168,12 +168,15 @@ Kernel assignment_to_subst(const Kernel& k, const std::string& lhs_name,
 /// Options of precompute; empty strings and lists mean "not given".
 struct PrecomputeOptions {
     std::vector<std::string> storage_axes;       // rule argument names or inames; default: see precompute
-    std::vector<std::string> precompute_inames;  // names of the new inames, one per storage axis; a sweep
-                                                 // iname reuses it (it must span the footprint exactly)
+    std::vector<std::string> precompute_inames;  // names of the new inames, one per storage axis; an existing
+                                                 // iname (swept, or e.g. made by an earlier precompute) is
+                                                 // reused: its range must be exactly the footprint's
     std::optional<std::vector<std::string>> precompute_outer_inames;  // the compute instruction's other loops
-    std::string temporary_name;                  // default: a fresh name based on the rule's
+    std::string temporary_name;                  // default: a fresh name based on the rule's; an existing
+                                                 // temporary is shared, widened to hold both footprints
     AddressSpace temporary_address_space = AddressSpace::Auto;
-    std::string default_tag;                     // tag of the new inames; "l.auto" picks free local axes
+    std::string default_tag;                     // tag of the new inames; "l.auto" picks free local axes at
+                                                 // once, from the work-group the kernel has (as loopy)
     std::string within;                          // match expression selecting the uses to replace
     bool fetch_bounding_box = false;             // compute the footprint's bounding box, not the footprint
     std::string compute_insn_id;                 // default: a fresh id based on the rule's name

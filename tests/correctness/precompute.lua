@@ -141,3 +141,42 @@ do
     return { a = lp.rand({ 1 }, "float32", 1), b = lp.rand({ n }, "float32", 2), s = 0.5 }
   end, { 10 }, "precompute of a rule without arguments")
 end
+
+-- Precompute onto existing inames: the second precompute fills its temporary in the loops ii, jj that the
+-- first one made (they are not its sweep inames), so no iname is added.
+do
+  local knl = lp.make_kernel("{[i,j,k]: 0<=i<n and 0<=j<8 and 0<=k<4}", [[
+    f(x, y) := 2*a[x, y]
+    g(x, y) := b[y, x] - 1
+    out[i, j, k] = f(k, j) * g(k, j) + i
+    ]])
+  knl = lp.add_dtypes(knl, { a = "float32", b = "float32" })
+  local ref = knl
+  knl = lp.precompute(knl, "f", "k, j", { precompute_inames = "ii, jj" })
+  knl = lp.precompute(knl, "g", "k, j", { precompute_inames = "ii, jj" })
+  local inames = table.concat(knl.inames, ",")
+  h.check_equal(#knl.inames, 5, "inames after both precomputes (" .. inames .. ")")
+  h.check_contains(tostring(knl), "g_0[ii, jj] = b[jj, ii] - 1")
+  check_same(ref, knl, function(n)
+    return { a = lp.rand({ 4, 8 }, "float32", 3), b = lp.rand({ 8, 4 }, "float32", 4), n = n }
+  end, { 3 }, "precompute onto the inames of an earlier precompute")
+end
+
+-- Rules used by the stored rule follow its storage iname: E involves the swept i and gets a copy over D_i
+-- (named E again once the original is unused); w's argument i is w's own, so w stays.
+do
+  local knl = lp.make_kernel("{[i,j]: 0<=i<16 and 0<=j<n}", [[
+    w(i) := 3*i
+    E := a[i] + w(j)
+    D := E*E
+    out[i, j] = D
+    ]])
+  knl = lp.add_dtypes(knl, { a = "float32" })
+  local pc = lp.precompute(knl, "D", "i")
+  local text = tostring(pc)
+  h.check_contains(text, "w(i) := 3*i")
+  h.check_contains(text, "E() := a[D_i] + w(j)")
+  h.check(not text:find("E_0", 1, true), "one rule E left:\n%s", text)
+  check_same(knl, pc, function(n) return { a = lp.rand({ 16 }, "float32", 5), n = n } end, { 1, 7 },
+    "precompute of a rule that uses rules")
+end

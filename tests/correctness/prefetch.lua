@@ -229,3 +229,51 @@ do
   h.check_contains(tostring(knl), "out[i] = a_fetch[i - 3*(i // 3)]")
   h.check(lp.auto_test_vs_ref(ref, knl, { parameters = { n = 10 } }), "prefetch of a[i %% 3]")
 end
+
+-- Two prefetches into one temporary (loopy's test_prefetch_to_same_temp_var, with footprints of different
+-- sizes): A_fetch is widened to the larger one, 20, and both fills run before both reads.
+do
+  local ref = lp.make_kernel("{[i0, i1, j0, j1]: 0<=i0, i1<6 and 0<=j0<10 and 0<=j1<20}", [[
+    y0[i0] = sum(j0, A[j0] * x0[i0, j0])
+    y1[i1] = sum(j1, A[j1] * x1[i1, j1])
+    ]])
+  ref = lp.add_dtypes(ref, { A = "float32", x0 = "float32", x1 = "float32" })
+  local knl = lp.add_prefetch(ref, "A", { "j0" }, { within = "iname:i0", temporary_name = "A_fetch",
+    prefetch_insn_id = "first_fetch" })
+  knl = lp.add_prefetch(knl, "A", { "j1" }, { within = "iname:i1", temporary_name = "A_fetch",
+    prefetch_insn_id = "second_fetch" })
+  knl = lp.add_dependency(knl, "writes:y1 or writes:y0", "id:second_fetch or id:first_fetch")
+  knl = lp.add_dependency(knl, "id:first_fetch", "id:second_fetch")
+  h.check_equal(#knl.temporaries, 1, "temporaries")
+  h.check_equal(table.concat(knl.temporaries[1].shape, ","), "20", "shape of the shared A_fetch")
+  check_same(ref, knl, function()
+    return { A = lp.rand({ 20 }, "float32", 13), x0 = lp.rand({ 6, 10 }, "float32", 14),
+      x1 = lp.rand({ 6, 20 }, "float32", 15) }
+  end, { 0 }, "two prefetches into one temporary")
+end
+
+-- l.auto axes are assigned by the prefetch itself (as loopy's precompute does): the 18-element rows of a
+-- stencil's bounding box are split to the group's 16 work-items at once, so the outer parts can be
+-- prioritized; with no local axes yet, the fetch inames become loops.
+do
+  local ref = lp.make_kernel("{[i,j]: 0<=i,j<32}", "z[i,j] = a[i+2,j+1] + a[i,j+1] + a[i+1,j] + a[i+1,j+2]")
+  ref = lp.add_dtypes(ref, { a = "float32" })
+  local knl = lp.split_iname(ref, "i", 16, { outer_tag = "g.1", inner_tag = "l.1" })
+  knl = lp.split_iname(knl, "j", 16, { outer_tag = "g.0", inner_tag = "l.0" })
+  local fetched = lp.add_prefetch(knl, "a", { "i_inner", "j_inner" }, { fetch_bounding_box = true, default_tag = "l.auto" })
+  local listing = tostring(fetched)
+  for _, iname in ipairs({ "a_dim_0_outer", "a_dim_0_inner", "a_dim_1_outer", "a_dim_1_inner" }) do
+    h.check_contains(table.concat(fetched.inames, ","), iname)
+  end
+  h.check_contains(listing, "a_dim_0_inner: l.1")
+  h.check_contains(listing, "a_dim_1_inner: l.0")
+  lacks(listing, "l.auto")
+  check_same(ref, lp.prioritize_loops(fetched, "a_dim_0_outer,a_dim_1_outer"), function()
+    return { a = lp.rand({ 34, 34 }, "float32", 16) }
+  end, { 0 }, "stencil prefetch with l.auto, prioritized")
+
+  local early = lp.add_prefetch(ref, "a", { "i", "j" }, { fetch_bounding_box = true, default_tag = "l.auto" })
+  lacks(tostring(early), "l.auto")
+  check_same(ref, early, function() return { a = lp.rand({ 34, 34 }, "float32", 17) } end, { 0 },
+    "l.auto prefetch before any local axis")
+end

@@ -33,12 +33,36 @@ h.expect_error("LoopyError", { "the footprint of 'a_fetch_rule' is not convex", 
 lp.add_prefetch(holey, "a", "i_inner", { fetch_bounding_box = true })
 
 h.expect_error("LoopyError", "'a[i_inner' is neither a variable name nor a subscript", lp.add_prefetch, tiled, "a[i_inner")
--- Existing inames as storage axes: only sweep inames, over exactly the footprint's extent.
+-- Existing inames as storage axes: over exactly the footprint's extent (not less, not more), and not inames
+-- the footprint varies with unless they are swept.
 local shifted = lp.split_iname(lp.make_kernel("{[i]: 0<=i<n}", "out[i] = a[i] + a[i+1]"), "i", 16)
-h.expect_error("LoopyError", "domain of preexisting inames does not match domain needed for precompute", lp.add_prefetch,
+h.expect_error("LoopyError", { "existing inames 'i_inner'", "do not range over the footprint",
+  "domain of preexisting inames does not match domain needed for precompute" }, lp.add_prefetch,
   shifted, "a", "i_inner", { dim_arg_names = { "i_inner" } })
-h.expect_error("LoopyError", "existing iname 'i_outer' in precompute_inames must be one of the sweep inames",
+h.expect_error("LoopyError", "existing iname 'i_outer' in precompute_inames is used by 'a_fetch_rule' or its uses",
   lp.add_prefetch, shifted, "a", "i_inner", { dim_arg_names = { "i_outer" } })
+-- b's fetch over j (0..7) into ii, an iname a first fetch made over i (0..15): ii would lose 8..15.
+do
+  local two = lp.make_kernel("{[i,j]: 0<=i<16 and 0<=j<8}", "out[i, j] = a[i] + b[j]")
+  two = lp.add_prefetch(two, "a", "i", { dim_arg_names = { "ii" } })
+  h.expect_error("LoopyError", { "existing inames 'ii'", "range beyond the footprint",
+    "original domain got shrunk by applying the precompute" }, lp.add_prefetch, two, "b", "j", { dim_arg_names = { "ii" } })
+end
+-- A second fetch into an existing temporary must agree with it: number of axes, dtype, address space.
+do
+  local two = lp.make_kernel("{[i,j]: 0<=i<16 and 0<=j<8}", "out[i, j] = a[i] + c[i, j] + d[i, j]")
+  two = lp.add_dtypes(two, { a = "float32", c = "float64", d = "float32" })
+  two = lp.add_prefetch(two, "a", "i", { temporary_address_space = "private" })
+  h.expect_error("LoopyError", "existing and new temporary 'a_fetch' do not have matching number of dimensions (1 vs. 2)",
+    lp.add_prefetch, two, "d", "i, j", { temporary_name = "a_fetch" })
+  h.expect_error("LoopyError", "existing and new dtype of temporary 'a_fetch' do not match (existing: float32, new: float64)",
+    lp.add_prefetch, two, "c", "i", { temporary_name = "a_fetch" })
+  h.expect_error("LoopyError",
+    "existing and new temporary 'a_fetch' do not have matching address spaces (existing: private, new: local)",
+    lp.add_prefetch, two, "d", "i", { temporary_name = "a_fetch", temporary_address_space = "local" })
+  h.expect_error("LoopyError", "temporary name 'out' is already in use by an argument", lp.add_prefetch, two, "c", "i",
+    { temporary_name = "out" })
+end
 h.expect_error("LoopyError", "precompute axis 1 (1-based) was eliminated as having length 1 but also mapped to existing iname 'i_inner'",
   lp.add_prefetch, tiled, "a", nil, { dim_arg_names = { "i_inner" } })
 h.expect_error("LoopyError", "add_prefetch: no variable named 'b'", lp.add_prefetch, tiled, "b", "i_inner")

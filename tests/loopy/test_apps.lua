@@ -11,8 +11,6 @@ local h = require("helpers")
 -- Ported tests that fail because of a Loom defect or a missing feature: kept below, not run, each with its
 -- failure. Remove an entry once Loom passes it.
 local NO_SHAPE_NONE = "no arguments without a shape (loopy's shape=None): "
-local L_AUTO_PRIORITY = "no prioritize_loops on the inames that l.auto creates (loopy splits a_dim_0 into "
-  .. "a_dim_0_outer and a l.1 part when the fetch is larger than the work-group): "
 local PENDING = {
   test_prefetch_through_indirect_access = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError (before the "
     .. "add_prefetch whose LoopyError is the subject): cannot find the shape of 'a' from the index "
@@ -20,11 +18,6 @@ local PENDING = {
     .. "loopy's shape=None with strides (2, 1) has two). With a shape declared, Loom's "
     .. "add_prefetch raises nothing (loopy: ExpressionToAffineConversionError, a LoopyError, on indirect[i]) and "
     .. "adds a fetch into map1_fetch that no instruction reads: the write still reads map1",
-  test_stencil = L_AUTO_PRIORITY .. "LoopyError: prioritize_loops: unknown iname 'a_dim_0_outer' (Loom creates it "
-    .. "later, in preprocessing; without the prioritize_loops the kernel matches the reference)",
-  test_stencil_with_overfetch = L_AUTO_PRIORITY .. "LoopyError: prioritize_loops: unknown iname "
-    .. "'a_dim_0_outer' (Loom creates it later, in preprocessing; without the prioritize_loops the kernel matches the "
-    .. "reference)",
 }
 
 local port = require("loopy_port")
