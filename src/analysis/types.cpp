@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <set>
 #include <string_view>
 
 #include "ir/access.h"
@@ -322,6 +323,52 @@ void type_from_writes(KernelData& k) {
     }
 }
 
+// The names of the variables without a type, which inference is to type.
+std::set<std::string> untyped(KernelData& k) {
+    std::set<std::string> out;
+    for (Variable* t : variables(k))
+        if (t->kind != VarKind::ValueArg && t->dtype == DType::Unknown) out.insert(t->name);
+    return out;
+}
+
+// The type all writes of `t` give it, with the variables' current types (`t`'s own for its self-updates);
+// `widen_from` seeds it (Unknown: the writes alone decide).
+DType type_of_all_writes(KernelData& k, Variable& t, DType widen_from) {
+    const DType current = t.dtype;
+    DType acc = widen_from;
+    for (const Instruction& insn : k.instructions) {
+        if (insn.kind != InsnKind::Assignment || !written_names(insn).count(t.name)) continue;
+        const DType w = write_type(k, insn, t, current);
+        if (w != DType::Unknown) acc = acc == DType::Unknown ? w : combine_types(acc, w);
+    }
+    t.dtype = current;
+    return acc == DType::Unknown ? current : acc;
+}
+
+// One round over the inferred variables: each takes the type of all its writes; false when none changed.
+bool retype_round(KernelData& k, const std::set<std::string>& inferred, bool widen_only) {
+    bool changed = false;
+    for (Variable* t : variables(k)) {
+        if (!inferred.count(t->name) || t->dtype == DType::Unknown) continue;
+        const DType next = type_of_all_writes(k, *t, widen_only ? t->dtype : DType::Unknown);
+        changed |= next != t->dtype;
+        t->dtype = next;
+    }
+    return changed;
+}
+
+// type_from_writes fixes each type from the writes known when it is picked; loopy instead iterates until
+// no type changes, so every write counts once all have a type: `b = 0`, `c = 1`, `b = b + c + 1.0`,
+// `c = b + c` make both float32 (not c int32), and what is written from b is retyped from b's final type.
+// Rounds repeat until nothing changes; should they not settle, types only widen from then on, which ends.
+void settle_types(KernelData& k, const std::set<std::string>& inferred) {
+    const std::size_t max_rounds = 2 * inferred.size() + 2;
+    for (std::size_t round = 0; round < max_rounds; ++round)
+        if (!retype_round(k, inferred, false)) return;
+    while (retype_round(k, inferred, true)) {
+    }
+}
+
 void require_known_names(const KernelData& k, const std::vector<std::string>& params, const Instruction& insn,
                          const ExprPtr& e) {
     visit(e, [&](const ExprPtr& n) {
@@ -362,7 +409,9 @@ Kernel infer_types(const Kernel& kernel, const std::map<std::string, DType>& giv
     KernelData k = kernel.copy();
     apply_given(k, given);
     type_parameters(k);
+    const std::set<std::string> inferred = untyped(k);
     type_from_writes(k);
+    settle_types(k, inferred);
     if (require_all) {
         for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
             for (const Variable& v : *vars)

@@ -61,6 +61,16 @@ ExprPtr reads_to_calls(const ExprPtr& e, const std::string& name, const std::str
     });
 }
 
+// Assignee `a` with `rule` extracted from its subscripts (as loopy's rule-aware mappers visit them); the
+// written variable itself stays a variable.
+ExprPtr with_indices_extracted(const ExprPtr& a, const SubstitutionRule& rule) {
+    if (a->kind != ExprKind::Subscript) return a;
+    std::vector<ExprPtr> idx;
+    for (const ExprPtr& i : a->args) idx.push_back(extract(i, rule));
+    if (idx == a->args) return a;
+    return a->linear ? linear_subscript(a->name, idx[0]) : subscript(a->name, std::move(idx));
+}
+
 // The single instruction writing `name`, checked to be a plain assignment `name[i, j] = ...` with distinct
 // inames as subscripts.
 const Instruction& defining_assignment(const KernelData& k, const std::string& name) {
@@ -118,6 +128,7 @@ Kernel extract_subst(const Kernel& kernel, const std::string& subst_name, const 
         if (!match(insn, k.name)) continue;
         insn.expression = extract(insn.expression, rule);
         for (ExprPtr& p : insn.predicates) p = extract(p, rule);
+        for (ExprPtr& a : insn.assignees) a = with_indices_extracted(a, rule);
     }
     for (SubstitutionRule& r : k.substitutions) r.expression = extract(r.expression, rule);
     k.substitutions.push_back(rule);

@@ -152,8 +152,8 @@ Kernel realize_reduction(const Kernel& k, const std::optional<std::set<std::stri
 /// all), then drops the rules nothing uses any more. Returns `k` when nothing was expanded.
 Kernel expand_subst(const Kernel& k, const std::string& within = "");
 /// Adds the rule `subst_name(parameters) := template` and replaces every subexpression of the selected
-/// instructions (and of other rules) that matches `template` structurally, the parameters matching any
-/// subexpression, by a call of the rule.
+/// instructions (assignee subscripts included) and of other rules that matches `template` structurally, the
+/// parameters matching any subexpression, by a call of the rule.
 Kernel extract_subst(const Kernel& k, const std::string& subst_name, const std::string& templ,
                      const std::vector<std::string>& parameters = {}, const std::string& within = "");
 /// Turns the single assignment `lhs_name[i, j] = expr` into the rule `lhs_name(i, j, extra...) := expr`

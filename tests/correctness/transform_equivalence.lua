@@ -133,6 +133,23 @@ do
     out[i, j] = f(i)*f(i) - j
     ]])
   same(rule, lp.expand_subst(rule), odd, "expand_subst of a written rule")
+  -- The pattern is extracted from assignee subscripts too (the written array itself stays an array), so a
+  -- prefetch of an index array serves the write through it as well.
+  local scatter = lp.make_kernel("{ [i]: 0<=i<n }", "out[perm[i]] = 2*a[perm[i]]",
+    { lp.GlobalArg("a, out", "float32", { shape = "n" }), lp.GlobalArg("perm", "int32", { shape = "n" }), "..." })
+  local perm_rule = lp.extract_subst(scatter, "p", "perm[x]", "x")
+  h.check_contains(tostring(perm_rule), "out[p(i)] = 2*a[p(i)]")
+  local perm_fetched = lp.add_prefetch(lp.split_iname(scatter, "i", 4), "perm", "i_inner")
+  h.check(not tostring(perm_fetched):find("out[perm[", 1, true), "the write reads perm_fetch:\n%s", tostring(perm_fetched))
+  for _, knl in ipairs({ perm_rule, perm_fetched }) do
+    h.on_each_executor(function(exec, ename)
+      local n = 10
+      local a = lp.rand({ n }, "float32", 7)
+      local perm = lp.array({ 3, 0, 9, 1, 8, 2, 7, 4, 6, 5 }, "int32")
+      local want = scatter(exec, { a = a, perm = perm })
+      h.check(lp.allclose(knl(exec, { a = a, perm = perm }), want), "subst in assignee subscripts on %s", ename)
+    end)
+  end
 end
 
 -- precompute: a rule over a split row loop, into private and local memory.
