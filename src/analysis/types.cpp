@@ -403,6 +403,16 @@ void check_instructions(const KernelData& k) {
     }
 }
 
+void require_type(const Variable& v) {
+    user_assert(v.dtype != DType::Unknown, "TypeInferenceError", "could not determine the type of '", v.name, "'",
+                v.is_arg() ? " (pass it, or use lp.add_dtypes)" : "");
+}
+
+bool written(const KernelData& k, const std::string& name) {
+    return std::any_of(k.instructions.begin(), k.instructions.end(),
+                       [&](const Instruction& insn) { return written_names(insn).count(name) != 0; });
+}
+
 }  // namespace
 
 Kernel infer_types(const Kernel& kernel, const std::map<std::string, DType>& given, bool require_all) {
@@ -413,13 +423,19 @@ Kernel infer_types(const Kernel& kernel, const std::map<std::string, DType>& giv
     type_from_writes(k);
     settle_types(k, inferred);
     if (require_all) {
+        // As loopy's preprocessing, scalars that are only read may stay untyped until code is generated
+        // (require_all_types): nothing before needs their type.
         for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
             for (const Variable& v : *vars)
-                user_assert(v.dtype != DType::Unknown, "TypeInferenceError", "could not determine the type of '",
-                            v.name, "'", v.is_arg() ? " (pass it, or use lp.add_dtypes)" : "");
+                if (v.kind != VarKind::ValueArg || written(k, v.name)) require_type(v);
         check_instructions(k);
     }
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+void require_all_types(const KernelData& k) {
+    for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
+        for (const Variable& v : *vars) require_type(v);
 }
 
 Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes) {

@@ -31,6 +31,12 @@ local untyped = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i]")
 for _, f in ipairs({ lp.generate_code, lp.generate_code_v2, lp.generate_header }) do
   h.expect_error("TypeInferenceError", "'a'", f, untyped)
 end
+-- A value argument that is only read may stay untyped through preprocessing and linearization (as in
+-- loopy); generating code still needs its type.
+local scaled = lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = t*a[i]"), { a = "float32", out = "float32" })
+lp.get_one_linearized_kernel(lp.preprocess_kernel(scaled))
+h.expect_error("TypeInferenceError", { "could not determine the type of 't'", "add_dtypes" }, lp.generate_code, scaled)
+h.expect_error("TypeInferenceError", "'t'", lp.generate_code, lp.preprocess_kernel(scaled))
 h.expect_error("TypeInferenceError", "'nosuchfn'", lp.generate_code,
   lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = nosuchfn(a[i])"), { a = "float32" }))
 

@@ -37,9 +37,6 @@ local PENDING = {
   test_variable_size_temporary = "no parameter-sized prefetch temporaries: add_prefetch raises "
     .. "StaticValueFindingError: precompute: a static size was not found for axis 0 of the footprint ... of "
     .. "'a_fetch_rule' (storing it in 'a_fetch' needs a constant size)",
-  test_barrier_insertion_near_bottom_of_loop = "preprocess_kernel needs the type of every argument (loopy leaves "
-    .. "the read-only value argument t untyped until code generation): TypeInferenceError: could not determine the "
-    .. "type of 't'",
   test_multi_argument_reduction_parsing = "no reductions over a two-valued reduction: ParseError: expected "
     .. "reduce(argmax, inames, value, index) where inames is an iname or a tuple of inames",
   test_check_for_variable_access_ordering = "no check for unordered overlapping accesses (loopy's "
