@@ -85,6 +85,11 @@ private:
 
     bool is_breakable(const std::string& iname) const { return is_ilp_tag(k_.iname_tag(iname)); }
 
+    // A vec loop is one vector operation per instruction, not a loop with an order: as in loopy, it waits for
+    // no dependency before it is entered, and it may be left while instructions still need it (to be entered
+    // again after a loop they need first).
+    bool is_vec(const std::string& iname) const { return k_.iname_tag(iname) == "vec"; }
+
     // Group axes (0) enclose local axes (1), which enclose loops (2), which enclose ILP loops (3): as in
     // loopy, ILP inames nest innermost, whatever the loop priorities say.
     int nesting_rank(const std::string& iname) const {
@@ -121,7 +126,8 @@ private:
         for (const Instruction& insn : k_->instructions)
             for (const std::string& a : loops_.at(insn.id)) nests_with[a].insert(loops_.at(insn.id).begin(), loops_.at(insn.id).end());
         for (const Instruction& insn : k_->instructions)
-            for (const std::string& iname : loops_.at(insn.id))
+            for (const std::string& iname : loops_.at(insn.id)) {
+                if (is_vec(iname)) continue;
                 for (const std::string& dep_id : insn.depends_on) {
                     const Instruction* dep = k_.find_instruction(dep_id);
                     if (!dep || dep->within_inames.count(iname)) continue;
@@ -130,6 +136,7 @@ private:
                     });
                     if (outside) loop_deps_[iname].insert(dep_id);
                 }
+            }
     }
 
     // A loop whose bounds are temporaries is entered only after their writers ran.
@@ -316,8 +323,8 @@ private:
             enter_loop(next, iname);
             if (search(std::move(next))) return true;
         }
-        // An ILP loop that some instruction could still use deeper may also be left.
-        if (!s.active.empty() && s.ran_inside.back() && is_breakable(s.active.back())) {
+        // An ILP or vec loop that some instruction could still use deeper may also be left.
+        if (!s.active.empty() && s.ran_inside.back() && (is_breakable(s.active.back()) || is_vec(s.active.back()))) {
             leave_loop(s);
             if (search(std::move(s))) return true;
         } else if (s.done.size() >= deepest_.done.size()) {

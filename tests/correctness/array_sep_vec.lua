@@ -355,3 +355,26 @@ do
       name .. " atomic update in a vec loop", { rtol = 1e-5 })
   end)
 end
+
+-- A vec iname is left and entered again around a loop that instructions inside it wait for (loopy's
+-- test_vec_inames_can_reenter, with data): t0 before the loop j, t1 written in j over a duplicate of i,
+-- t2 and out after it, each in its own vec section.
+do
+  local knl = lp.make_kernel("{ [i, j]: 0<=i<4 and 0<=j<3 }", [[
+    for i
+      <> t0[i] = a[i]
+      for j
+        <> t1[i] = j*a[i] + t0[i]
+      end
+      <> t2[i] = t1[i] - 1
+      out[i] = t0[i] + t2[i]
+    end
+    ]], { lp.GlobalArg("a, out", "float32", { shape = "4" }) }, { seq_dependencies = true })
+  knl = lp.tag_inames(knl, "i:vec")
+  knl = lp.tag_array_axes(knl, "t0,t1,t2", "vec")
+  knl = lp.duplicate_inames(knl, "i", { within = "writes:t1", tags = { i = "vec" } })
+  local a = lp.array({ 1, 2, 3, 4 }, "float32")
+  h.on_each_executor(function(exec, name)
+    h.check_array(knl(exec, { a = a }), function(i) return 4 * a:get(i) - 1 end, name .. " vec re-entered")
+  end)
+end
