@@ -6,11 +6,19 @@ namespace loom {
 
 namespace {
 
+// The reads of `e` (parents first), each with the reduction inames in `scope` and those around it in `e`.
+void collect_reads(const ExprPtr& e, std::vector<std::string>& scope, std::vector<Access>& out) {
+    if (e->kind == ExprKind::Var) out.push_back({e->name, {}, false, false, false, scope});
+    if (e->kind == ExprKind::Subscript) out.push_back({e->name, e->args, true, false, e->linear, scope});
+    const std::size_t outer = scope.size();
+    if (e->kind == ExprKind::Reduction) scope.insert(scope.end(), e->inames.begin(), e->inames.end());
+    for (const ExprPtr& a : e->args) collect_reads(a, scope, out);
+    scope.resize(outer);
+}
+
 void collect_reads(const ExprPtr& e, std::vector<Access>& out) {
-    visit(e, [&](const ExprPtr& n) {
-        if (n->kind == ExprKind::Var) out.push_back({n->name, {}, false, false});
-        if (n->kind == ExprKind::Subscript) out.push_back({n->name, n->args, true, false, n->linear});
-    });
+    std::vector<std::string> scope;
+    collect_reads(e, scope, out);
 }
 
 }  // namespace
@@ -41,7 +49,7 @@ std::vector<Access> accesses_of(const Instruction& insn) {
     std::vector<Access> out;
     for (const ExprPtr& a : insn.assignees) {
         const bool sub = a->kind == ExprKind::Subscript;
-        out.push_back({a->name, sub ? a->args : std::vector<ExprPtr>{}, sub, true, a->linear});
+        out.push_back({a->name, sub ? a->args : std::vector<ExprPtr>{}, sub, true, a->linear, {}});
         for (const ExprPtr& idx : a->args) collect_reads(idx, out);
     }
     if (insn.expression) collect_reads(insn.expression, out);

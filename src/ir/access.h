@@ -16,6 +16,7 @@ struct Access {
     bool subscripted = false;
     bool is_write = false;
     bool linear = false;  // a[[e]]: indices is {e}, an index into the flat storage (ExprKind::Subscript's linear)
+    std::vector<std::string> reduction_scope;  // the inames of the reductions around it (a read in sum(j, ...))
 };
 
 /// Every access of `insn`: its assignees (writes; their subscripts are reads of index variables) and every

@@ -365,10 +365,12 @@ bool undetermined_index(const KernelData& k, const ExprPtr& index, const isl::se
 Footprint access_footprint(const KernelData& k, const std::string& name) {
     Footprint out;
     for (const Instruction& insn : k.instructions) {
-        std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
-        for (const std::string& r : reduction_inames(insn.expression)) loops.push_back(r);
         for (const Access& a : accesses_of(insn)) {
             if (a.name != name || !a.subscripted) continue;
+            // Each access over the instruction's loops and the reductions around it: a write outside an empty
+            // reduction (`a[i] = sum(j, j)` with no j) still happens.
+            std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
+            loops.insert(loops.end(), a.reduction_scope.begin(), a.reduction_scope.end());
             user_assert(!a.linear, "LoopyError", "cannot find the shape of '", name, "': instruction '", insn.id,
                         "' indexes it with the linear subscript '", a.name, "[[", to_string(a.indices[0]),
                         "]]': declare its shape, or lp.none");

@@ -223,6 +223,16 @@ local function test_empty_inner(exec, where)
   end
 end
 
+-- A reduction whose domain is empty for every i: the shapes come from the accesses outside the reduction (a
+-- write, and a read beside it), which happen though the reduction runs no iteration.
+local function test_empty_constant_reduction(exec, where)
+  local knl = lp.make_kernel({ "{ [i]: 0<=i<20 }", "[i] -> { [j]: i < j <= i }" }, "a[i] = b[i] + sum(j, 2*j)")
+  local b = lp.arange(20, "int32")
+  local out = run(knl, exec, { b = b })
+  if out.a.shape[1] ~= 20 then fail("%s: shape of a: got %d, want 20", where, out.a.shape[1]) end
+  for i = 0, 19 do check(out.a:get(i), i, "int32", where .. " empty sum beside b[i]") end
+end
+
 local function expect_in(text, piece)
   if not string.find(text, piece, 1, true) then fail("listing lacks '%s':\n%s", piece, text) end
 end
@@ -274,5 +284,6 @@ for _, e in ipairs(EXECUTORS) do
   test_products(e.exec, e.name)
   test_compound(e.exec, e.name)
   test_empty_inner(e.exec, e.name)
+  test_empty_constant_reduction(e.exec, e.name)
 end
 print("reductions: ok")
