@@ -446,6 +446,16 @@ void check_identifiers(const KernelData& k, TargetKind target) {
     }
 }
 
+// OpenCL and CUDA cannot initialize local memory; on the C target a local temporary is an ordinary array (as
+// loopy's C target declares it), so an initialized one is a constant table there.
+void check_local_initializers(const KernelData& k, TargetKind target) {
+    if (target == TargetKind::C) return;
+    for (const Variable& t : k.temporaries)
+        user_assert(t.address_space != AddressSpace::Local || t.initializer.empty(), "LoopyError", "temporary '", t.name,
+                    "' has an initializer: local memory cannot be initialized on ", target_name(target),
+                    " (only on the C target)");
+}
+
 // Loop variables have the kernel's index type: a loop whose values, or the value after its last one, fall
 // outside it would wrap around. isl writes the constant bounds of a loop as literals.
 void check_index_range(const KernelData& k, const isl_util::AstNode& n) {
@@ -598,6 +608,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     check_definitions(*k);
     check_bounds(*k);  // at code generation, as loopy: a kernel may still be linearized and inspected
     check_identifiers(*k, target);
+    check_local_initializers(*k, target);
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;
     std::string kernels_text;

@@ -18,8 +18,6 @@ void check_initializer(const Variable& t) {
                 "' has an initializer: only temporaries can have one");
     user_assert(t.read_only, "LoopyError", "temporary '", t.name,
                 "' has an initializer, so it must be declared read_only");
-    user_assert(t.address_space != AddressSpace::Local, "LoopyError", "temporary '", t.name,
-                "' has an initializer: local memory cannot be initialized");
     std::int64_t count = 1;
     for (const ExprPtr& s : t.shape) {
         const auto n = eval_int(s, {});

@@ -41,9 +41,6 @@ local PENDING = {
     .. "reduce(argmax, inames, value, index) where inames is an iname or a tuple of inames",
   test_check_for_variable_access_ordering = "no check for unordered overlapping accesses (loopy's "
     .. "VariableAccessNotOrdered): generate_code_v2 raises no error",
-  test_type_inference_walks_fn_in_comparison = "no initialized local temporaries on the C target (loopy declares "
-    .. "them as C arrays there): make_kernel raises LoopyError: temporary 't0' has an initializer: local memory "
-    .. "cannot be initialized",
   ["test_empty_domain[l.0]"] = "no parameter-sized work-groups: the call raises StaticValueFindingError: a static "
     .. "maximum was not found for the extent of iname 'i' (work-group sizes must be constants)",
 }
