@@ -34,12 +34,14 @@ struct Buffer {
     bool written = false;  // contents must come back after the last launch
 };
 
-/// A kernel argument: an index into the call's buffers, or a scalar of the parameter's dtype.
+/// A kernel argument: an index into the call's buffers, or a scalar of the parameter's dtype (a complex one
+/// is f + im*1j).
 struct Arg {
-    enum class Kind { Buffer, Int, Float } kind = Kind::Int;
+    enum class Kind { Buffer, Int, Float, Complex } kind = Kind::Int;
     std::size_t buffer = 0;
     std::int64_t i = 0;
     double f = 0;
+    double im = 0;
 };
 
 /// One device-kernel launch. `groups` and `local` are counts per axis (OpenCL: global = groups * local);

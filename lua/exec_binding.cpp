@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <iostream>
 #include <new>
+#include <optional>
+#include <utility>
 
 #include "backends/c/c_executor.h"
 #include "backends/compiler_flags.h"
@@ -125,6 +127,7 @@ struct CallArgs {
     std::map<std::string, std::vector<HostArray>> piece_lists;  // sep arguments given as their separate arrays
     std::map<std::string, std::int64_t> ints;
     std::map<std::string, double> floats;
+    std::map<std::string, std::pair<double, double>> complexes;  // {re, im} tables
     std::map<std::string, DType> value_types;  // Lua numbers' natural types
 };
 
@@ -161,6 +164,19 @@ std::vector<HostArray> read_piece_lists(lua_State* L, const Variable& v) {
     return out;
 }
 
+// A {re, im} table (two numbers, nothing after) as a complex value argument; nothing for anything else.
+std::optional<std::pair<double, double>> complex_value(lua_State* L, int idx) {
+    idx = lua_absindex(L, idx);
+    if (!lua_istable(L, idx) || lua_rawlen(L, idx) != 2) return std::nullopt;
+    const int top = lua_gettop(L);
+    const bool re = lua_rawgeti(L, idx, 1) == LUA_TNUMBER;
+    const bool im = lua_rawgeti(L, idx, 2) == LUA_TNUMBER;
+    const std::pair<double, double> z{lua_tonumber(L, -2), lua_tonumber(L, -1)};
+    lua_settop(L, top);
+    if (!re || !im) return std::nullopt;
+    return z;
+}
+
 CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
     CallArgs c;
     if (lua_isnoneornil(L, idx)) return c;
@@ -180,9 +196,15 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
             } else if (lua_type(L, -1) == LUA_TNUMBER) {
                 c.floats[name] = lua_tonumber(L, -1);
                 c.value_types[name] = DType::Float64;
+            } else if (const std::optional<std::pair<double, double>> z = complex_value(L, -1)) {
+                if (v->dtype != DType::Unknown && !is_complex(v->dtype))
+                    throw Error("ArgumentError", cat("argument '", name, "' is a ", dtype_name(v->dtype),
+                                                     " value: a complex value {re, im} cannot be passed for it"));
+                c.complexes[name] = *z;
+                c.value_types[name] = DType::Complex128;
             } else {
-                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number expected, got ",
-                                                 luaL_typename(L, -1)));
+                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number expected",
+                                                 is_complex(v->dtype) ? " (or {re, im})" : "", ", got ", luaL_typename(L, -1)));
             }
         } else if (HostArray* a = test_array(L, -1)) {
             c.arrays.emplace(name, *a);
@@ -248,7 +270,8 @@ std::optional<std::int64_t> solve_extent(const ExprPtr& shape, const std::string
 
 void find_values_from_shapes(const KernelData& k, CallArgs& c) {
     for (const Variable& v : k.args) {
-        if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name)) continue;
+        if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name) || c.complexes.count(v.name))
+            continue;
         const auto from_shape = [&](const Variable& av, const HostArray& arr) {
             for (std::size_t j = 0; j < av.shape.size() && j < arr.ndim() && !c.ints.count(v.name); ++j)
                 if (const auto value = solve_extent(av.shape[j], v.name, arr.shape()[j], c.ints)) c.ints[v.name] = *value;
@@ -423,6 +446,15 @@ backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArg
     if (p.is_pointer) {
         arg.kind = backend::Arg::Kind::Buffer;
         arg.buffer = m.buffer_of.at(p.name);
+    } else if (is_complex(p.dtype)) {
+        arg.kind = backend::Arg::Kind::Complex;
+        if (const auto z = c.complexes.find(p.name); z != c.complexes.end()) {
+            arg.f = z->second.first;
+            arg.im = z->second.second;
+        } else {
+            const auto f = c.floats.find(p.name);
+            arg.f = f != c.floats.end() ? f->second : static_cast<double>(ints.at(p.name));
+        }
     } else if (is_float(p.dtype)) {
         arg.kind = backend::Arg::Kind::Float;
         const auto f = c.floats.find(p.name);

@@ -358,6 +358,24 @@ do
   end)
 end
 
+-- Complex value arguments: a {re, im} table or a real number, passed as the C type on both executors.
+for _, dtype in ipairs({ "complex64", "complex128" }) do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "z[i] = a*x[i] + b",
+    { lp.ValueArg("a", dtype), lp.ValueArg("b", dtype), lp.GlobalArg("x, z", dtype, { shape = "n" }), "..." })
+  local x = h.array_from({ 4 }, dtype, function(i) return { i, 1 - i } end)
+  local tol = dtype == "complex64" and 1e-6 or 1e-14
+  h.on_each_executor(function(exec, name)
+    local z = knl(exec, { x = x, a = { 0.5, -2 }, b = 3 })
+    check_complex(z, function(i) return C.add(C.mul({ 0.5, -2 }, x:get(i)), { 3, 0 }) end,
+      name .. " " .. dtype .. " value arguments", dtype, tol)
+  end)
+end
+do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "z[i] = a*x[i]", { lp.ValueArg("a", "float32"), "..." })
+  h.expect_error("ArgumentError", { "argument 'a' is a float32 value", "{re, im}" }, knl,
+    { x = lp.zeros({ 2 }, "float32"), a = { 1, 2 } })
+end
+
 print("expressions: ok")
 
 -- A float minus an integer remainder: the negated remainder keeps its parentheses (-1.0 * (i % 3)); without
