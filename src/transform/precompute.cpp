@@ -535,6 +535,15 @@ ExprPtr compute_expression(const Plan& p, RuleAwareInameSubstitution& substituti
     return substitution(expand_rules(use, {*p.rule}));
 }
 
+// With a footprint given (a use, or a prefetch subscript), whether a use lies in it is decided by isl: a use
+// whose arguments are not made of inames and constants (`map1[indirect[i], j]`) cannot be placed, a
+// LoopyError as in loopy (which fails converting it to an affine expression) rather than a fetch nothing reads.
+void check_use_followable(const KernelData& k, const Plan& p, const ExprPtr& n) {
+    if (!p.from_generators || n->kind != ExprKind::Call || n->name != p.rule->name) return;
+    user_assert(only_inames_and_constants(k, n->args), "LoopyError", "precompute: the use '", to_string(n),
+                "' has arguments that are not affine in the inames: whether it lies in the footprint given cannot be told");
+}
+
 // Replaces the uses of the rule in the footprint by reads of the temporary, in the instructions `within`
 // selects; returns the ids of the instructions changed.
 std::set<std::string> replace_uses(KernelData& k, const Plan& p, const std::string& temporary, const Match& within) {
@@ -542,6 +551,7 @@ std::set<std::string> replace_uses(KernelData& k, const Plan& p, const std::stri
     auto replace = [&](const ExprPtr& e, bool& hit) -> ExprPtr {
         if (!e) return e;
         return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
+            check_use_followable(k, p, n);
             if (!is_use_of(k, n, *p.rule) || !in_footprint(k, p, n->args)) return n;
             hit = true;
             return temporary_read(p, temporary, n->args);

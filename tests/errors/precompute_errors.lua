@@ -84,3 +84,12 @@ h.check(not ok and tostring(err):find("shared", 1, true), "unknown address space
 -- The kernels passed in are unchanged.
 h.check_equal(#knl.temporaries, 0, "temporaries of the original kernel")
 h.check(tostring(knl):find("f(x) := 2*a[x]", 1, true) ~= nil, "the rule is kept")
+
+-- A footprint subscript whose reads go through an index array: whether a read lies in the footprint cannot be
+-- told (loopy: ExpressionToAffineConversionError); before, the prefetch filled a temporary nothing read.
+do
+  local indirect = lp.make_kernel("{ [i, j]: 0 <= i < 10 and 0 <= j < 2 }", "out[i, j] = map1[ind[i], j]",
+    { lp.GlobalArg("map1", "int64", { shape = { 10, 2 } }), lp.GlobalArg("ind", "int32", { shape = { 10 } }), "..." })
+  h.expect_error("LoopyError", { "the use 'map1_fetch_rule(ind[i], j)'", "not affine in the inames" }, lp.add_prefetch,
+    indirect, "map1[:, j]")
+end

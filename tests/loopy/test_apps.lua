@@ -15,9 +15,8 @@ local PENDING = {
   test_prefetch_through_indirect_access = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError (before the "
     .. "add_prefetch whose LoopyError is the subject): cannot find the shape of 'a' from the index "
     .. "'map1[indirect[i], j]' in instruction 'insn': declare its shape explicitly (Loom's lp.none takes no axes, "
-    .. "loopy's shape=None with strides (2, 1) has two). With a shape declared, Loom's "
-    .. "add_prefetch raises nothing (loopy: ExpressionToAffineConversionError, a LoopyError, on indirect[i]) and "
-    .. "adds a fetch into map1_fetch that no instruction reads: the write still reads map1",
+    .. "loopy's shape=None with strides (2, 1) has two). With a shape declared, the add_prefetch raises its "
+    .. "LoopyError (tests/errors/precompute_errors.lua)",
 }
 
 local port = require("loopy_port")
