@@ -595,6 +595,7 @@ private:
 
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     check_definitions(*k);
+    check_private_values_stay_on_their_axes(*k);
     check_bounds(*k);  // at code generation, as loopy: a kernel may still be linearized and inspected
     check_identifiers(*k, target);
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
