@@ -52,4 +52,21 @@ h.on_each_executor(function(exec, name)
   h.check_array(out, function(i) return 2 * a:get(i) + 1 end, name .. " per-item temporary", { rtol = 1e-6 })
 end)
 
+-- Array arguments are `restrict`: an output that shares memory with another argument is refused at the call
+-- (the same array twice, or overlapping views of one); disjoint views of one array and one array read through
+-- two arguments are fine.
+local shift = lp.make_kernel("{ [i]: 0 <= i < 6 }", "out[i] = a[i] + b[i]",
+  { lp.GlobalArg("a,b,out", "float32", { shape = "6" }) })
+local base = lp.arange(12, "float32")
+h.on_each_executor(function(exec, name)
+  h.expect_error("ArgumentError", { "arguments 'a' and 'out' share memory", "writes 'out'" },
+    shift, exec, { a = base:view({ { 0, 6 } }), b = base:view({ { 0, 6 } }), out = base:view({ { 0, 6 } }) })
+  h.expect_error("ArgumentError", { "'b' and 'out' share memory" },
+    shift, exec, { a = lp.zeros({ 6 }, "float32"), b = base:view({ { 3, 9 } }), out = base:view({ { 6, 12 } }) })
+  local out = shift(exec, { a = base:view({ { 0, 6 } }), b = base:view({ { 0, 6 } }), out = base:view({ { 6, 12 } }) })
+  h.check_array(out, function(i) return 2 * i end, name .. " disjoint views")
+  h.check_array(base, function(i) return i < 6 and i or 2 * (i - 6) end, name .. " written in place")
+  base = lp.arange(12, "float32")
+end)
+
 print("silent_wrong_results: ok")
