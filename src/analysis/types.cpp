@@ -302,23 +302,44 @@ DType type_of_writes(KernelData& k, Variable& t, bool wait_for_all) {
 }
 
 // Types one untyped variable from its writes (waiting for all of them to be known if `wait_for_all`);
-// false when none got a type.
-bool type_one_from_writes(KernelData& k, bool wait_for_all) {
+// the variable it typed, or null when none got a type.
+Variable* type_one_from_writes(KernelData& k, bool wait_for_all) {
     for (Variable* t : variables(k)) {
         if (t->kind == VarKind::ValueArg || t->dtype != DType::Unknown) continue;
         const DType acc = type_of_writes(k, *t, wait_for_all);
         if (acc == DType::Unknown) continue;
         t->dtype = acc;
-        return true;
+        return t;
     }
-    return false;
+    return nullptr;
+}
+
+// Whether the writes of inferred variable `t`, with every type known so far, give it a wider type.
+bool widen_from_writes(KernelData& k, Variable& t) {
+    const DType known = t.dtype;
+    DType acc = known;
+    for (const Instruction& insn : k.instructions)
+        if (insn.kind == InsnKind::Assignment && written_names(insn).count(t.name))
+            if (const DType w = write_type(k, insn, t, known); w != DType::Unknown) acc = combine_types(acc, w);
+    t.dtype = acc;  // write_type leaves it unknown
+    return acc != known;
 }
 
 // Temporaries and untyped outputs take the type of what is written to them, one at a time since one
 // variable's type may depend on another's. Where every remaining one waits for another (two temporaries
-// written from each other), the known writes decide one of them.
+// written from each other), the known writes decide one of them. As loopy's, the result is a fixed point:
+// a type found early widens while writes typed later need more (`b = 0` and `b = b + c + 1.0` make b a float).
 void type_from_writes(KernelData& k) {
-    while (type_one_from_writes(k, true) || type_one_from_writes(k, false)) {
+    std::vector<std::string> inferred;
+    for (;;) {
+        Variable* t = type_one_from_writes(k, true);
+        if (!t) t = type_one_from_writes(k, false);
+        if (!t) break;
+        inferred.push_back(t->name);
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const std::string& name : inferred) changed = widen_from_writes(k, *find_variable(k, name)) || changed;
     }
 }
 
@@ -340,6 +361,11 @@ void check_assignment(const KernelData& k, const Instruction& insn) {
     user_assert(!is_complex(rhs) || is_complex(lhs), "TypeInferenceError", "instruction '", insn.id, "' assigns a ",
                 dtype_name(rhs), " value to '", insn.assignees[0]->name, "' of type ", dtype_name(lhs),
                 " (take real(), imag() or abs() of it)");
+}
+
+void require_type(const Variable& v) {
+    user_assert(v.dtype != DType::Unknown, "TypeInferenceError", "could not determine the type of '", v.name, "'",
+                v.is_arg() ? " (pass it, or use lp.add_dtypes)" : "");
 }
 
 void check_instructions(const KernelData& k) {
@@ -364,13 +390,22 @@ Kernel infer_types(const Kernel& kernel, const std::map<std::string, DType>& giv
     type_parameters(k);
     type_from_writes(k);
     if (require_all) {
-        for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
-            for (const Variable& v : *vars)
-                user_assert(v.dtype != DType::Unknown, "TypeInferenceError", "could not determine the type of '",
-                            v.name, "'", v.is_arg() ? " (pass it, or use lp.add_dtypes)" : "");
+        // Written variables (outputs, temporaries) are typed from what they are written; an untyped input is
+        // named before them, as their types wait for it.
+        std::vector<const Variable*> inputs, written;
+        for (const Variable& a : k.args) (a.is_output.value_or(false) ? written : inputs).push_back(&a);
+        for (const Variable& t : k.temporaries) written.push_back(&t);
+        const auto untyped = [](const Variable* v) { return v->dtype == DType::Unknown; };
+        if (std::any_of(written.begin(), written.end(), untyped))
+            for (const Variable* v : inputs) require_type(*v);
+        for (const Variable* v : written) require_type(*v);
         check_instructions(k);
     }
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
+}
+
+void require_argument_types(const KernelData& k) {
+    for (const Variable& a : k.args) require_type(a);
 }
 
 Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes) {

@@ -594,6 +594,7 @@ private:
 }  // namespace
 
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
+    require_argument_types(*k);
     check_definitions(*k);
     check_private_values_stay_on_their_axes(*k);
     check_bounds(*k);  // at code generation, as loopy: a kernel may still be linearized and inspected

@@ -362,8 +362,9 @@ bool undetermined_index(const KernelData& k, const ExprPtr& index, const isl::se
     return !isl_util::to_pw_aff(index, dom);
 }
 
-// The subscripted accesses of each variable, with the instruction and the loops (its inames and reduction
-// inames) they run in: gathered in one pass over the instructions, not one per variable.
+// The subscripted accesses of each variable, with the instruction and the loops they run in: its inames, and
+// for reads its reduction inames too (a write is outside every reduction: an empty sum still writes its
+// result). Gathered in one pass over the instructions, not one per variable.
 struct PlacedAccess {
     const Instruction* insn;
     std::vector<std::string> loops;
@@ -374,10 +375,11 @@ using AccessIndex = std::map<std::string, std::vector<PlacedAccess>>;
 AccessIndex subscripted_accesses(const KernelData& k) {
     AccessIndex out;
     for (const Instruction& insn : k.instructions) {
-        std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
-        for (const std::string& r : reduction_inames(insn.expression)) loops.push_back(r);
+        const std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
+        std::vector<std::string> read_loops = loops;
+        for (const std::string& r : reduction_inames(insn.expression)) read_loops.push_back(r);
         for (Access& a : accesses_of(insn))
-            if (a.subscripted) out[a.name].push_back({&insn, loops, std::move(a)});
+            if (a.subscripted) out[a.name].push_back({&insn, a.is_write ? loops : read_loops, std::move(a)});
     }
     return out;
 }

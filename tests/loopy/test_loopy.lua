@@ -32,17 +32,11 @@ local h = require("helpers")
 local PENDING = {
   test_complicated_subst = "no tags on substitution rule uses (loopy's g$two(x)): make_kernel raises ParseError: "
     .. "unexpected character '$' in instruction 'h(x) := 1 + g(x) + 20*g$two(x)'",
-  test_type_inference_with_type_dependencies = "b = b + c + 1.0 and c = b + c, written from each other: Loom types "
-    .. "them from their known writes alone (b = 0, c = 1), loopy from the float operand as well: dtype of c: got "
-    .. "int32, want float32",
   test_auto_test_zero_warmup_rounds = "auto_test_vs_ref makes no timing runs, so it has no warmup_rounds option: "
     .. "ArgumentError: unknown option 'warmup_rounds'",
   test_variable_size_temporary = "no parameter-sized prefetch temporaries: add_prefetch raises "
     .. "StaticValueFindingError: precompute: a static size was not found for axis 0 of the footprint ... of "
     .. "'a_fetch_rule' (storing it in 'a_fetch' needs a constant size)",
-  test_barrier_insertion_near_bottom_of_loop = "preprocess_kernel needs the type of every argument (loopy leaves "
-    .. "the read-only value argument t untyped until code generation): TypeInferenceError: could not determine the "
-    .. "type of 't'",
   test_multi_argument_reduction_parsing = "no reductions over a two-valued reduction: ParseError: expected "
     .. "reduce(argmax, inames, value, index) where inames is an iname or a tuple of inames",
   test_add_prefetch_works_in_lhs_index = "the prefetch of a1_map over k leaves a1_map[n, k2] in the assignee "

@@ -12,8 +12,6 @@ local h = require("helpers")
 -- Ported tests that fail because of a Loom defect or a missing feature: kept below, not run, each with its
 -- failure. Remove an entry once Loom passes it.
 local PENDING = {
-  test_empty_reduction = "make_kernel raises StaticValueFindingError: a static maximum was not found for PwAff '{  }' "
-    .. "(the shape of a, inferred from a domain whose reduction part is empty)",
 }
 
 local port = require("loopy_port")
