@@ -83,15 +83,17 @@ private:
         return out;
     }
 
-    bool is_breakable(const std::string& iname) const { return is_ilp_tag(k_.iname_tag(iname)); }
+    // ILP and vec inames: each iteration is independent of the others (temporaries are privatized over them).
+    bool is_breakable(const std::string& iname) const { return is_innermost_tag(k_.iname_tag(iname)); }
+    static bool is_innermost_tag(const std::string& tag) { return is_ilp_tag(tag) || tag == "vec"; }
 
-    // Group axes (0) enclose local axes (1), which enclose loops (2), which enclose ILP loops (3): as in
-    // loopy, ILP inames nest innermost, whatever the loop priorities say.
+    // Group axes (0) enclose local axes (1), which enclose loops (2), which enclose ILP and vec loops (3): as
+    // in loopy, those nest innermost, whatever the loop priorities say.
     int nesting_rank(const std::string& iname) const {
         const std::string tag = k_.iname_tag(iname);
         if (tag.rfind("g.", 0) == 0) return 0;
         if (tag.rfind("l.", 0) == 0) return 1;
-        return is_ilp_tag(tag) ? 3 : 2;
+        return is_innermost_tag(tag) ? 3 : 2;
     }
 
     // An iname nests around another when the other's domain uses it as a parameter, or when every instruction that uses
@@ -121,7 +123,8 @@ private:
         for (const Instruction& insn : k_->instructions)
             for (const std::string& a : loops_.at(insn.id)) nests_with[a].insert(loops_.at(insn.id).begin(), loops_.at(insn.id).end());
         for (const Instruction& insn : k_->instructions)
-            for (const std::string& iname : loops_.at(insn.id))
+            for (const std::string& iname : loops_.at(insn.id)) {
+                if (is_breakable(iname)) continue;  // entered again where a dependency needs it
                 for (const std::string& dep_id : insn.depends_on) {
                     const Instruction* dep = k_.find_instruction(dep_id);
                     if (!dep || dep->within_inames.count(iname)) continue;
@@ -130,6 +133,7 @@ private:
                     });
                     if (outside) loop_deps_[iname].insert(dep_id);
                 }
+            }
     }
 
     // A loop whose bounds are temporaries is entered only after their writers ran.

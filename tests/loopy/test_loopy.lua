@@ -48,8 +48,6 @@ local PENDING = {
     .. "cannot be initialized",
   ["test_empty_domain[l.0]"] = "no parameter-sized work-groups: the call raises StaticValueFindingError: a static "
     .. "maximum was not found for the extent of iname 'i' (work-group sizes must be constants)",
-  test_vec_inames_can_reenter = "the linearizer cannot enter the vec iname i twice: LoopyError: cannot linearize "
-    .. "kernel 'loopy_kernel': 'insn' runs in loop 'i', which can only start after insn_0 (cyclic dependencies?)",
 }
 
 local port = require("loopy_port")
