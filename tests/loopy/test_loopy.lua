@@ -43,9 +43,6 @@ local PENDING = {
     .. "a1_out[a1_map[n, k2], l2] (loopy fetches it too: k2 has k's range)",
   test_check_for_variable_access_ordering = "no check for unordered overlapping accesses (loopy's "
     .. "VariableAccessNotOrdered): generate_code_v2 raises no error",
-  test_type_inference_walks_fn_in_comparison = "no initialized local temporaries on the C target (loopy declares "
-    .. "them as C arrays there): make_kernel raises LoopyError: temporary 't0' has an initializer: local memory "
-    .. "cannot be initialized",
   ["test_empty_domain[l.0]"] = "no parameter-sized work-groups: the call raises StaticValueFindingError: a static "
     .. "maximum was not found for the extent of iname 'i' (work-group sizes must be constants)",
 }
