@@ -276,10 +276,21 @@ DType write_type(KernelData& k, const Instruction& insn, Variable& t, DType assu
 // The type the writes of `t` give it. With `wait_for_all`, Unknown while one of them depends on another
 // unknown variable: deciding from the other writes alone would fix `acc = 0` as int32 before
 // `acc = acc + a[j]*x[j]` is known. Without, the writes whose type is known decide.
-DType type_of_writes(KernelData& k, Variable& t, bool wait_for_all) {
-    std::vector<const Instruction*> writers;
+using Writers = std::map<std::string, std::vector<const Instruction*>>;
+
+// The assignments that write each variable (typing changes types, never instructions).
+Writers writers_of(const KernelData& k) {
+    Writers out;
     for (const Instruction& insn : k.instructions)
-        if (insn.kind == InsnKind::Assignment && written_names(insn).count(t.name)) writers.push_back(&insn);
+        if (insn.kind == InsnKind::Assignment)
+            for (const std::string& w : written_names(insn)) out[w].push_back(&insn);
+    return out;
+}
+
+DType type_of_writes(KernelData& k, const Writers& all_writers, Variable& t, bool wait_for_all) {
+    static const std::vector<const Instruction*> none;
+    const auto found = all_writers.find(t.name);
+    const std::vector<const Instruction*>& writers = found == all_writers.end() ? none : found->second;
     DType acc = DType::Unknown;
     for (const Instruction* insn : writers) {
         const DType w = write_type(k, *insn, t, DType::Unknown);
@@ -303,10 +314,10 @@ DType type_of_writes(KernelData& k, Variable& t, bool wait_for_all) {
 
 // Types one untyped variable from its writes (waiting for all of them to be known if `wait_for_all`);
 // the variable it typed, or null when none got a type.
-Variable* type_one_from_writes(KernelData& k, bool wait_for_all) {
+Variable* type_one_from_writes(KernelData& k, const Writers& writers, bool wait_for_all) {
     for (Variable* t : variables(k)) {
         if (t->kind == VarKind::ValueArg || t->dtype != DType::Unknown) continue;
-        const DType acc = type_of_writes(k, *t, wait_for_all);
+        const DType acc = type_of_writes(k, writers, *t, wait_for_all);
         if (acc == DType::Unknown) continue;
         t->dtype = acc;
         return t;
@@ -315,12 +326,12 @@ Variable* type_one_from_writes(KernelData& k, bool wait_for_all) {
 }
 
 // Whether the writes of inferred variable `t`, with every type known so far, give it a wider type.
-bool widen_from_writes(KernelData& k, Variable& t) {
+bool widen_from_writes(KernelData& k, const Writers& writers, Variable& t) {
     const DType known = t.dtype;
     DType acc = known;
-    for (const Instruction& insn : k.instructions)
-        if (insn.kind == InsnKind::Assignment && written_names(insn).count(t.name))
-            if (const DType w = write_type(k, insn, t, known); w != DType::Unknown) acc = combine_types(acc, w);
+    if (const auto found = writers.find(t.name); found != writers.end())
+        for (const Instruction* insn : found->second)
+            if (const DType w = write_type(k, *insn, t, known); w != DType::Unknown) acc = combine_types(acc, w);
     t.dtype = acc;  // write_type leaves it unknown
     return acc != known;
 }
@@ -330,16 +341,17 @@ bool widen_from_writes(KernelData& k, Variable& t) {
 // written from each other), the known writes decide one of them. As loopy's, the result is a fixed point:
 // a type found early widens while writes typed later need more (`b = 0` and `b = b + c + 1.0` make b a float).
 void type_from_writes(KernelData& k) {
-    std::vector<std::string> inferred;
+    const Writers writers = writers_of(k);
+    std::vector<Variable*> inferred;
     for (;;) {
-        Variable* t = type_one_from_writes(k, true);
-        if (!t) t = type_one_from_writes(k, false);
+        Variable* t = type_one_from_writes(k, writers, true);
+        if (!t) t = type_one_from_writes(k, writers, false);
         if (!t) break;
-        inferred.push_back(t->name);
+        inferred.push_back(t);
     }
     for (bool changed = true; changed;) {
         changed = false;
-        for (const std::string& name : inferred) changed = widen_from_writes(k, *find_variable(k, name)) || changed;
+        for (Variable* t : inferred) changed = widen_from_writes(k, writers, *t) || changed;
     }
 }
 
