@@ -16,6 +16,7 @@ local series = {
   { "operands", K.sum, { 10, 40, 100, 1000, 10000 } },
   { "substitution rules", K.rules, { 10, 40, 100, 300 } },
   { "statements", K.statements, { 100, 200, 400, 800, 1600, 2000 } },
+  { "output arrays", K.outputs, { 100, 200, 400, 800, 1600, 2000 } },
 }
 for _, s in ipairs(series) do
   for _, n in ipairs(s[3]) do

@@ -20,8 +20,18 @@ local knl = lp.make_kernel("{ [i]: 0<=i<n }", [[
   ]], nil, { assumptions = "n>=1" })
 print(knl)
 
--- 3. The two writes of out[0] are unordered, so out[0] is 5 or 6; every other element is 5.
+-- 3. The two writes of out[0] are unordered: which one wins would be the linearizer's choice, so running the
+-- kernel is a VariableAccessNotOrdered error (loopy's check_variable_access_ordered).
+local ran, unordered = pcall(knl, lp.c.executor {}, { n = 4, out = lp.zeros(4, "int32") })
+assert(not ran and unordered.kind == "VariableAccessNotOrdered", "expected a VariableAccessNotOrdered")
+print(unordered.kind)
+
+-- 4. A dependency orders them: out[0] is 6, every other element 5.
+knl = lp.make_kernel("{ [i]: 0<=i<n }", [[
+  out[i] = 5  {id=fill}
+  out[0] = 6  {dep=fill}
+  ]], nil, { assumptions = "n>=1" })
 local out = knl(lp.c.executor {}, { n = 4, out = lp.zeros(4, "int32") })
-assert(out:get(0) == 5 or out:get(0) == 6)
+assert(out:get(0) == 6)
 for i = 1, 3 do assert(out:get(i) == 5) end
 print(out)

@@ -1,5 +1,6 @@
 // Executors (lp.cl.queue, lp.c.executor), running kernels (knl(exec, {a=x, ...})) and timing them (lp.time).
 #include <algorithm>
+#include <cstdint>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -409,6 +410,25 @@ void add_split_array(CallMemory& m, const Variable& v, const HostArray* passed, 
     m.split_outputs.push_back(split);
 }
 
+// Array arguments are declared `restrict` on every target: memory one of them writes must be reached through
+// no other argument, or the compiler's reordering makes the result depend on it (reads through several are
+// fine). Equal or overlapping buffers are refused before anything runs.
+void check_no_written_aliases(const CallMemory& m) {
+    std::vector<std::string> names(m.buffers.size());
+    for (const auto& [name, index] : m.buffer_of) names[index] = name;
+    for (std::size_t a = 0; a < m.buffers.size(); ++a)
+        for (std::size_t b = a + 1; b < m.buffers.size(); ++b) {
+            const backend::Buffer &x = m.buffers[a], &y = m.buffers[b];
+            if (!(x.written || y.written) || x.bytes == 0 || y.bytes == 0) continue;
+            const auto begin = [](const backend::Buffer& u) { return reinterpret_cast<std::uintptr_t>(u.host); };
+            const bool overlap = begin(x) < begin(y) + y.bytes && begin(y) < begin(x) + x.bytes;
+            user_assert(!overlap, "ArgumentError", "arguments '", names[a], "' and '", names[b],
+                        "' share memory and the kernel writes '", x.written ? names[a] : names[b],
+                        "': array arguments must not overlap (pass a copy, or write the kernel in place on one "
+                        "argument, as out[i] = out[i] + 1)");
+        }
+}
+
 CallMemory call_memory(const KernelData& k, const CallArgs& c) {
     CallMemory m;
     for (const Variable& v : k.args) {
@@ -436,6 +456,7 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c) {
     }
     for (const Variable& t : k.temporaries)
         if (t.address_space == AddressSpace::Global) m.add(t.name, array_memory(t, nullptr, c.ints).buffer, true, false);
+    check_no_written_aliases(m);
     return m;
 }
 

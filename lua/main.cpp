@@ -6,7 +6,6 @@
 // catch(...) would swallow.
 #include <lua.hpp>
 
-#include <pthread.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -17,6 +16,7 @@
 #include <new>
 
 #include "loom.h"
+#include "support/big_stack.h"
 
 namespace {
 
@@ -496,34 +496,8 @@ int run_reporting(int argc, char** argv) {
     return EXIT_FAILURE;
 }
 
-// The engine's walks over expressions recurse once per level of the tree (up to loom::kMaxExprDepth, see
-// docs/tutorial.md, "Limits on input"). The interpreter runs on a thread with this much stack, whatever `ulimit -s` says;
-// only the pages used are ever committed.
-constexpr std::size_t kStackBytes = std::size_t{512} << 20;
-
-struct Invocation {
-    int argc;
-    char** argv;
-    int status;
-};
-
-void* run_invocation(void* p) {
-    auto* inv = static_cast<Invocation*>(p);
-    inv->status = run_reporting(inv->argc, inv->argv);
-    return nullptr;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    Invocation inv{argc, argv, EXIT_FAILURE};
-    pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0) return run_reporting(argc, argv);
-    pthread_t thread;
-    const bool started = pthread_attr_setstacksize(&attr, kStackBytes) == 0 &&
-                         pthread_create(&thread, &attr, run_invocation, &inv) == 0;
-    pthread_attr_destroy(&attr);
-    if (!started) return run_reporting(argc, argv);  // no big stack to be had: the user's own stack it is
-    pthread_join(thread, nullptr);
-    return inv.status;
+    return loom::run_on_big_stack(run_reporting, argc, argv);
 }

@@ -44,6 +44,22 @@ std::map<std::string, DType> dtype_map(lua_State* L, int idx, const char* fname)
     return out;
 }
 
+// loopy's values: true, false (warn) or "no_check".
+std::optional<AccessOrdering> opt_access_ordering(lua_State* L, int opts, const char* f) {
+    get_field(L, opts, "enforce_variable_access_ordered");
+    std::optional<AccessOrdering> out;
+    if (lua_isboolean(L, -1)) {
+        out = lua_toboolean(L, -1) ? AccessOrdering::Enforce : AccessOrdering::Warn;
+    } else if (lua_type(L, -1) == LUA_TSTRING && std::string(lua_tostring(L, -1)) == "no_check") {
+        out = AccessOrdering::NoCheck;
+    } else if (!lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        arg_error(L, opts, f, "option 'enforce_variable_access_ordered' must be true, false or \"no_check\"");
+    }
+    lua_pop(L, 1);
+    return out;
+}
+
 int set_options(lua_State* L) {
     const char* f = "set_options";
     const Kernel& k = check_kernel(L, 1, f).kernel;
@@ -59,7 +75,7 @@ int set_options(lua_State* L) {
     }
     check_option_keys(L, 2, f,
                       {"write_code", "return_dict", "allow_terminal_colors", "check_dep_resolution", "build_options",
-                       "target", "write_wrapper", "insert_gbarriers"});
+                       "target", "write_wrapper", "insert_gbarriers", "enforce_variable_access_ordered"});
     OptionUpdate u;
     u.write_code = opt_bool(L, 2, "write_code", f);
     u.return_dict = opt_bool(L, 2, "return_dict", f);
@@ -70,6 +86,7 @@ int set_options(lua_State* L) {
     if (u.build_options && compiler_flags_restricted(L)) backend::check_allowed_flags(*u.build_options, f, "build_options");
     u.target = opt_string(L, 2, "target", f);
     if (u.target) target_from_name(*u.target);
+    u.access_ordering = opt_access_ordering(L, 2, f);
     push_kernel(L, loom::set_options(k, u));
     return 1;
 }

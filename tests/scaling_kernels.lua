@@ -27,4 +27,13 @@ function M.statements(n)
     { lp.GlobalArg("a", "float64", { shape = "m" }), lp.GlobalArg("out", "float64", { shape = { "m", n } }), "..." })
 end
 
+-- out1[i] = a[i] + 1, ..., outn[i] = a[i] + n: n statements, each writing an array of its own whose shape is
+-- found from its accesses (finding n shapes once scanned all n statements for each).
+function M.outputs(n)
+  local lines = {}
+  for s = 1, n do lines[s] = string.format("out%d[i] = a[i] + %d", s, s) end
+  return lp.make_kernel("{ [i]: 0<=i<m }", table.concat(lines, "\n"),
+    { lp.GlobalArg("a", "float64", { shape = "m" }), "..." })
+end
+
 return M

@@ -69,7 +69,39 @@ void check_parameters_declared(const KernelData& k) {
                     "' is not an argument: declare it (lp.ValueArg) or fix its value with lp.fix_parameters");
 }
 
+// The hardware axes ("g.0", "l.1", ...) an instruction runs on.
+std::map<std::string, std::string> hardware_axes(const KernelData& k, const Instruction& insn) {
+    std::map<std::string, std::string> axes;  // axis tag -> iname
+    for (const std::string& i : insn.within_inames)
+        if (is_hardware_tag(tag_of(k, i))) axes.emplace(tag_of(k, i), i);
+    return axes;
+}
+
 }  // namespace
+
+// A private temporary has one copy per work-item: written on a hardware axis, each copy holds only that
+// work-group's or work-item's part.
+void check_private_values_stay_on_their_axes(const KernelData& k) {
+    std::map<std::string, std::vector<const Instruction*>> writers;
+    for (const Instruction& insn : k.instructions)
+        for (const std::string& w : written_names(insn)) writers[w].push_back(&insn);
+    for (const Instruction& reader : k.instructions) {
+        const auto reader_axes = hardware_axes(k, reader);
+        for (const std::string& v : read_names(reader)) {
+            const Variable* var = find_variable(k, v);
+            if (!var || var->is_arg() || var->address_space != AddressSpace::Private || !writers.count(v)) continue;
+            for (const Instruction* writer : writers[v])
+                for (const auto& [tag, i] : hardware_axes(k, *writer))
+                    user_assert(reader_axes.count(tag), "LoopyError", "instruction '", reader.id,
+                                "' reads private variable '", v, "', which instruction '", writer->id,
+                                "' writes within iname '", i, "' tagged '", tag, "', but '", reader.id,
+                                "' runs on no iname tagged '", tag, "': each ",
+                                tag[0] == 'g' ? "work-group" : "work-item", " on ", tag,
+                                " holds only its own part of '", v, "'. For a reduction, tag the iname before "
+                                "realize_reduction (it reduces over l.N inames in local memory and refuses g.N ones)");
+        }
+    }
+}
 
 void check_kernel_structure(const KernelData& k) {
     check_parameters_declared(k);

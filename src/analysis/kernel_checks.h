@@ -11,4 +11,10 @@ namespace loom {
 /// temporary (its size would not be known at launch).
 void check_kernel_structure(const KernelData& k);
 
+/// No instruction reads a private temporary that another writes on a hardware axis the reader does not run on:
+/// each work-group or work-item would read only its own part of the value (a realized reduction whose iname
+/// was tagged parallel afterwards). Checked when code is generated, after save_and_reload_temporaries' own
+/// check of the same kind.
+void check_private_values_stay_on_their_axes(const KernelData& k);
+
 }  // namespace loom

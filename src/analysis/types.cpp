@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <set>
 #include <string_view>
 
 #include "ir/access.h"
@@ -277,10 +276,21 @@ DType write_type(KernelData& k, const Instruction& insn, Variable& t, DType assu
 // The type the writes of `t` give it. With `wait_for_all`, Unknown while one of them depends on another
 // unknown variable: deciding from the other writes alone would fix `acc = 0` as int32 before
 // `acc = acc + a[j]*x[j]` is known. Without, the writes whose type is known decide.
-DType type_of_writes(KernelData& k, Variable& t, bool wait_for_all) {
-    std::vector<const Instruction*> writers;
+using Writers = std::map<std::string, std::vector<const Instruction*>>;
+
+// The assignments that write each variable (typing changes types, never instructions).
+Writers writers_of(const KernelData& k) {
+    Writers out;
     for (const Instruction& insn : k.instructions)
-        if (insn.kind == InsnKind::Assignment && written_names(insn).count(t.name)) writers.push_back(&insn);
+        if (insn.kind == InsnKind::Assignment)
+            for (const std::string& w : written_names(insn)) out[w].push_back(&insn);
+    return out;
+}
+
+DType type_of_writes(KernelData& k, const Writers& all_writers, Variable& t, bool wait_for_all) {
+    static const std::vector<const Instruction*> none;
+    const auto found = all_writers.find(t.name);
+    const std::vector<const Instruction*>& writers = found == all_writers.end() ? none : found->second;
     DType acc = DType::Unknown;
     for (const Instruction* insn : writers) {
         const DType w = write_type(k, *insn, t, DType::Unknown);
@@ -303,69 +313,45 @@ DType type_of_writes(KernelData& k, Variable& t, bool wait_for_all) {
 }
 
 // Types one untyped variable from its writes (waiting for all of them to be known if `wait_for_all`);
-// false when none got a type.
-bool type_one_from_writes(KernelData& k, bool wait_for_all) {
+// the variable it typed, or null when none got a type.
+Variable* type_one_from_writes(KernelData& k, const Writers& writers, bool wait_for_all) {
     for (Variable* t : variables(k)) {
         if (t->kind == VarKind::ValueArg || t->dtype != DType::Unknown) continue;
-        const DType acc = type_of_writes(k, *t, wait_for_all);
+        const DType acc = type_of_writes(k, writers, *t, wait_for_all);
         if (acc == DType::Unknown) continue;
         t->dtype = acc;
-        return true;
+        return t;
     }
-    return false;
+    return nullptr;
+}
+
+// Whether the writes of inferred variable `t`, with every type known so far, give it a wider type.
+bool widen_from_writes(KernelData& k, const Writers& writers, Variable& t) {
+    const DType known = t.dtype;
+    DType acc = known;
+    if (const auto found = writers.find(t.name); found != writers.end())
+        for (const Instruction* insn : found->second)
+            if (const DType w = write_type(k, *insn, t, known); w != DType::Unknown) acc = combine_types(acc, w);
+    t.dtype = acc;  // write_type leaves it unknown
+    return acc != known;
 }
 
 // Temporaries and untyped outputs take the type of what is written to them, one at a time since one
 // variable's type may depend on another's. Where every remaining one waits for another (two temporaries
-// written from each other), the known writes decide one of them.
+// written from each other), the known writes decide one of them. As loopy's, the result is a fixed point:
+// a type found early widens while writes typed later need more (`b = 0` and `b = b + c + 1.0` make b a float).
 void type_from_writes(KernelData& k) {
-    while (type_one_from_writes(k, true) || type_one_from_writes(k, false)) {
+    const Writers writers = writers_of(k);
+    std::vector<Variable*> inferred;
+    for (;;) {
+        Variable* t = type_one_from_writes(k, writers, true);
+        if (!t) t = type_one_from_writes(k, writers, false);
+        if (!t) break;
+        inferred.push_back(t);
     }
-}
-
-// The names of the variables without a type, which inference is to type.
-std::set<std::string> untyped(KernelData& k) {
-    std::set<std::string> out;
-    for (Variable* t : variables(k))
-        if (t->kind != VarKind::ValueArg && t->dtype == DType::Unknown) out.insert(t->name);
-    return out;
-}
-
-// The type all writes of `t` give it, with the variables' current types (`t`'s own for its self-updates);
-// `widen_from` seeds it (Unknown: the writes alone decide).
-DType type_of_all_writes(KernelData& k, Variable& t, DType widen_from) {
-    const DType current = t.dtype;
-    DType acc = widen_from;
-    for (const Instruction& insn : k.instructions) {
-        if (insn.kind != InsnKind::Assignment || !written_names(insn).count(t.name)) continue;
-        const DType w = write_type(k, insn, t, current);
-        if (w != DType::Unknown) acc = acc == DType::Unknown ? w : combine_types(acc, w);
-    }
-    t.dtype = current;
-    return acc == DType::Unknown ? current : acc;
-}
-
-// One round over the inferred variables: each takes the type of all its writes; false when none changed.
-bool retype_round(KernelData& k, const std::set<std::string>& inferred, bool widen_only) {
-    bool changed = false;
-    for (Variable* t : variables(k)) {
-        if (!inferred.count(t->name) || t->dtype == DType::Unknown) continue;
-        const DType next = type_of_all_writes(k, *t, widen_only ? t->dtype : DType::Unknown);
-        changed |= next != t->dtype;
-        t->dtype = next;
-    }
-    return changed;
-}
-
-// type_from_writes fixes each type from the writes known when it is picked; loopy instead iterates until
-// no type changes, so every write counts once all have a type: `b = 0`, `c = 1`, `b = b + c + 1.0`,
-// `c = b + c` make both float32 (not c int32), and what is written from b is retyped from b's final type.
-// Rounds repeat until nothing changes; should they not settle, types only widen from then on, which ends.
-void settle_types(KernelData& k, const std::set<std::string>& inferred) {
-    const std::size_t max_rounds = 2 * inferred.size() + 2;
-    for (std::size_t round = 0; round < max_rounds; ++round)
-        if (!retype_round(k, inferred, false)) return;
-    while (retype_round(k, inferred, true)) {
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (Variable* t : inferred) changed = widen_from_writes(k, writers, *t) || changed;
     }
 }
 
@@ -389,6 +375,11 @@ void check_assignment(const KernelData& k, const Instruction& insn) {
                 " (take real(), imag() or abs() of it)");
 }
 
+void require_type(const Variable& v) {
+    user_assert(v.dtype != DType::Unknown, "TypeInferenceError", "could not determine the type of '", v.name, "'",
+                v.is_arg() ? " (pass it, or use lp.add_dtypes)" : "");
+}
+
 void check_instructions(const KernelData& k) {
     const std::vector<std::string> params = all_params(k);
     for (const Instruction& insn : k.instructions) {
@@ -403,39 +394,30 @@ void check_instructions(const KernelData& k) {
     }
 }
 
-void require_type(const Variable& v) {
-    user_assert(v.dtype != DType::Unknown, "TypeInferenceError", "could not determine the type of '", v.name, "'",
-                v.is_arg() ? " (pass it, or use lp.add_dtypes)" : "");
-}
-
-bool written(const KernelData& k, const std::string& name) {
-    return std::any_of(k.instructions.begin(), k.instructions.end(),
-                       [&](const Instruction& insn) { return written_names(insn).count(name) != 0; });
-}
-
 }  // namespace
 
 Kernel infer_types(const Kernel& kernel, const std::map<std::string, DType>& given, bool require_all) {
     KernelData k = kernel.copy();
     apply_given(k, given);
     type_parameters(k);
-    const std::set<std::string> inferred = untyped(k);
     type_from_writes(k);
-    settle_types(k, inferred);
     if (require_all) {
-        // As loopy's preprocessing, scalars that are only read may stay untyped until code is generated
-        // (require_all_types): nothing before needs their type.
-        for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
-            for (const Variable& v : *vars)
-                if (v.kind != VarKind::ValueArg || written(k, v.name)) require_type(v);
+        // Written variables (outputs, temporaries) are typed from what they are written; an untyped input is
+        // named before them, as their types wait for it.
+        std::vector<const Variable*> inputs, written;
+        for (const Variable& a : k.args) (a.is_output.value_or(false) ? written : inputs).push_back(&a);
+        for (const Variable& t : k.temporaries) written.push_back(&t);
+        const auto untyped = [](const Variable* v) { return v->dtype == DType::Unknown; };
+        if (std::any_of(written.begin(), written.end(), untyped))
+            for (const Variable* v : inputs) require_type(*v);
+        for (const Variable* v : written) require_type(*v);
         check_instructions(k);
     }
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
 }
 
-void require_all_types(const KernelData& k) {
-    for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
-        for (const Variable& v : *vars) require_type(v);
+void require_argument_types(const KernelData& k) {
+    for (const Variable& a : k.args) require_type(a);
 }
 
 Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes) {

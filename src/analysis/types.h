@@ -77,13 +77,14 @@ DType imag_literal_type(double v);
 
 /// Returns `k` with the given dtypes applied to arguments whose dtype is unknown (unknown names are an
 /// error), domain parameters typed as the index dtype, and temporaries typed from their writes.
-/// With `require_all`, a variable whose type stays unknown is a TypeInferenceError naming it (except value
-/// arguments no instruction writes, which loopy too leaves untyped until code generation), and so is a name an
-/// instruction uses that is no variable, iname or substitution rule.
+/// With `require_all`, a variable whose type stays unknown is a TypeInferenceError naming it, and so is a
+/// name an instruction uses that is no variable, iname or substitution rule; as in loopy, an argument the
+/// kernel only reads may stay untyped until code is generated (require_argument_types) when every
+/// temporary has its type without it.
 Kernel infer_types(const Kernel& k, const std::map<std::string, DType>& given, bool require_all);
 
-/// TypeInferenceError naming the first argument or temporary without a type (code generation needs all).
-void require_all_types(const KernelData& k);
+/// Every argument has a type, else a TypeInferenceError names the first one that has none.
+void require_argument_types(const KernelData& k);
 
 /// loopy's add_and_infer_dtypes: add_dtypes, then every type that follows from them (others stay unknown).
 Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);

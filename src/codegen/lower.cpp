@@ -19,6 +19,7 @@
 #include "ir/names.h"
 #include "analysis/address_space.h"
 #include "analysis/bounds.h"
+#include "analysis/access_order.h"
 #include "analysis/kernel_checks.h"
 #include "analysis/write_races.h"
 #include "schedule/barriers.h"
@@ -420,6 +421,7 @@ Kernel preprocess_unlinearized(const Kernel& k, TargetKind target, const std::ma
 
 Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes) {
     const Kernel typed = preprocess_unlinearized(k, target, dtypes);
+    if (!k->linearized) check_variable_access_ordered(*typed);  // before linearization, as loopy
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
@@ -604,8 +606,9 @@ private:
 }  // namespace
 
 GeneratedCode emit_code(const Kernel& k, TargetKind target) {
-    require_all_types(*k);
+    require_argument_types(*k);
     check_definitions(*k);
+    check_private_values_stay_on_their_axes(*k);
     check_bounds(*k);  // at code generation, as loopy: a kernel may still be linearized and inspected
     check_identifiers(*k, target);
     check_local_initializers(*k, target);

@@ -62,6 +62,9 @@ struct Variable {
     bool is_arg() const { return kind != VarKind::Temporary; }
 };
 
+/// loopy's `enforce_variable_access_ordered`: true (Enforce), false (Warn) or "no_check" (NoCheck).
+enum class AccessOrdering { Enforce, Warn, NoCheck };
+
 /// Iname implementation tags as written ("for", "l.0", "g.1", "unr", "ilp", ...); "" is no tag.
 struct KernelOptions {
     bool write_code = false;
@@ -69,6 +72,7 @@ struct KernelOptions {
     bool allow_terminal_colors = false;
     bool check_dep_resolution = true;
     bool insert_gbarriers = false;  // global barriers where cross-group dependencies need them
+    AccessOrdering access_ordering = AccessOrdering::Enforce;  // analysis/access_order.h
     std::vector<std::string> build_options;
     std::string target = "opencl";  // "opencl", "c", "cuda"
     DType index_dtype = DType::Int32;

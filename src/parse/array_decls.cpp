@@ -13,11 +13,15 @@ bool name_taken(const KernelData& k, const std::string& name) {
     return find_variable(k, name) != nullptr || is_iname(k, name);
 }
 
-void check_initializer(const Variable& t) {
+// Local memory is shared by a work-group and written by it; on the C target, which runs one group at a time,
+// a local temporary is an ordinary array and can be initialized, as loopy declares it there.
+void check_initializer(const Variable& t, const std::string& target) {
     user_assert(t.kind == VarKind::Temporary, "LoopyError", "argument '", t.name,
                 "' has an initializer: only temporaries can have one");
     user_assert(t.read_only, "LoopyError", "temporary '", t.name,
                 "' has an initializer, so it must be declared read_only");
+    user_assert(t.address_space != AddressSpace::Local || target == "c", "LoopyError", "temporary '", t.name,
+                "' has an initializer: local memory cannot be initialized (but on the C target)");
     std::int64_t count = 1;
     for (const ExprPtr& s : t.shape) {
         const auto n = eval_int(s, {});
@@ -85,7 +89,7 @@ std::set<std::string> layout_names(const KernelData& k) {
 void check_temporaries(const KernelData& k) {
     for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
         for (const Variable& v : *vars) {
-            if (!v.initializer.empty()) check_initializer(v);
+            if (!v.initializer.empty()) check_initializer(v, k.options.target);
             user_assert(!v.read_only || !v.initializer.empty() || v.kind != VarKind::Temporary, "LoopyError",
                         "temporary '", v.name, "' is read_only, so it needs an initializer");
         }

@@ -397,35 +397,56 @@ bool undetermined_index(const KernelData& k, const ExprPtr& index, const isl::se
     return !isl_util::to_pw_aff(index, dom);
 }
 
-Footprint access_footprint(const KernelData& k, const std::string& name) {
-    Footprint out;
+// The subscripted accesses of each variable, with the instruction and the loops they run in: its inames, and
+// for reads the inames of the reductions around them (a write is outside every reduction: an empty sum still
+// writes its result). Gathered in one pass over the instructions, not one per variable.
+struct PlacedAccess {
+    const Instruction* insn;
+    std::vector<std::string> loops;
+    Access access;
+};
+using AccessIndex = std::map<std::string, std::vector<PlacedAccess>>;
+
+AccessIndex subscripted_accesses(const KernelData& k) {
+    AccessIndex out;
     for (const Instruction& insn : k.instructions) {
-        for (const Access& a : accesses_of(insn)) {
-            if (a.name != name || !a.subscripted) continue;
-            // Each access over the instruction's loops and the reductions around it: a write outside an empty
-            // reduction (`a[i] = sum(j, j)` with no j) still happens.
-            std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
-            loops.insert(loops.end(), a.reduction_scope.begin(), a.reduction_scope.end());
-            user_assert(!a.linear, "LoopyError", "cannot find the shape of '", name, "': instruction '", insn.id,
-                        "' indexes it with the linear subscript '", a.name, "[[", to_string(a.indices[0]),
-                        "]]': declare its shape, or lp.none");
-            user_assert(out.ndim == 0 || out.ndim == a.indices.size(), "LoopyError", "array '", name,
-                        "' is accessed with different numbers of indices");
-            out.ndim = a.indices.size();
-            const isl::set dom = domain_of(k, loops);
-            const auto bad = std::find_if(a.indices.begin(), a.indices.end(),
-                                          [&](const ExprPtr& index) { return undetermined_index(k, index, dom); });
-            if (bad != a.indices.end()) {
-                out.undetermined = cat("'", to_string(*bad), "' in instruction '", insn.id, "'");
-                continue;
-            }
-            isl::set d = isl_util::exact_access_map(dom, a.indices)->range();
-            if (out.touched) {
-                d = isl_util::align_params(d, out.touched->space());
-                *out.touched = isl_util::align_params(*out.touched, d.space()).unite(d);
-            } else {
-                out.touched = d;
-            }
+        const std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
+        for (Access& a : accesses_of(insn)) {
+            if (!a.subscripted) continue;
+            // A read also runs over the reductions around it (only those: `b[i] + sum(j, ...)` reads b[i] even
+            // when the sum is empty).
+            std::vector<std::string> access_loops = loops;
+            access_loops.insert(access_loops.end(), a.reduction_scope.begin(), a.reduction_scope.end());
+            out[a.name].push_back({&insn, std::move(access_loops), std::move(a)});
+        }
+    }
+    return out;
+}
+
+Footprint access_footprint(const KernelData& k, const std::string& name, const AccessIndex& index) {
+    Footprint out;
+    const auto found = index.find(name);
+    if (found == index.end()) return out;
+    for (const auto& [insn, loops, a] : found->second) {
+        user_assert(!a.linear, "LoopyError", "cannot find the shape of '", name, "': instruction '", insn->id,
+                    "' indexes it with the linear subscript '", a.name, "[[", to_string(a.indices[0]),
+                    "]]': declare its shape, or lp.none");
+        user_assert(out.ndim == 0 || out.ndim == a.indices.size(), "LoopyError", "array '", name,
+                    "' is accessed with different numbers of indices");
+        out.ndim = a.indices.size();
+        const isl::set dom = domain_of(k, loops);
+        const auto bad = std::find_if(a.indices.begin(), a.indices.end(),
+                                      [&](const ExprPtr& index) { return undetermined_index(k, index, dom); });
+        if (bad != a.indices.end()) {
+            out.undetermined = cat("'", to_string(*bad), "' in instruction '", insn->id, "'");
+            continue;
+        }
+        isl::set d = isl_util::exact_access_map(dom, a.indices)->range();
+        if (out.touched) {
+            d = isl_util::align_params(d, out.touched->space());
+            *out.touched = isl_util::align_params(*out.touched, d.space()).unite(d);
+        } else {
+            out.touched = d;
         }
     }
     return out;
@@ -445,8 +466,8 @@ ExprPtr auto_extent(const isl::pw_aff& size, const isl::set& ctx, const Variable
 
 // lp.auto, as loopy finds it: the box from zero holding every access; an argument only ever used as a scalar
 // has shape (), and one indexed by one index that isl cannot follow has no shape (a pointer, loopy's None).
-void find_auto_shape(const KernelData& k, Variable& v) {
-    const Footprint footprint = access_footprint(k, v.name);
+void find_auto_shape(const KernelData& k, const AccessIndex& accesses, Variable& v) {
+    const Footprint footprint = access_footprint(k, v.name, accesses);
     v.shape.clear();
     v.shape_auto = false;
     if (!footprint.undetermined.empty()) {
@@ -511,11 +532,12 @@ void set_default_strides(Variable& v) {
 void finish_array_layouts(KernelData& k) {
     KernelData snapshot = k;
     for (Instruction& insn : snapshot.instructions) insn = expand_rules(insn, k.substitutions);
+    const AccessIndex accesses = subscripted_accesses(snapshot);
     for (std::vector<Variable>* vars : {&k.args, &k.temporaries})
         for (Variable& v : *vars) {
             if (v.shape_auto) {
                 v.strides.clear();
-                find_auto_shape(snapshot, v);
+                find_auto_shape(snapshot, accesses, v);
             }
             set_default_strides(v);
         }

@@ -83,20 +83,17 @@ private:
         return out;
     }
 
-    bool is_breakable(const std::string& iname) const { return is_ilp_tag(k_.iname_tag(iname)); }
+    // ILP and vec inames: each iteration is independent of the others (temporaries are privatized over them).
+    bool is_breakable(const std::string& iname) const { return is_innermost_tag(k_.iname_tag(iname)); }
+    static bool is_innermost_tag(const std::string& tag) { return is_ilp_tag(tag) || tag == "vec"; }
 
-    // A vec loop is one vector operation per instruction, not a loop with an order: as in loopy, it waits for
-    // no dependency before it is entered, and it may be left while instructions still need it (to be entered
-    // again after a loop they need first).
-    bool is_vec(const std::string& iname) const { return k_.iname_tag(iname) == "vec"; }
-
-    // Group axes (0) enclose local axes (1), which enclose loops (2), which enclose ILP loops (3): as in
-    // loopy, ILP inames nest innermost, whatever the loop priorities say.
+    // Group axes (0) enclose local axes (1), which enclose loops (2), which enclose ILP and vec loops (3): as
+    // in loopy, those nest innermost, whatever the loop priorities say.
     int nesting_rank(const std::string& iname) const {
         const std::string tag = k_.iname_tag(iname);
         if (tag.rfind("g.", 0) == 0) return 0;
         if (tag.rfind("l.", 0) == 0) return 1;
-        return is_ilp_tag(tag) ? 3 : 2;
+        return is_innermost_tag(tag) ? 3 : 2;
     }
 
     // An iname nests around another when the other's domain uses it as a parameter, or when every instruction that uses
@@ -127,7 +124,7 @@ private:
             for (const std::string& a : loops_.at(insn.id)) nests_with[a].insert(loops_.at(insn.id).begin(), loops_.at(insn.id).end());
         for (const Instruction& insn : k_->instructions)
             for (const std::string& iname : loops_.at(insn.id)) {
-                if (is_vec(iname)) continue;
+                if (is_breakable(iname)) continue;  // entered again where a dependency needs it
                 for (const std::string& dep_id : insn.depends_on) {
                     const Instruction* dep = k_.find_instruction(dep_id);
                     if (!dep || dep->within_inames.count(iname)) continue;
@@ -323,8 +320,8 @@ private:
             enter_loop(next, iname);
             if (search(std::move(next))) return true;
         }
-        // An ILP or vec loop that some instruction could still use deeper may also be left.
-        if (!s.active.empty() && s.ran_inside.back() && (is_breakable(s.active.back()) || is_vec(s.active.back()))) {
+        // An ILP loop that some instruction could still use deeper may also be left.
+        if (!s.active.empty() && s.ran_inside.back() && is_breakable(s.active.back())) {
             leave_loop(s);
             if (search(std::move(s))) return true;
         } else if (s.done.size() >= deepest_.done.size()) {

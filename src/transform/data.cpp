@@ -17,6 +17,7 @@ Kernel set_options(const Kernel& kernel, const OptionUpdate& u) {
     if (u.insert_gbarriers) o.insert_gbarriers = *u.insert_gbarriers;
     if (u.build_options) o.build_options = *u.build_options;
     if (u.target) o.target = *u.target;
+    if (u.access_ordering) o.access_ordering = *u.access_ordering;
     return Kernel(std::make_shared<const KernelData>(std::move(k)));
 }
 

@@ -114,6 +114,24 @@ Instruction assignment_like(const Instruction& like, std::string id, ExprPtr lhs
     return insn;
 }
 
+// An accumulator's initialization: in the loops given, under those of `like`'s predicates that read no
+// temporary or array, as in loopy. Such a read may come before the variable is set where the initialization
+// runs (it depends on nothing); an accumulator set to the neutral element where it is not used does no harm.
+Instruction accumulator_init(const KernelData& k, const Instruction& like, std::string id, ExprPtr acc,
+                             ExprPtr neutral, std::set<std::string> within) {
+    Instruction init = assignment_like(like, std::move(id), std::move(acc), std::move(neutral), std::move(within), {});
+    const auto reads_data = [&](const ExprPtr& p) {
+        const std::vector<std::string> names = referenced_names(p);
+        return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+            const Variable* v = find_variable(k, n);
+            return v && v->kind != VarKind::ValueArg;
+        });
+    };
+    init.predicates.erase(std::remove_if(init.predicates.begin(), init.predicates.end(), reads_data),
+                          init.predicates.end());
+    return init;
+}
+
 // Where one reduction is realized: its names and the loops of its init (`outer`) and update (`inner`).
 struct Site {
     std::string acc_base;  // "acc_k"
@@ -230,7 +248,7 @@ private:
         if (is_arg_extremum(red->name)) return realize_arg_extremum(insn, red, acc, t, site);
 
         Instruction init =
-            assignment_like(insn, names_(site.id_base + "_init"), acc, neutral_element(red, t), site.outer, {});
+            accumulator_init(typed_, insn, names_(site.id_base + "_init"), acc, neutral_element(red, t), site.outer);
         std::set<std::string> update_deps = insn.depends_on;
         update_deps.insert(init.id);
         Instruction update = update_like(insn, names_(site.id_base + "_update"), acc,
@@ -256,9 +274,9 @@ private:
         const ExprPtr& index = red->args[1];
 
         const std::string& base = site.id_base;
-        Instruction init = assignment_like(insn, names_(base + "_init"), acc, neutral_element(red, t), site.outer, {});
+        Instruction init = accumulator_init(typed_, insn, names_(base + "_init"), acc, neutral_element(red, t), site.outer);
         Instruction index_init =
-            assignment_like(insn, names_(base + "_index_init"), index_acc, int_lit(-1), site.outer, {});
+            accumulator_init(typed_, insn, names_(base + "_index_init"), index_acc, int_lit(-1), site.outer);
         std::set<std::string> deps = insn.depends_on;
         deps.insert({init.id, index_init.id});
         const ExprPtr better = binary(red->name == "argmax" ? BinOp::Gt : BinOp::Lt, value, acc);

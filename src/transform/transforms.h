@@ -20,6 +20,7 @@ struct OptionUpdate {
     std::optional<bool> write_code, return_dict, allow_terminal_colors, check_dep_resolution, insert_gbarriers;
     std::optional<std::vector<std::string>> build_options;
     std::optional<std::string> target;
+    std::optional<AccessOrdering> access_ordering;
 };
 Kernel set_options(const Kernel& k, const OptionUpdate& update);
 /// Sets the dtypes of the named variables; an unknown name, or a different dtype already set, is an error.

@@ -21,4 +21,10 @@ h.on_each_executor(function(exec, name)
   h.check_array(out, function(i, s) return i + s end, name .. " 2,000 statements", { shape = { 7, 2000 } })
 end)
 
+-- 2,000 statements with an output array each: every array gets its shape, and the code has every statement.
+local outputs = K.outputs(2000)
+h.check_equal(tostring(outputs):match("out1999: [^\n]*shape: %(([^)]*)%)"), "m", "shape of out1999")
+h.check_equal(h.count_plain(lp.generate_code(lp.set_options(lp.add_dtypes(outputs, { a = "float64" }),
+  { target = "c" })), "] = a[i] + "), 2000, "statements in the code of 2,000 outputs")
+
 print("scaling: ok")

@@ -195,7 +195,8 @@ end
 
 -- Instruction ordering: dependencies, priorities, barriers and nosync.
 do
-  local knl = lp.make_kernel("{ [i]: 0<=i<n }", { "out[i] = a[i]  {id=first}", "out[i] = 2*out[i] + 1  {id=second}" })
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", { "out[i] = a[i]  {id=first}",
+    "out[i] = 2*out[i] + 1  {id=second, dep=first}" })
   same(knl, lp.set_instruction_priority(knl, "id:first", 5), odd, "set_instruction_priority")
   local indep = lp.make_kernel("{ [i]: 0<=i<n }", { "out[i] = a[i]  {id=first}", "out2[i] = 3*a[i]  {id=second}" })
   same(indep, lp.set_instruction_priority(indep, "id:second", 9), odd, "set_instruction_priority, independent")

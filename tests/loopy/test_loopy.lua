@@ -39,11 +39,6 @@ local PENDING = {
     .. "'a_fetch_rule' (storing it in 'a_fetch' needs a constant size)",
   test_multi_argument_reduction_parsing = "no reductions over a two-valued reduction: ParseError: expected "
     .. "reduce(argmax, inames, value, index) where inames is an iname or a tuple of inames",
-  test_check_for_variable_access_ordering = "no check for unordered overlapping accesses (loopy's "
-    .. "VariableAccessNotOrdered): generate_code_v2 raises no error. Loom runs unordered instructions in source "
-    .. "order; a loopy-style check (tried on 2026-11-26) rejects kernels of 7 of Loom's own suites that rely on it "
-    .. "(examples/03_common_problems, tests/correctness/assumptions, instruction_transforms, syntax_semantics, "
-    .. "transform_equivalence, tests/errors/atomic_errors, tests/loopy/test_loopy)",
   ["test_empty_domain[l.0]"] = "no parameter-sized work-groups: the call raises StaticValueFindingError: a static "
     .. "maximum was not found for the extent of iname 'i' (work-group sizes must be constants)",
 }
@@ -115,10 +110,7 @@ test("test_type_inference_no_artificial_doubles", function()
 end)
 
 -- loopy: test_type_inference_with_type_dependencies: temporaries typed from each other's assignments
--- (loopy's infer_unknown_types is part of Loom's preprocess_kernel). Deliberate deviation for d: loopy's parser
--- sizes an unsuffixed `1j` as complex128, so float32 b + 1j is complex128 there; Loom's unsuffixed literals take
--- the type of what they meet (docs/tutorial.md, "Expression syntax"; tests/correctness/expressions.lua: `2j`
--- with float32 is complex64), so d is complex64.
+-- (loopy's infer_unknown_types is part of Loom's preprocess_kernel).
 test("test_type_inference_with_type_dependencies", function()
   local prog = lp.make_kernel("{[i]: i=0}", [[
     <>a = 99
@@ -130,7 +122,7 @@ test("test_type_inference_with_type_dependencies", function()
     <>d = b + 2 + 1j
     ]], "...")
   prog = lp.preprocess_kernel(prog)
-  for name, dtype in pairs({ a = "int32", b = "float32", c = "float32", d = "complex64" }) do
+  for name, dtype in pairs({ a = "int32", b = "float32", c = "float32", d = "complex128" }) do
     h.check_equal(port.temporary(prog, name).dtype, dtype, "dtype of " .. name)
   end
 end)

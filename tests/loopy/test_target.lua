@@ -164,7 +164,7 @@ test("test_input_args_are_required", function()
     knl1(exec, { f = f })
     knl1(exec, { f = f, g = g })
   end)
-  -- Deliberate deviation: loopy raises here too, and calls that a bug (its FIXME, loopy issue 450): f is
+  -- Deliberate deviation: loopy raises here, and its own test calls that raise a bug (loopy issue 450): f is
   -- written before it is read, so Loom allocates it as an output.
   local knl = lp.make_kernel("{ [i]: 0<=i<2 }", [[
     f[i] = 3.
