@@ -209,8 +209,8 @@ struct GridIds {
     mutable std::map<std::pair<const void*, std::string>, std::pair<isl::set, bool>> spanning;
 };
 
-// Every work-item exists for each local id below the static work-group size and each group id below the
-// number of groups, whatever the parameters; an axis is as large as its largest iname.
+// Every work-item exists for each local id below the work-group size and each group id below the number of
+// groups; an axis is as large as its largest iname.
 GridIds grid_ids(const KernelData& k) {
     GridIds out;
     std::map<std::string, std::string> first;  // axis tag -> its parameter
@@ -220,8 +220,11 @@ GridIds grid_ids(const KernelData& k) {
         const std::string& param = first.try_emplace(tag, h).first->second;
         out.param[h] = param;
         if (tag[0] == 'l') {
-            group_size[tag] = std::max(group_size[tag], static_extent(k, h));
-            continue;
+            // A work-group sized at launch (its inames bounded by parameters) is covered as group axes are.
+            if (const std::optional<long> size = isl_util::static_extent(domain_of(k, {h}))) {
+                group_size[tag] = std::max(group_size[tag], *size);
+                continue;
+            }
         }
         const isl::set box = isl_util::rename_dim(isl_util::index_box(domain_of(k, {h})), h, param);
         const auto known = out.range.find(param);
@@ -229,7 +232,9 @@ GridIds grid_ids(const KernelData& k) {
     }
     for (const auto& [tag, size] : group_size) {
         const std::string& param = first.at(tag);
-        out.range.insert_or_assign(param, isl_util::param_range(param, 0, size - 1));
+        const isl::set range = isl_util::param_range(param, 0, size - 1);
+        const auto sized_at_launch = out.range.find(param);
+        out.range.insert_or_assign(param, sized_at_launch == out.range.end() ? range : sized_at_launch->second.unite(range));
     }
     return out;
 }

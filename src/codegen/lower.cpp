@@ -102,6 +102,10 @@ std::string param_decl(const KernelParam& p, const KernelData& k, TargetKind t) 
     return space + element_type(v, t) + (p.is_written ? "" : " const") + " *__restrict__ " + p.name;
 }
 
+bool constant_work_group(const DeviceKernel& dk) {
+    return std::all_of(dk.local.begin(), dk.local.end(), [](const ExprPtr& l) { return l->kind == ExprKind::IntLit; });
+}
+
 std::string work_group_size(const DeviceKernel& dk) {
     std::vector<std::string> sizes;
     for (std::size_t i = 0; i < 3; ++i)
@@ -115,9 +119,11 @@ std::string signature(const KernelData& k, const DeviceKernel& dk, TargetKind t)
         params += (i ? ", " : "") + param_decl(dk.params[i], k, t);
     switch (t) {
         case TargetKind::OpenCL:
+            if (!constant_work_group(dk)) return "__kernel void " + dk.name + "(" + params + ")";
             return "__kernel void __attribute__ ((reqd_work_group_size(" + work_group_size(dk) + "))) " + dk.name + "(" +
                    params + ")";
         case TargetKind::CUDA: {
+            if (!constant_work_group(dk)) return "extern \"C\" __global__ void " + dk.name + "(" + params + ")";
             std::int64_t threads = 1;
             for (const ExprPtr& l : dk.local) threads *= l->ival;
             return "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + dk.name + "(" +
@@ -349,8 +355,10 @@ std::string preamble(const KernelData& k, TargetKind t) {
     return "";
 }
 
-// Extents of the hardware axes: the number of groups (a function of the parameters) and the work-group size
-// (a constant, as reqd_work_group_size needs). Several inames on one axis: the grid covers the largest.
+// Extents of the hardware axes: the number of groups and the work-group size, functions of the parameters.
+// A work-group size is a constant where one bounds its inames (reqd_work_group_size needs one), else as
+// loopy a value computed at launch (`l.0` over `0 <= i < n`). Several inames on one axis: the grid covers the
+// largest.
 using AxisExtents = std::vector<std::optional<isl::pw_aff>>;
 
 void record_axis(AxisExtents& axes, std::size_t n, const isl::pw_aff& extent) {
@@ -359,19 +367,23 @@ void record_axis(AxisExtents& axes, std::size_t n, const isl::pw_aff& extent) {
 }
 
 void set_grid(const KernelData& k, DeviceKernel& dk) {
-    AxisExtents groups;
-    std::vector<long> local;
+    AxisExtents groups, parametric_local;
+    std::vector<std::optional<long>> local;  // per local axis: the largest constant size of its inames
     const isl::set ctx = assumption_context(k);
     for (const std::string& h : hardware_inames(k)) {
         const std::string& tag = k.iname_tags.at(h);
         const std::size_t n = std::stoul(tag.substr(2));
         user_assert(n < 3, "LoopyError", "iname '", h, "' is tagged ", tag, ": only axes 0, 1 and 2 exist");
+        const isl::pw_aff extent = isl_util::extent(domain_of(k, {h}), 0, ctx);
         if (tag[0] == 'g') {
-            record_axis(groups, n, isl_util::extent(domain_of(k, {h}), 0, ctx));
-        } else {
-            if (local.size() <= n) local.resize(n + 1, 1);
-            local[n] = std::max(local[n], static_extent(k, h));
+            record_axis(groups, n, extent);
+            continue;
         }
+        if (local.size() <= n) local.resize(n + 1);
+        if (const std::optional<long> size = isl_util::static_extent(domain_of(k, {h})))
+            local[n] = std::max(local[n].value_or(1), *size);
+        else
+            record_axis(parametric_local, n, extent);
     }
     for (const std::optional<isl::pw_aff>& g : groups) {
         dk.groups.push_back(g ? isl_util::pw_aff_to_expr(*g, ctx) : int_lit(1));
@@ -381,9 +393,20 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
                               cat("the number of work-groups on axis ", dk.groups.size() - 1, ","));
         dk.groups_isl.push_back(g ? isl_util::to_str(*g) : "{ [(1)] }");
     }
-    for (long l : local) {
-        dk.local.push_back(int_lit(l));
-        dk.local_isl.push_back(cat("{ [(", l, ")] }"));
+    for (std::size_t n = 0; n < local.size(); ++n) {
+        if (n < parametric_local.size() && parametric_local[n]) {
+            isl::pw_aff size = *parametric_local[n];
+            if (local[n]) {
+                const isl::set constant(isl_util::ctx(), cat("{ [x] : 0 <= x < ", *local[n], " }"));
+                const isl::pw_aff fixed = isl_util::extent(constant, 0, ctx);
+                size = isl::manage(isl_pw_aff_union_max(size.copy(), fixed.copy()));
+            }
+            dk.local.push_back(isl_util::pw_aff_to_expr(size, ctx));
+            dk.local_isl.push_back(isl_util::to_str(size));
+            continue;
+        }
+        dk.local.push_back(int_lit(local[n].value_or(1)));
+        dk.local_isl.push_back(cat("{ [(", local[n].value_or(1), ")] }"));
     }
     if (dk.groups.empty()) {
         dk.groups = {int_lit(1)};

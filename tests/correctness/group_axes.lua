@@ -17,7 +17,6 @@ for _, ex in ipairs(executors) do
   end
 end
 
-print("group_axes: ok")
 
 local h = require("helpers")
 
@@ -41,3 +40,24 @@ do
       name .. " l.0 from a parameter")
   end)
 end
+
+-- A work-group sized by a parameter (loopy allows it): l.0 over 0 <= i < n gives n work-items per group, no
+-- reqd_work_group_size, and nothing to run when n = 0.
+do
+  local k = lp.tag_inames(lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i]",
+    { lp.GlobalArg("a,out", "float32", { shape = "n" }), "..." }), { i = "l.0" })
+  local code = lp.generate_code(k)
+  h.check(not h.contains(code, "reqd_work_group_size"), "no fixed work-group size in:\n%s", code)
+  local _, loc = lp.get_grid_size_upper_bounds(k)
+  h.check_equal(loc[1], "[n] -> { [(0)] : n <= 0; [(n)] : n > 0 }", "work-group size")
+  h.on_each_executor(function(exec, name)
+    for _, n in ipairs({ 37, 1 }) do
+      h.check_array(k(exec, { a = lp.arange(n, "float32") }), function(i) return 2 * i end,
+        name .. " n = " .. n)
+    end
+    local empty = k(exec, { a = lp.zeros({ 0 }, "float32"), out = lp.zeros({ 0 }, "float32") })
+    h.check_equal(#empty, 0, name .. " n = 0")
+  end)
+end
+
+print("group_axes: ok")

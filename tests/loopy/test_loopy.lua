@@ -39,8 +39,6 @@ local PENDING = {
     .. "'a_fetch_rule' (storing it in 'a_fetch' needs a constant size)",
   test_multi_argument_reduction_parsing = "no reductions over a two-valued reduction: ParseError: expected "
     .. "reduce(argmax, inames, value, index) where inames is an iname or a tuple of inames",
-  ["test_empty_domain[l.0]"] = "no parameter-sized work-groups: the call raises StaticValueFindingError: a static "
-    .. "maximum was not found for the extent of iname 'i' (work-group sizes must be constants)",
 }
 
 local port = require("loopy_port")

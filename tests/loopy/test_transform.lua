@@ -25,8 +25,6 @@ local h = require("helpers")
 -- Ported tests that fail because of a Loom defect or a missing feature: kept below, not run, each with its
 -- failure. Remove an entry once Loom passes it.
 local PENDING = {
-  ["test_chunk_iname[False]"] = "no parameter-sized work-groups: auto_test_vs_ref raises StaticValueFindingError: "
-    .. "a static maximum was not found for the extent of iname 'i_inner' (work-group sizes must be constants)",
 }
 
 local port = require("loopy_port")
