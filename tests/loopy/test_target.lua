@@ -18,8 +18,6 @@ local h = require("helpers")
 -- Ported tests that fail because of a Loom defect or a missing feature: kept below, not run, each with its
 -- failure. Remove an entry once Loom passes it.
 local PENDING = {
-  test_tuple = "no make_tuple, and no instructions of several assignees but reductions: TypeInferenceError: unknown "
-    .. "function 'make_tuple' in 'make_tuple(1, 2.0)'",
 }
 
 local port = require("loopy_port")
