@@ -256,9 +256,13 @@ void type_parameters(KernelData& k) {
             v.dtype = k.options.index_dtype;
 }
 
-// The type `insn` writes to `name`: argmax/argmin assign their value first and their index second.
+// The type `insn` writes to `name`: argmax/argmin assign their value first and their index second, make_tuple
+// each value to the assignee at its position.
 ExprType assigned_type(const KernelData& k, const Instruction& insn, const std::string& name) {
     const ExprPtr& e = insn.expression;
+    if (is_tuple_assignment(insn))
+        for (std::size_t n = 0; n < e->args.size(); ++n)
+            if (insn.assignees[n]->name == name) return expr_type(k, e->args[n]);
     const bool two_results = e->kind == ExprKind::Reduction && e->args.size() == 2 && insn.assignees.size() == 2;
     if (two_results && insn.assignees[1]->name == name) return expr_type(k, e->args[1]);
     return expr_type(k, e);

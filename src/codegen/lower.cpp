@@ -279,13 +279,23 @@ private:
         if (s.barrier) return barrier(*s.barrier, depth);
         const Instruction& insn = *s.insn;
         if (insn.kind != InsnKind::Assignment) return;
-        user_assert(insn.assignees.size() == 1, "LoopyError", "instruction '", insn.id,
-                    "' assigns several values; only reductions may do that");
+        user_assert(insn.assignees.size() == 1 || is_tuple_assignment(insn), "LoopyError", "instruction '", insn.id,
+                    "' assigns several values; only reductions and make_tuple (one value per assignee) may do that");
         printer_.set_statement_inames({insn.within_inames.begin(), insn.within_inames.end()});
         printer_.set_vector_iname(s.vector_iname);
-        const std::vector<std::string> lines =
-            insn.atomic ? atomic_assignment(k_, printer_, target_, insn, inst(insn.assignees[0]), inst(insn.expression))
-                        : std::vector<std::string>{printer_.assignment(inst(insn.assignees[0]), inst(insn.expression))};
+        std::vector<std::string> lines;
+        if (insn.atomic)
+            lines = atomic_assignment(k_, printer_, target_, insn, inst(insn.assignees[0]), inst(insn.expression));
+        else if (insn.assignees.size() == 1)
+            lines = {printer_.assignment(inst(insn.assignees[0]), inst(insn.expression))};
+        else
+            for (std::size_t v = 0; v < insn.assignees.size(); ++v)
+                lines.push_back(printer_.assignment(inst(insn.assignees[v]), inst(insn.expression->args[v])));
+        if (lines.size() > 1 && !insn.atomic && !insn.predicates.empty()) {  // one statement under the predicates
+            for (std::string& line : lines) line = "  " + line;
+            lines.insert(lines.begin(), "{");
+            lines.push_back("}");
+        }
         if (!insn.predicates.empty()) {
             ExprPtr cond;
             for (const ExprPtr& p : insn.predicates) cond = cond ? binary(BinOp::And, cond, inst(p)) : inst(p);

@@ -70,6 +70,12 @@ std::set<std::string> read_names(const Instruction& insn) {
     return out;
 }
 
+bool is_tuple_assignment(const Instruction& insn) {
+    const ExprPtr& e = insn.expression;
+    return insn.kind == InsnKind::Assignment && e && e->kind == ExprKind::Call && e->name == "make_tuple" &&
+           e->args.size() == insn.assignees.size();
+}
+
 std::set<std::string> reduction_inames(const ExprPtr& e) {
     std::set<std::string> out;
     if (!e) return out;

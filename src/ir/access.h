@@ -36,6 +36,10 @@ std::set<std::string> written_names(const Instruction& insn);
 /// Names of variables read by `insn` (including index variables).
 std::set<std::string> read_names(const Instruction& insn);
 
+/// Whether `insn` is `a, b, ... = make_tuple(x, y, ...)`, one value per assignee (loopy's make_tuple): each
+/// assignee takes the value at its position.
+bool is_tuple_assignment(const Instruction& insn);
+
 /// Inames bound by reductions anywhere in `e`.
 std::set<std::string> reduction_inames(const ExprPtr& e);
 

@@ -82,41 +82,6 @@ void assign_ids(KernelData& k) {
     }
 }
 
-// `a, b = make_tuple(x, y)` (loopy's tuple call) becomes assignments in order, `a = x` then `b = y`, as loopy
-// generates it, each in the loops of the whole instruction: the last keeps the instruction's id, so what
-// depends on it waits for all of them; each other part is named after it (`insn_tuple_0`, ...) and the parts
-// run in order.
-void split_tuple_assignments(std::vector<Instruction>& instructions) {
-    std::set<std::string> used;
-    for (const Instruction& insn : instructions) used.insert(insn.id);
-    std::vector<Instruction> out;
-    for (Instruction& insn : instructions) {
-        const ExprPtr& e = insn.expression;
-        if (insn.kind != InsnKind::Assignment || !e || e->kind != ExprKind::Call || e->name != "make_tuple") {
-            out.push_back(std::move(insn));
-            continue;
-        }
-        user_assert(e->args.size() == insn.assignees.size(), "LoopyError", "instruction '", insn.id, "' assigns ",
-                    insn.assignees.size(), " values from make_tuple of ", e->args.size());
-        std::string previous;
-        for (std::size_t j = 0; j < e->args.size(); ++j) {
-            Instruction part = insn;
-            part.assignees = {insn.assignees[j]};
-            part.expression = e->args[j];
-            if (j + 1 < e->args.size()) {
-                int n = static_cast<int>(j);
-                while (used.count(cat(insn.id, "_tuple_", n))) ++n;
-                part.id = cat(insn.id, "_tuple_", n);
-                used.insert(part.id);
-            }
-            if (!previous.empty()) part.depends_on.insert(previous);
-            previous = part.id;
-            out.push_back(std::move(part));
-        }
-    }
-    instructions = std::move(out);
-}
-
 void declare_temporaries(KernelData& k) {
     for (const Instruction& insn : k.instructions) {
         if (!insn.declares_temporary) continue;
@@ -590,7 +555,7 @@ Kernel make_kernel(const MakeKernelInput& in) {
 
     // The analyses look through substitution rules; the instructions keep using the rules until
     // preprocessing expands them (precompute and friends need them).
-    std::vector<Instruction> as_written = k.instructions;
+    const std::vector<Instruction> as_written = k.instructions;
     for (Instruction& insn : k.instructions) {
         insn = expand_rules(insn, k.substitutions);
         check_reduction_inames(insn, inames);
@@ -607,10 +572,6 @@ Kernel make_kernel(const MakeKernelInput& in) {
     infer_io(k);
     mark_atomic_variables(k);
     find_within_inames(k);
-    // Once the loops of the whole instruction are known: each part runs in them. The instructions as written
-    // (rule uses kept) are split alike.
-    split_tuple_assignments(k.instructions);
-    split_tuple_assignments(as_written);
     check_looped_inames_bounded(k, in.domains);
     resolve_dependencies(k, in.seq_dependencies);
     check_rule_names(k);
