@@ -317,6 +317,7 @@ std::shared_ptr<CompiledKernel> compile(KernelHandle& h, const std::shared_ptr<b
     auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, target, dtypes), {}, nullptr, exec});
     built->code = emit_code(built->typed, target);
     if (h.kernel->options.write_code) std::cout << built->code.device_code << std::flush;
+    if (h.kernel->options.write_wrapper) std::cout << built->code.host_code << std::flush;
     std::vector<backend::KernelSpec> specs;
     for (const DeviceKernel& dk : built->code.kernels) {
         backend::KernelSpec s{dk.name, {}};

@@ -78,6 +78,7 @@ int set_options(lua_State* L) {
                        "target", "write_wrapper", "insert_gbarriers", "enforce_variable_access_ordered"});
     OptionUpdate u;
     u.write_code = opt_bool(L, 2, "write_code", f);
+    u.write_wrapper = opt_bool(L, 2, "write_wrapper", f);
     u.return_dict = opt_bool(L, 2, "return_dict", f);
     u.allow_terminal_colors = opt_bool(L, 2, "allow_terminal_colors", f);
     u.check_dep_resolution = opt_bool(L, 2, "check_dep_resolution", f);

@@ -68,6 +68,7 @@ enum class AccessOrdering { Enforce, Warn, NoCheck };
 /// Iname implementation tags as written ("for", "l.0", "g.1", "unr", "ilp", ...); "" is no tag.
 struct KernelOptions {
     bool write_code = false;
+    bool write_wrapper = false;  // print the host code (the launches) when the kernel is built for a call
     bool return_dict = false;
     bool allow_terminal_colors = false;
     bool check_dep_resolution = true;

@@ -11,6 +11,7 @@ Kernel set_options(const Kernel& kernel, const OptionUpdate& u) {
     KernelData k = kernel.copy();
     KernelOptions& o = k.options;
     if (u.write_code) o.write_code = *u.write_code;
+    if (u.write_wrapper) o.write_wrapper = *u.write_wrapper;
     if (u.return_dict) o.return_dict = *u.return_dict;
     if (u.allow_terminal_colors) o.allow_terminal_colors = *u.allow_terminal_colors;
     if (u.check_dep_resolution) o.check_dep_resolution = *u.check_dep_resolution;

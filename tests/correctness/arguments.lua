@@ -120,6 +120,20 @@ do
   end)
 end
 
+-- write_wrapper prints the host code (the launches of the device kernels) when the kernel is built for a call,
+-- on stdout as write_code does.
+do
+  local out = h.run_child([[
+    local lp = require("loom")
+    local knl = lp.split_iname(lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i]"), "i", 16, { outer_tag = "g.0" })
+    knl = lp.set_options(knl, { write_wrapper = true })
+    knl(lp.c.executor {}, { a = lp.arange(40, "float32") })
+    print("-- ran")
+  ]])
+  h.check_contains(out, "void _lpy_host_loopy_kernel(float const *__restrict__ a, int const n, float *__restrict__ out)")
+  h.check_contains(out, "-- ran")
+end
+
 -- Transformations return new kernels: the original is unchanged and still runs.
 do
   local knl = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = a[i] + 2")
