@@ -36,10 +36,11 @@ struct Buffer {
 
 /// A kernel argument: an index into the call's buffers, or a scalar of the parameter's dtype.
 struct Arg {
-    enum class Kind { Buffer, Int, Float } kind = Kind::Int;
+    enum class Kind { Buffer, Int, Float, Complex } kind = Kind::Int;
     std::size_t buffer = 0;
     std::int64_t i = 0;
-    double f = 0;
+    double f = 0;   // Float, and the real part of a Complex
+    double im = 0;  // Complex: the imaginary part
 };
 
 /// One device-kernel launch. `groups` and `local` are counts per axis (OpenCL: global = groups * local);

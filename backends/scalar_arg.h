@@ -11,7 +11,7 @@
 namespace loom::backend {
 
 struct ScalarBytes {
-    alignas(8) unsigned char bytes[8];
+    alignas(16) unsigned char bytes[16];
     std::size_t size;
 };
 
@@ -29,6 +29,17 @@ ScalarBytes converted_scalar(const Arg& arg) {
     return scalar_bytes_of(arg.kind == Arg::Kind::Float ? static_cast<T>(arg.f) : static_cast<T>(arg.i));
 }
 
+// A complex value as its two parts in a row: the layout of C's `T _Complex` and of OpenCL's `T2`.
+template <class T>
+ScalarBytes complex_scalar(const Arg& arg) {
+    const T parts[2] = {static_cast<T>(arg.kind == Arg::Kind::Int ? static_cast<double>(arg.i) : arg.f),
+                        static_cast<T>(arg.kind == Arg::Kind::Complex ? arg.im : 0.0)};
+    ScalarBytes s{};
+    std::memcpy(s.bytes, parts, sizeof parts);
+    s.size = sizeof parts;
+    return s;
+}
+
 /// `arg` converted to the C type of `type` (bool travels as an unsigned char: OpenCL forbids bool arguments).
 inline ScalarBytes scalar_bytes(const Arg& arg, DType type) {
     switch (type) {
@@ -43,6 +54,8 @@ inline ScalarBytes scalar_bytes(const Arg& arg, DType type) {
         case DType::UInt64: return converted_scalar<std::uint64_t>(arg);
         case DType::Float32: return converted_scalar<float>(arg);
         case DType::Float64: return converted_scalar<double>(arg);
+        case DType::Complex64: return complex_scalar<float>(arg);
+        case DType::Complex128: return complex_scalar<double>(arg);
         default: user_error("RuntimeError", "scalar kernel arguments of type ", dtype_name(type), " are not supported");
     }
 }

@@ -1,5 +1,6 @@
 // Executors (lp.cl.queue, lp.c.executor), running kernels (knl(exec, {a=x, ...})) and timing them (lp.time).
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <iostream>
 #include <new>
@@ -126,6 +127,7 @@ struct CallArgs {
     std::map<std::string, std::vector<HostArray>> piece_lists;  // sep arguments given as their separate arrays
     std::map<std::string, std::int64_t> ints;
     std::map<std::string, double> floats;
+    std::map<std::string, std::complex<double>> complexes;  // {re, im} tables
     std::map<std::string, DType> value_types;  // Lua numbers' natural types
 };
 
@@ -181,9 +183,12 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
             } else if (lua_type(L, -1) == LUA_TNUMBER) {
                 c.floats[name] = lua_tonumber(L, -1);
                 c.value_types[name] = DType::Float64;
+            } else if (const std::optional<std::complex<double>> z = test_complex(L, -1)) {
+                c.complexes[name] = *z;
+                c.value_types[name] = DType::Complex128;
             } else {
-                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number expected, got ",
-                                                 luaL_typename(L, -1)));
+                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number or {re, im} table "
+                                                 "expected, got ", luaL_typename(L, -1)));
             }
         } else if (HostArray* a = test_array(L, -1)) {
             c.arrays.emplace(name, *a);
@@ -249,7 +254,8 @@ std::optional<std::int64_t> solve_extent(const ExprPtr& shape, const std::string
 
 void find_values_from_shapes(const KernelData& k, CallArgs& c) {
     for (const Variable& v : k.args) {
-        if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name)) continue;
+        if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name) || c.complexes.count(v.name))
+            continue;
         const auto from_shape = [&](const Variable& av, const HostArray& arr) {
             for (std::size_t j = 0; j < av.shape.size() && j < arr.ndim() && !c.ints.count(v.name); ++j)
                 if (const auto value = solve_extent(av.shape[j], v.name, arr.shape()[j], c.ints)) c.ints[v.name] = *value;
@@ -445,6 +451,15 @@ backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArg
     if (p.is_pointer) {
         arg.kind = backend::Arg::Kind::Buffer;
         arg.buffer = m.buffer_of.at(p.name);
+    } else if (is_complex(p.dtype)) {
+        arg.kind = backend::Arg::Kind::Complex;
+        if (const auto z = c.complexes.find(p.name); z != c.complexes.end()) {
+            arg.f = z->second.real();
+            arg.im = z->second.imag();
+        } else {
+            const auto f = c.floats.find(p.name);
+            arg.f = f != c.floats.end() ? f->second : static_cast<double>(ints.at(p.name));
+        }
     } else if (is_float(p.dtype)) {
         arg.kind = backend::Arg::Kind::Float;
         const auto f = c.floats.find(p.name);

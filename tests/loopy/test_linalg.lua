@@ -14,10 +14,6 @@ local lp = require("loom")
 -- Ported tests that fail because of a Loom defect or a missing feature: kept below, not run, each with its
 -- failure. Remove an entry once Loom passes it.
 local PENDING = {
-  ["test_axpy[complex64]"] = "no complex scalar arguments in the runtimes: auto_test_vs_ref raises RuntimeError: "
-    .. "running ref_knl on the opencl executor (a=5, b=7, n=314518): scalar kernel arguments of type complex64 are "
-    .. "not supported (on the C executor: parameter 'a': scalar arguments of type complex64 are not supported by "
-    .. "the C runtime)",
 }
 
 local port = require("loopy_port")
