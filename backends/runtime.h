@@ -34,14 +34,13 @@ struct Buffer {
     bool written = false;  // contents must come back after the last launch
 };
 
-/// A kernel argument: an index into the call's buffers, or a scalar of the parameter's dtype (a complex one
-/// is f + im*1j).
+/// A kernel argument: an index into the call's buffers, or a scalar of the parameter's dtype.
 struct Arg {
     enum class Kind { Buffer, Int, Float, Complex } kind = Kind::Int;
     std::size_t buffer = 0;
     std::int64_t i = 0;
-    double f = 0;
-    double im = 0;
+    double f = 0;   // Float, and the real part of a Complex
+    double im = 0;  // Complex: the imaginary part
 };
 
 /// One device-kernel launch. `groups` and `local` are counts per axis (OpenCL: global = groups * local);

@@ -26,14 +26,14 @@ ScalarBytes scalar_bytes_of(T value) {
 
 template <class T>
 ScalarBytes converted_scalar(const Arg& arg) {
-    return scalar_bytes_of(arg.kind == Arg::Kind::Int ? static_cast<T>(arg.i) : static_cast<T>(arg.f));
+    return scalar_bytes_of(arg.kind == Arg::Kind::Float ? static_cast<T>(arg.f) : static_cast<T>(arg.i));
 }
 
-// A complex value as its real and imaginary parts in a row: C's `float _Complex`, OpenCL's cfloat_t (float2).
+// A complex value as its two parts in a row: the layout of C's `T _Complex` and of OpenCL's `T2`.
 template <class T>
 ScalarBytes complex_scalar(const Arg& arg) {
-    const T parts[2] = {arg.kind == Arg::Kind::Int ? static_cast<T>(arg.i) : static_cast<T>(arg.f),
-                        arg.kind == Arg::Kind::Complex ? static_cast<T>(arg.im) : T(0)};
+    const T parts[2] = {static_cast<T>(arg.kind == Arg::Kind::Int ? static_cast<double>(arg.i) : arg.f),
+                        static_cast<T>(arg.kind == Arg::Kind::Complex ? arg.im : 0.0)};
     ScalarBytes s{};
     std::memcpy(s.bytes, parts, sizeof parts);
     s.size = sizeof parts;

@@ -417,6 +417,12 @@ const luaL_Reg kMetamethods[] = {
 
 }  // namespace
 
+std::optional<std::complex<double>> test_complex(lua_State* L, int idx) {
+    idx = lua_absindex(L, idx);  // the pair's parts are pushed above it
+    if (!is_complex_pair(L, idx)) return std::nullopt;
+    return complex_pair(L, idx);
+}
+
 void register_array_api(lua_State* L, int module_table) {
     module_table = lua_absindex(L, module_table);
     luaL_newmetatable(L, kArrayMeta);

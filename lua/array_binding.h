@@ -4,6 +4,9 @@
 
 #include <lua.hpp>
 
+#include <complex>
+#include <optional>
+
 #include "backends/host/host_array.h"
 
 namespace loom::lua {
@@ -11,6 +14,9 @@ namespace loom::lua {
 /// Adds array, zeros, empty, arange, rand, randn, allclose and max_abs_diff to the table at `module_table`, and
 /// creates the "loom.Array" metatable.
 void register_array_api(lua_State* L, int module_table);
+
+/// The {re, im} table at `idx` as a complex number, or nothing when the value there is not one.
+std::optional<std::complex<double>> test_complex(lua_State* L, int idx);
 
 /// The array at `idx`, or nullptr when the value there is not one.
 HostArray* test_array(lua_State* L, int idx);

@@ -1,10 +1,9 @@
 // Executors (lp.cl.queue, lp.c.executor), running kernels (knl(exec, {a=x, ...})) and timing them (lp.time).
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <iostream>
 #include <new>
-#include <optional>
-#include <utility>
 
 #include "backends/c/c_executor.h"
 #include "backends/compiler_flags.h"
@@ -128,7 +127,7 @@ struct CallArgs {
     std::map<std::string, std::vector<HostArray>> piece_lists;  // sep arguments given as their separate arrays
     std::map<std::string, std::int64_t> ints;
     std::map<std::string, double> floats;
-    std::map<std::string, std::pair<double, double>> complexes;  // {re, im} tables
+    std::map<std::string, std::complex<double>> complexes;  // {re, im} tables
     std::map<std::string, DType> value_types;  // Lua numbers' natural types
 };
 
@@ -165,19 +164,6 @@ std::vector<HostArray> read_piece_lists(lua_State* L, const Variable& v) {
     return out;
 }
 
-// A {re, im} table (two numbers, nothing after) as a complex value argument; nothing for anything else.
-std::optional<std::pair<double, double>> complex_value(lua_State* L, int idx) {
-    idx = lua_absindex(L, idx);
-    if (!lua_istable(L, idx) || lua_rawlen(L, idx) != 2) return std::nullopt;
-    const int top = lua_gettop(L);
-    const bool re = lua_rawgeti(L, idx, 1) == LUA_TNUMBER;
-    const bool im = lua_rawgeti(L, idx, 2) == LUA_TNUMBER;
-    const std::pair<double, double> z{lua_tonumber(L, -2), lua_tonumber(L, -1)};
-    lua_settop(L, top);
-    if (!re || !im) return std::nullopt;
-    return z;
-}
-
 CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
     CallArgs c;
     if (lua_isnoneornil(L, idx)) return c;
@@ -197,15 +183,12 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
             } else if (lua_type(L, -1) == LUA_TNUMBER) {
                 c.floats[name] = lua_tonumber(L, -1);
                 c.value_types[name] = DType::Float64;
-            } else if (const std::optional<std::pair<double, double>> z = complex_value(L, -1)) {
-                if (v->dtype != DType::Unknown && !is_complex(v->dtype))
-                    throw Error("ArgumentError", cat("argument '", name, "' is a ", dtype_name(v->dtype),
-                                                     " value: a complex value {re, im} cannot be passed for it"));
+            } else if (const std::optional<std::complex<double>> z = test_complex(L, -1)) {
                 c.complexes[name] = *z;
                 c.value_types[name] = DType::Complex128;
             } else {
-                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number expected",
-                                                 is_complex(v->dtype) ? " (or {re, im})" : "", ", got ", luaL_typename(L, -1)));
+                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number or {re, im} table "
+                                                 "expected, got ", luaL_typename(L, -1)));
             }
         } else if (HostArray* a = test_array(L, -1)) {
             c.arrays.emplace(name, *a);
@@ -471,8 +454,8 @@ backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArg
     } else if (is_complex(p.dtype)) {
         arg.kind = backend::Arg::Kind::Complex;
         if (const auto z = c.complexes.find(p.name); z != c.complexes.end()) {
-            arg.f = z->second.first;
-            arg.im = z->second.second;
+            arg.f = z->second.real();
+            arg.im = z->second.imag();
         } else {
             const auto f = c.floats.find(p.name);
             arg.f = f != c.floats.end() ? f->second : static_cast<double>(ints.at(p.name));

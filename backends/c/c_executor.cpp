@@ -160,10 +160,8 @@ ffi_type* ffi_type_for(const ParamSpec& param) {
         case DType::UInt64: return &ffi_type_uint64;
         case DType::Float32: return &ffi_type_float;
         case DType::Float64: return &ffi_type_double;
-#ifdef FFI_TARGET_HAS_COMPLEX_TYPE
         case DType::Complex64: return &ffi_type_complex_float;
         case DType::Complex128: return &ffi_type_complex_double;
-#endif
         default:
             user_error("RuntimeError", "parameter '", param.name, "': scalar arguments of type ",
                        dtype_name(param.dtype), " are not supported by the C runtime");

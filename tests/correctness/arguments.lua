@@ -134,6 +134,27 @@ do
   h.check_contains(out, "-- ran")
 end
 
+-- Complex value arguments: a {re, im} table, or a real number (imaginary part 0), on both executors.
+do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "z[i] = a*x[i] + b*y[i]",
+    { lp.ValueArg("a", "complex64"), lp.ValueArg("b", "complex128"), lp.GlobalArg("x,y", "complex64", { shape = "n" }),
+      "..." })
+  local x = lp.array({ { 1, 2 }, { 3, 4 } }, "complex64")
+  local y = lp.array({ { 0, 1 }, { 2, 0 } }, "complex64")
+  -- (1+1j)(1+2j) + 2*1j = -1+5j and (1+1j)(3+4j) + 2*2 = 3+7j
+  local want = { { -1, 5 }, { 3, 7 } }
+  h.on_each_executor(function(exec, name)
+    local z = knl(exec, { a = { 1, 1 }, b = 2, x = x, y = y })
+    for i = 0, 1 do
+      local got = z:get(i)
+      h.check(got[1] == want[i + 1][1] and got[2] == want[i + 1][2], "%s complex z[%d]: got {%s, %s}", name, i,
+        h.show(got[1]), h.show(got[2]))
+    end
+  end)
+  h.expect_error("ArgumentError", { "'a' is a value argument", "{re, im} table" }, knl, lp.c.executor {},
+    { a = { 1, 2, 3 }, b = 2, x = x, y = y })
+end
+
 -- Transformations return new kernels: the original is unchanged and still runs.
 do
   local knl = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = a[i] + 2")
