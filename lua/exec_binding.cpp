@@ -184,11 +184,16 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
                 c.floats[name] = lua_tonumber(L, -1);
                 c.value_types[name] = DType::Float64;
             } else if (const std::optional<std::complex<double>> z = test_complex(L, -1)) {
+                // A typed real argument cannot take it (the imaginary part would be lost).
+                if (v->dtype != DType::Unknown && !is_complex(v->dtype))
+                    throw Error("ArgumentError", cat("argument '", name, "' is a ", dtype_name(v->dtype),
+                                                     " value: a complex value {re, im} cannot be passed for it"));
                 c.complexes[name] = *z;
                 c.value_types[name] = DType::Complex128;
             } else {
-                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number or {re, im} table "
-                                                 "expected, got ", luaL_typename(L, -1)));
+                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number expected",
+                                                 is_complex(v->dtype) ? " (or a {re, im} table)" : "", ", got ",
+                                                 luaL_typename(L, -1)));
             }
         } else if (HostArray* a = test_array(L, -1)) {
             c.arrays.emplace(name, *a);
