@@ -7,6 +7,7 @@
 #include <isl/options.h>
 #include <isl/set.h>
 #include <isl/space.h>
+#include <isl/stream.h>
 #include <isl/map.h>
 #include <isl/local_space.h>
 #include <isl/val.h>
@@ -139,6 +140,18 @@ WithParams with_params(const std::string& text, const std::vector<std::string>& 
     return {insert + text, 0, insert.size()};
 }
 
+// isl_set_read_from_str without its leak: on some malformed texts (`{ exists{`) isl's reader stops with
+// several tokens pushed back on its stream, and isl_stream_free frees only the first of them (isl 0.25).
+// Null where isl could not read the text.
+isl_set* read_set(const std::string& text) {
+    isl_stream* stream = isl_stream_new_str(ctx().get(), text.c_str());
+    if (!stream) return nullptr;
+    isl_set* out = isl_stream_read_set(stream);
+    isl_stream_flush_tokens(stream);
+    isl_stream_free(stream);
+    return out;
+}
+
 // isl says where a syntax error is only on stderr, and only when asked to warn: on failure the text is parsed
 // once more with stderr captured. Returns isl's first "syntax error (LINE, COLUMN): WHAT" and "got ..." lines.
 std::optional<std::pair<std::string, std::string>> isl_syntax_error(const std::string& text) {
@@ -148,7 +161,7 @@ std::optional<std::pair<std::string, std::string>> isl_syntax_error(const std::s
     const int saved = dup(fileno(stderr));
     dup2(fileno(capture), fileno(stderr));
     isl_options_set_on_error(ctx().get(), ISL_ON_ERROR_WARN);
-    isl_set_free(isl_set_read_from_str(ctx().get(), text.c_str()));
+    isl_set_free(read_set(text));
     isl_options_set_on_error(ctx().get(), ISL_ON_ERROR_CONTINUE);
     std::fflush(stderr);
     dup2(saved, fileno(stderr));
@@ -231,13 +244,9 @@ void check_bounded(const std::string& text, const isl::set& s, const std::set<st
 isl::set parse_domain(const std::string& text) {
     const std::vector<std::string> undeclared = undeclared_names(text);
     const WithParams full = with_params(text, undeclared);
-    std::optional<isl::set> s;
-    try {
-        s = isl::set(ctx(), full.text);
-    } catch (const isl::exception&) {
-        fail_domain_syntax(text, full);
-    }
-    return *s;
+    isl_set* s = read_set(full.text);
+    if (!s) fail_domain_syntax(text, full);
+    return isl::manage(s);
 }
 
 isl::set parse_assumptions(const std::string& text) {
