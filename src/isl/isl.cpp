@@ -13,6 +13,7 @@
 #include <isl/val.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <cstdlib>
@@ -241,7 +242,53 @@ void check_bounded(const std::string& text, const isl::set& s, const std::set<st
     }
 }
 
+namespace {
+
+// Decimal digits of `text` that end just before `end` (after spaces), or start at `begin` (after spaces).
+std::string literal_before(const std::string& text, std::size_t end) {
+    while (end > 0 && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+    std::size_t begin = end;
+    while (begin > 0 && std::isdigit(static_cast<unsigned char>(text[begin - 1]))) --begin;
+    return text.substr(begin, end - begin);
+}
+
+std::string literal_after(const std::string& text, std::size_t begin) {
+    while (begin < text.size() && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+    std::size_t end = begin;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    return text.substr(begin, end - begin);
+}
+
+// isl's reader evaluates the power `x^y` of two integer literals with GMP, which aborts the process when the
+// result cannot be represented (`2^6666666666`, found by fuzz/fuzz_domain). A power of more than 4096 bits,
+// of no use as a bound, is a ParseError before isl sees the text.
+void check_powers(const std::string& text) {
+    constexpr double max_bits = 4096;
+    for (std::size_t at = text.find('^'); at != std::string::npos; at = text.find('^', at + 1)) {
+        const std::string base = literal_before(text, at), exponent = literal_after(text, at + 1);
+        const std::size_t base_digits = base.size() - std::min(base.find_first_not_of('0'), base.size());
+        const std::size_t exponent_digits = exponent.size() - std::min(exponent.find_first_not_of('0'), exponent.size());
+        const bool zero_or_one = base_digits == 0 || (base_digits == 1 && base.back() == '1');
+        if (base.empty() || exponent.empty() || zero_or_one) continue;  // isl judges the rest
+        const std::string significant = base.substr(base.size() - base_digits);
+        const std::size_t head = std::min<std::size_t>(significant.size(), 15);
+        const double bits = std::log2(std::stod(significant.substr(0, head))) +
+                            static_cast<double>(significant.size() - head) * std::log2(10.0);
+        if (exponent_digits <= 4 && bits * std::stod(exponent) <= max_bits) continue;
+        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+        const std::size_t line_start = text.rfind('\n', at);
+        const std::size_t column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+        throw Error("ParseError",
+                    cat("malformed domain '", trim(text), "': the power ", base, "^", exponent,
+                        " is too large: more than 4096 bits (line ", line, ", column ", column, ")"),
+                    static_cast<int>(line), static_cast<int>(column));
+    }
+}
+
+}  // namespace
+
 isl::set parse_domain(const std::string& text) {
+    check_powers(text);
     const std::vector<std::string> undeclared = undeclared_names(text);
     const WithParams full = with_params(text, undeclared);
     isl_set* s = read_set(full.text);
@@ -972,7 +1019,9 @@ std::vector<Piece> pieces_of(const isl::pw_aff& a, const isl::set& params) {
         },
         &out);
     for (Piece& p : out) {
+        // The context may name parameters the function does not: every piece takes them all.
         p.domain = p.domain.intersect_params(params);
+        p.value = isl::manage(isl_aff_align_params(p.value.copy(), isl_set_get_space(p.domain.get())));
         isl::point at = p.domain.sample_point();
         if (isl_point_is_void(at.get()) == isl_bool_true) continue;
         p.sampled = p.value.eval(at);

@@ -69,6 +69,11 @@ do
   h.check_equal(shape_of(many, "out"), "2*n - 1", "shape of out[i % 20 + i]")
   local wide = lp.make_kernel("{ [i, j]: 0 <= i < n and 0 <= j < m }", "out[i % 30 + i + m] = a[i] + j - j")
   h.check_equal(shape_of(wide, "out"), "2*n + m - 1", "shape of out[i % 30 + i + m]")
+  -- Neither 4 nor 16 - m bounds the other, and the parameters of the domains (n, o) are not the extent's:
+  -- a StaticValueFindingError (an InternalError once: found by fuzz/fuzz_instructions).
+  h.expect_error("StaticValueFindingError", "a static maximum was not found", lp.make_kernel,
+    { "{ [i, j, k]: 0 <= i, j, k < n }", "{ [l]: 0 <= l < 4 }" },
+    { "tmp[l] = a[16*o + l]  {id=w}", "out[16*o + m] = tmp[15 - m]  {dep=w}" })
   -- Items 10 to 19 and 20 to 29 write the same elements, in no fixed order: either value may win.
   local small = lp.make_kernel("{ [i]: 0 <= i < n }", "out[i % 20 + i] = a[i]")
   h.on_each_executor(function(exec, name)
