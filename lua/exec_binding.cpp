@@ -191,8 +191,8 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
                 c.complexes[name] = *z;
                 c.value_types[name] = DType::Complex128;
             } else {
-                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number expected",
-                                                 is_complex(v->dtype) ? " (or a {re, im} table)" : "", ", got ",
+                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number ",
+                                                 is_complex(v->dtype) ? "or {re, im} table " : "", "expected, got ",
                                                  luaL_typename(L, -1)));
             }
         } else if (HostArray* a = test_array(L, -1)) {

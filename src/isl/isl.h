@@ -163,10 +163,13 @@ isl::set fix_dim(const isl::set& s, const std::string& name, long value);
 /// `a` simplified under the parameter set `context` as one expression; nullopt when it keeps several pieces.
 std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& context);
 
-/// The largest value `a` takes where the parameter set `context` holds; nullopt when unbounded or empty.
 /// The piece of `a` that is at least every other piece wherever `a` is defined under `context` (constants
 /// tried first), as loopy's static_max_of_pw_aff picks a shape from a piecewise extent; nullopt if none is.
+/// Quadratic in the number of pieces at worst, but a candidate costs integer programs only once it has held
+/// at one point of every piece.
 std::optional<ExprPtr> dominating_piece_expr(const isl::pw_aff& a, const isl::set& context);
+
+/// The largest value `a` takes where the parameter set `context` holds; nullopt when unbounded or empty.
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context);
 
 /// The parameter set where `cond` holds: comparisons of quasi-affine expressions (a side may be a `min` or

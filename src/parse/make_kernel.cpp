@@ -13,6 +13,7 @@
 #include "ir/names.h"
 #include "ir/domain.h"
 #include "ir/subst_rule.h"
+#include "isl/budget.h"
 #include "isl/isl.h"
 #include "parse/array_decls.h"
 #include "parse/instructions.h"
@@ -351,6 +352,7 @@ void resolve_dependencies(KernelData& k, bool seq_dependencies) {
 // What the accesses to one array tell about its shape.
 struct Footprint {
     std::optional<isl::set> touched;  // the index tuples of the accesses isl can follow, over the parameters
+    std::vector<std::pair<isl::set, std::vector<ExprPtr>>> accesses;  // those accesses: loop domain, indices
     std::size_t ndim = 0;
     std::string undetermined;  // an index it cannot (loopy's bad subscripts), with its instruction; "" if none
 };
@@ -407,6 +409,7 @@ Footprint access_footprint(const KernelData& k, const std::string& name, const A
             continue;
         }
         isl::set d = isl_util::exact_access_map(dom, a.indices)->range();
+        out.accesses.emplace_back(dom, a.indices);
         if (out.touched) {
             d = isl_util::align_params(d, out.touched->space());
             *out.touched = isl_util::align_params(*out.touched, d.space()).unite(d);
@@ -429,6 +432,69 @@ ExprPtr auto_extent(const isl::pw_aff& size, const isl::set& ctx, const Variable
     throw Error("StaticValueFindingError", cat("a static maximum was not found for PwAff '", isl_util::to_str(size), "'"));
 }
 
+// One more than `a`, where it is defined.
+isl::pw_aff plus_one(const isl::pw_aff& a) {
+    return isl::manage(isl_pw_aff_add(a.copy(), isl_pw_aff_val_on_domain(isl_set_params(isl_pw_aff_domain(a.copy())),
+                                                                         isl_val_one(isl_pw_aff_get_ctx(a.get())))));
+}
+
+// The largest value of the quasi-affine `e` over `dom` when `upper` (else the smallest), as a function of the
+// parameters, bounded term by term: each term is a small problem of its own where the whole may not be. Not
+// tight where terms share an iname (i % 20 + i is at most 19 + n - 1), but a shape may be larger than its
+// footprint.
+isl::pw_aff term_bound(const ExprPtr& e, const isl::set& dom, bool upper) {
+    if (e->kind == ExprKind::Binary && (e->op == BinOp::Add || e->op == BinOp::Sub)) {
+        const isl::pw_aff a = term_bound(e->args[0], dom, upper);
+        const isl::pw_aff b = term_bound(e->args[1], dom, e->op == BinOp::Add ? upper : !upper);
+        return e->op == BinOp::Add ? a.add(b) : a.sub(b);
+    }
+    if (e->kind == ExprKind::Unary && e->unop == "-") return term_bound(e->args[0], dom, !upper).neg();
+    if (e->kind == ExprKind::Binary && e->op == BinOp::Mul)
+        for (std::size_t c = 0; c < 2; ++c) {
+            if (e->args[c]->kind != ExprKind::IntLit) continue;
+            const std::int64_t factor = e->args[c]->ival;
+            const isl::pw_aff bound = term_bound(e->args[1 - c], dom, factor >= 0 ? upper : !upper);
+            return isl::manage(isl_pw_aff_scale_val(bound.copy(), isl_val_int_from_si(isl_pw_aff_get_ctx(bound.get()), factor)));
+        }
+    const std::optional<isl::map> values = isl_util::exact_access_map(dom, {e});
+    user_assert(values.has_value(), "StaticValueFindingError", "cannot bound the index term '", to_string(e), "'");
+    return upper ? isl_util::dim_max(values->range(), 0) : isl_util::dim_min(values->range(), 0);
+}
+
+// One more than the largest index of axis j over all accesses, bounded term by term.
+isl::pw_aff term_extent(const Footprint& f, std::size_t j) {
+    std::optional<isl::pw_aff> most;
+    for (const auto& [dom, indices] : f.accesses) {
+        isl::pw_aff bound = term_bound(indices[j], dom, true);
+        if (most) {
+            bound = isl::manage(isl_pw_aff_align_params(bound.copy(), isl_pw_aff_get_space(most->get())));
+            most = isl::manage(isl_pw_aff_align_params(most->copy(), isl_pw_aff_get_space(bound.get())));
+            most = isl::manage(isl_pw_aff_union_max(most->copy(), bound.copy()));
+        } else {
+            most = bound;
+        }
+    }
+    return plus_one(*most);
+}
+
+// isl operations allowed to each way of finding the extent of one axis. The exact maximum of a quasi-affine
+// footprint is a parametric integer program that can take isl minutes (out[i % 16 + j % 4 + i]: 35 s, its
+// shape a 13 KB expression; docs/reliability.md finding 11). 10,000 operations take hundredths of a second
+// and hold affine footprints; past them, the bound from the index terms is used.
+constexpr unsigned long extent_operations = 10000;
+
+ExprPtr axis_extent(const Footprint& f, std::size_t j, const isl::set& ctx, const Variable& v) {
+    const int axis = static_cast<int>(j);
+    if (const auto exact = isl_util::within_operations(
+            extent_operations, [&] { return auto_extent(plus_one(isl_util::dim_max(*f.touched, axis)), ctx, v); }))
+        return *exact;
+    const auto bounded =
+        isl_util::within_operations(extent_operations, [&] { return auto_extent(term_extent(f, j), ctx, v); });
+    user_assert(bounded.has_value(), "StaticValueFindingError", "the shape of '", v.name,
+                "' takes too long to find from its accesses: declare it explicitly");
+    return *bounded;
+}
+
 // lp.auto, as loopy finds it: the box from zero holding every access; an argument only ever used as a scalar
 // has shape (), and one indexed by one index that isl cannot follow has no shape (a pointer, loopy's None).
 void find_auto_shape(const KernelData& k, const AccessIndex& accesses, Variable& v) {
@@ -449,10 +515,7 @@ void find_auto_shape(const KernelData& k, const AccessIndex& accesses, Variable&
     }
     const isl::set ctx = isl_util::align_params(assumption_context(k), footprint.touched->space());
     for (std::size_t j = 0; j < footprint.ndim; ++j) {
-        isl::pw_aff size = isl_util::dim_max(*footprint.touched, static_cast<int>(j));
-        size = isl::manage(isl_pw_aff_add(size.copy(), isl_pw_aff_val_on_domain(isl_set_params(isl_pw_aff_domain(size.copy())),
-                                                                               isl_val_one(isl_pw_aff_get_ctx(size.get())))));
-        const ExprPtr extent = auto_extent(size, ctx, v);
+        const ExprPtr extent = axis_extent(footprint, j, ctx, v);
         for (const std::string& name : referenced_names(extent))
             user_assert(!is_temporary(k, name), "StaticValueFindingError", "the shape of '", v.name,
                         "' would depend on '", name, "', a temporary bounding a data-dependent loop: declare the shape explicitly");
