@@ -329,21 +329,25 @@ Variable* type_one_from_writes(KernelData& k, const Writers& writers, bool wait_
     return nullptr;
 }
 
-// Whether the writes of inferred variable `t`, with every type known so far, give it a wider type.
-bool widen_from_writes(KernelData& k, const Writers& writers, Variable& t) {
+// Whether the writes of inferred variable `t`, typed with every type known now, give it another type. Retyped
+// from its writes alone, not widened: a type first computed from another variable's preliminary one follows
+// that variable's final type (u = s + 2j is complex64 once s is float32, though s started as int32).
+bool retype_from_writes(KernelData& k, const Writers& writers, Variable& t) {
     const DType known = t.dtype;
-    DType acc = known;
+    DType acc = DType::Unknown;
     if (const auto found = writers.find(t.name); found != writers.end())
         for (const Instruction* insn : found->second)
-            if (const DType w = write_type(k, *insn, t, known); w != DType::Unknown) acc = combine_types(acc, w);
-    t.dtype = acc;  // write_type leaves it unknown
-    return acc != known;
+            if (const DType w = write_type(k, *insn, t, known); w != DType::Unknown)
+                acc = acc == DType::Unknown ? w : combine_types(acc, w);
+    t.dtype = acc == DType::Unknown ? known : acc;  // write_type leaves it unknown
+    return t.dtype != known;
 }
 
 // Temporaries and untyped outputs take the type of what is written to them, one at a time since one
 // variable's type may depend on another's. Where every remaining one waits for another (two temporaries
 // written from each other), the known writes decide one of them. As loopy's, the result is a fixed point:
-// a type found early widens while writes typed later need more (`b = 0` and `b = b + c + 1.0` make b a float).
+// a type found early changes while writes typed later need another (`b = 0` and `b = b + c + 1.0` make b a
+// float).
 void type_from_writes(KernelData& k) {
     const Writers writers = writers_of(k);
     std::vector<Variable*> inferred;
@@ -353,9 +357,11 @@ void type_from_writes(KernelData& k) {
         if (!t) break;
         inferred.push_back(t);
     }
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (Variable* t : inferred) changed = widen_from_writes(k, writers, *t) || changed;
+    // Types follow one another along chains of writes; a cycle of writes could keep changing them, so the
+    // rounds are bounded (each settled chain needs one round per link).
+    for (std::size_t round = 0, changed = 1; changed && round <= inferred.size(); ++round) {
+        changed = 0;
+        for (Variable* t : inferred) changed += retype_from_writes(k, writers, *t);
     }
 }
 

@@ -407,6 +407,7 @@ do
   for _, t in ipairs(pre.temporaries) do types[t.name] = t.dtype end
   h.check_equal(types.s, "float32", "type of s")
   h.check_equal(types.t, "float32", "type of t")
+  h.check_equal(types.u, "complex64", "type of u (from s's final type, not its first int32)")
   h.on_each_executor(function(exec, name)
     local out = knl(exec, { n = 3 })
     h.check_array(out, function(i) return 1.5 + i end, name .. " t + i", { dtype = "float32" })
