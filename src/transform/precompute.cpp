@@ -469,7 +469,8 @@ public:
     void finish() {
         for (const auto& [original, copy] : copies_) {
             if (find_rule(k_.substitutions, original) || !find_rule(k_.substitutions, copy)) continue;
-            const auto renamed = [&](const ExprPtr& e) -> ExprPtr {
+            // Init-captures: clang before 16 cannot capture structured bindings.
+            const auto renamed = [&copy = copy, &original = original](const ExprPtr& e) -> ExprPtr {
                 if (!e) return e;
                 return rewrite(e, [&](const ExprPtr& n) { return rule_use_named(n, copy, original); });
             };
