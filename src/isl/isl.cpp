@@ -560,6 +560,9 @@ isl::set param_range(const std::string& name, long lo, long hi) {
 
 isl::pw_aff dim_max(const isl::set& s, int pos) { return isl::manage(isl_set_dim_max(s.copy(), pos)); }
 isl::pw_aff dim_min(const isl::set& s, int pos) { return isl::manage(isl_set_dim_min(s.copy(), pos)); }
+bool has_lower_bound(const isl::set& s, int pos) {
+    return isl_set_dim_has_lower_bound(s.get(), isl_dim_set, static_cast<unsigned>(pos)) == isl_bool_true;
+}
 
 namespace {
 

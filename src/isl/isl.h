@@ -74,6 +74,8 @@ isl::set param_range(const std::string& name, long lo, long hi);
 /// Maximum of set dimension `pos` over `s`, as a function of the parameters.
 isl::pw_aff dim_max(const isl::set& s, int pos);
 isl::pw_aff dim_min(const isl::set& s, int pos);
+/// Whether set dimension `pos` of `s` has a lower bound (dim_min needs one).
+bool has_lower_bound(const isl::set& s, int pos);
 
 /// Projects `s` onto the dimensions named in `keep` (in that order), existentially quantifying the rest.
 isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep);

@@ -13,12 +13,14 @@ namespace loom {
 
 namespace {
 
-// The smallest value of `iname` when it is a nonzero expression of the parameters alone.
+// The smallest value of `iname` when it is a nonzero expression of the parameters alone. An iname without a
+// lower bound (one no instruction runs in may have none) has no start to shift.
 std::optional<ExprPtr> nonzero_start(const KernelData& k, const std::string& iname) {
     for (const isl::set& d : k.domains)
         if (isl_util::is_param(d, iname)) return std::nullopt;
-    const std::optional<ExprPtr> lo =
-        isl_util::single_piece_expr(isl_util::dim_min(domain_of(k, {iname}), 0), assumption_context(k));
+    const isl::set values = domain_of(k, {iname});
+    if (!isl_util::has_lower_bound(values, 0)) return std::nullopt;
+    const std::optional<ExprPtr> lo = isl_util::single_piece_expr(isl_util::dim_min(values, 0), assumption_context(k));
     if (!lo || ((*lo)->kind == ExprKind::IntLit && (*lo)->ival == 0)) return std::nullopt;
     return lo;
 }
