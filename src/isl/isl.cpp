@@ -226,9 +226,14 @@ void check_bounded(const std::string& text, const isl::set& s, const std::set<st
     const std::vector<std::string> names = set_dim_names(s);
     for (std::size_t pos = 0; pos < names.size(); ++pos) {
         if (!looped.count(names[pos])) continue;
-        const int p = static_cast<int>(pos);
-        const bool lower = isl_set_dim_has_lower_bound(s.get(), isl_dim_set, p) == isl_bool_true;
-        const bool upper = isl_set_dim_has_upper_bound(s.get(), isl_dim_set, p) == isl_bool_true;
+        // The values the iname takes, alone: a constraint on it may bound only a combination with other
+        // inames (0 <= 16*i_outer + i_inner < n bounds neither), which the projection exposes.
+        const unsigned n = static_cast<unsigned>(names.size());
+        isl_set* alone = isl_set_project_out(s.copy(), isl_dim_set, static_cast<unsigned>(pos) + 1, n - pos - 1);
+        alone = isl_set_project_out(alone, isl_dim_set, 0, static_cast<unsigned>(pos));
+        const bool lower = isl_set_dim_has_lower_bound(alone, isl_dim_set, 0) == isl_bool_true;
+        const bool upper = isl_set_dim_has_upper_bound(alone, isl_dim_set, 0) == isl_bool_true;
+        isl_set_free(alone);
         if (lower && upper) continue;
         const std::string problem =
             cat("iname '", names[pos], "' has no ", !lower && !upper ? "bounds" : lower ? "upper bound" : "lower bound");

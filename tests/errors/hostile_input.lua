@@ -154,6 +154,10 @@ do
     "out[i, j] = 2*i")
   h.expect_error("LoopyError", { "iname 'k' has no bounds" }, lp.make_kernel, { "{ [i]: 0<=i<10 }", "{ [k]: }" },
     "out[i] = sum(k, 2*i)")
+  -- A constraint that bounds only a combination of inames bounds none of them (found by fuzz_pipeline: isl's
+  -- AST generator refused the loops, an InternalError).
+  h.expect_error("LoopyError", { "iname 'i_outer' has no bounds" }, lp.make_kernel,
+    "[n] -> { [i_outer, i_inner]: 0 <= 16*i_outer + i_inner < n }", "out[16*i_outer + i_inner] = 1")
   -- Inames no instruction runs in may stay unbounded, as in loopy.
   local knl = lp.make_kernel({ "{ [i, j]: 0<=i<4 and j<i }", "{ [k]: }" }, "out[i] = 2*i")
   h.on_each_executor(function(exec, name)
