@@ -563,8 +563,25 @@ isl::set param_range(const std::string& name, long lo, long hi) {
     return isl::manage(s);
 }
 
-isl::pw_aff dim_max(const isl::set& s, int pos) { return isl::manage(isl_set_dim_max(s.copy(), pos)); }
-isl::pw_aff dim_min(const isl::set& s, int pos) { return isl::manage(isl_set_dim_min(s.copy(), pos)); }
+namespace {
+
+// isl's optimum of a dimension it finds unbounded is no value: a typed error naming the dimension, whatever
+// transformation or analysis asked (an iname no instruction runs in may be unbounded). A computation stopped
+// by an operation budget (budget.h) stays isl's quota error.
+isl::pw_aff optimum(isl_pw_aff* found, const isl::set& s, int pos, const char* side) {
+    if (!found && isl_ctx_last_error(ctx().get()) != isl_error_quota) {
+        isl_ctx_reset_error(ctx().get());
+        const std::vector<std::string> names = set_dim_names(s);
+        const std::string name = static_cast<std::size_t>(pos) < names.size() ? names[pos] : std::to_string(pos);
+        throw Error("StaticValueFindingError", cat("'", name, "' has no ", side, " bound in ", to_str(s)));
+    }
+    return isl::manage(found);
+}
+
+}  // namespace
+
+isl::pw_aff dim_max(const isl::set& s, int pos) { return optimum(isl_set_dim_max(s.copy(), pos), s, pos, "upper"); }
+isl::pw_aff dim_min(const isl::set& s, int pos) { return optimum(isl_set_dim_min(s.copy(), pos), s, pos, "lower"); }
 bool has_lower_bound(const isl::set& s, int pos) {
     return isl_set_dim_has_lower_bound(s.get(), isl_dim_set, static_cast<unsigned>(pos)) == isl_bool_true;
 }
