@@ -158,6 +158,18 @@ do
   -- AST generator refused the loops, an InternalError).
   h.expect_error("LoopyError", { "iname 'i_outer' has no bounds" }, lp.make_kernel,
     "[n] -> { [i_outer, i_inner]: 0 <= 16*i_outer + i_inner < n }", "out[16*i_outer + i_inner] = 1")
+  -- Host loops (around global barriers) over an empty domain run no iteration (found by fuzz_pipeline: their
+  -- bounds, printed from isl's optimum of an empty set, were an InternalError).
+  local empty = lp.make_kernel("{ [i, k]: 0 < k < k and 0 <= i < 4 }", [[
+    for k
+      ... gbarrier
+      out[i] = k
+    end
+    ]], { lp.GlobalArg("out", "int32", { shape = 4 }) })
+  h.check_contains(lp.generate_code(empty), "int const k")  -- k is a host loop
+  h.on_each_executor(function(exec, name)
+    h.check_array(empty(exec, { out = lp.zeros({ 4 }, "int32") }), function() return 0 end, name .. " empty host loop")
+  end)
   -- Inames no instruction runs in may stay unbounded, as in loopy.
   local knl = lp.make_kernel({ "{ [i, j]: 0<=i<4 and j<i }", "{ [k]: }" }, "out[i] = 2*i")
   h.on_each_executor(function(exec, name)
