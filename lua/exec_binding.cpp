@@ -403,18 +403,21 @@ void add_split_array(CallMemory& m, const Variable& v, const HostArray* passed, 
 // no other argument, or the compiler's reordering makes the result depend on it (reads through several are
 // fine). Equal or overlapping buffers are refused before anything runs.
 void check_no_written_aliases(const CallMemory& m) {
-    std::vector<std::string> names(m.buffers.size());
-    for (const auto& [name, index] : m.buffer_of) names[index] = name;
+    const auto begin = [](const backend::Buffer& u) { return reinterpret_cast<std::uintptr_t>(u.host); };
     for (std::size_t a = 0; a < m.buffers.size(); ++a)
         for (std::size_t b = a + 1; b < m.buffers.size(); ++b) {
             const backend::Buffer &x = m.buffers[a], &y = m.buffers[b];
             if (!(x.written || y.written) || x.bytes == 0 || y.bytes == 0) continue;
-            const auto begin = [](const backend::Buffer& u) { return reinterpret_cast<std::uintptr_t>(u.host); };
-            const bool overlap = begin(x) < begin(y) + y.bytes && begin(y) < begin(x) + x.bytes;
-            user_assert(!overlap, "ArgumentError", "arguments '", names[a], "' and '", names[b],
-                        "' share memory and the kernel writes '", x.written ? names[a] : names[b],
-                        "': array arguments must not overlap (pass a copy, or write the kernel in place on one "
-                        "argument, as out[i] = out[i] + 1)");
+            if (begin(x) >= begin(y) + y.bytes || begin(y) >= begin(x) + x.bytes) continue;
+            // Names only for the message: the passing call builds none.
+            std::string name_a, name_b;
+            for (const auto& [name, index] : m.buffer_of) {
+                if (index == a) name_a = name;
+                if (index == b) name_b = name;
+            }
+            user_error("ArgumentError", "arguments '", name_a, "' and '", name_b, "' share memory and the kernel writes '",
+                       x.written ? name_a : name_b, "': array arguments must not overlap (pass a copy, or write the "
+                       "kernel in place on one argument, as out[i] = out[i] + 1)");
         }
 }
 

@@ -20,7 +20,9 @@ namespace loom {
 namespace {
 
 // Whether one instruction reaches the other through dependencies, in either direction. The ancestors of each
-// instruction are a bitset over the instructions, found once.
+// instruction are a bitset over the instructions, found once from those of its dependencies: asking
+// all_dependencies for every pair would walk the same chains again for each (a chain of n updates of one
+// array has n^2 pairs).
 class DependencyOrder {
 public:
     explicit DependencyOrder(const KernelData& k) : k_(k) {
@@ -78,50 +80,36 @@ private:
     std::map<std::size_t, Bits> done_;
 };
 
-// The accesses of one instruction to one variable, with the loops they run in. `constants`: per axis, the
-// integer every subscripted access puts there, if they all put the same one.
+// The accesses of one instruction to one variable. `constants`: per axis, the integer every access puts
+// there, if they all put the same one (empty when some access has no subscripts of its own).
 struct Uses {
+    const Instruction* insn;
     std::vector<Access> accesses;
-    std::vector<std::string> write_loops, read_loops;
     bool writes = false;
     std::vector<std::optional<long>> constants;
 };
 
 std::vector<std::optional<long>> common_constants(const std::vector<Access>& accesses) {
     std::vector<std::optional<long>> out;
-    bool first = true;
-    for (const Access& a : accesses) {
-        if (!a.subscripted || a.linear) return {};
-        if (first) {
-            for (const ExprPtr& e : a.indices)
-                out.push_back(e->kind == ExprKind::IntLit ? std::optional<long>(e->ival) : std::nullopt);
-            first = false;
-            continue;
+    for (std::size_t i = 0; i < accesses.size(); ++i) {
+        const Access& a = accesses[i];
+        if (!a.subscripted || a.linear || (i > 0 && a.indices.size() != out.size())) return {};
+        if (i == 0) out.resize(a.indices.size());
+        for (std::size_t n = 0; n < out.size(); ++n) {
+            const ExprPtr& e = a.indices[n];
+            const std::optional<long> value = e->kind == ExprKind::IntLit ? std::optional<long>(e->ival) : std::nullopt;
+            if (i == 0 || out[n] != value) out[n] = i == 0 ? value : std::nullopt;
         }
-        if (a.indices.size() != out.size()) return {};
-        for (std::size_t n = 0; n < out.size(); ++n)
-            if (a.indices[n]->kind != ExprKind::IntLit || out[n] != a.indices[n]->ival) out[n].reset();
     }
     return out;
 }
 
-// Two instructions that put different constants on one axis in all their accesses never meet: decided
-// before anything else, which keeps kernels of many statements such as out[i, 3] = ... fast.
-bool constants_apart(const Uses& a, const Uses& b) {
-    if (a.constants.size() != b.constants.size()) return false;
-    for (std::size_t n = 0; n < a.constants.size(); ++n)
-        if (a.constants[n] && b.constants[n] && *a.constants[n] != *b.constants[n]) return true;
-    return false;
-}
-
-// Two accesses that index some axis with different integer constants never meet (out[i, 3] and out[i, 5]):
-// decided without isl, which keeps kernels of many such statements fast.
-bool constant_apart(const Access& a, const Access& b) {
-    if (a.linear || b.linear || a.indices.size() != b.indices.size()) return false;
-    for (std::size_t n = 0; n < a.indices.size(); ++n) {
-        const ExprPtr &x = a.indices[n], &y = b.indices[n];
-        if (x->kind == ExprKind::IntLit && y->kind == ExprKind::IntLit && x->ival != y->ival) return true;
-    }
+// Accesses that put different integer constants on one axis never meet (out[i, 3] and out[i, 5]): decided
+// without isl, which keeps kernels of many such statements fast.
+bool constants_apart(const std::vector<std::optional<long>>& a, const std::vector<std::optional<long>>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t n = 0; n < a.size(); ++n)
+        if (a[n] && b[n] && *a[n] != *b[n]) return true;
     return false;
 }
 
@@ -134,18 +122,18 @@ public:
         for (const Access& x : writer.accesses)
             if (x.is_write)
                 for (const Access& y : other.accesses)
-                    if (access_may_overlap(writer, x, other, y)) return true;
+                    if (access_may_overlap(*writer.insn, x, *other.insn, y)) return true;
         return false;
     }
 
 private:
     // As in loopy, an access without subscripts (a scalar) has no access range, so it overlaps nothing: two
     // unordered `s = s + ...` updates of a scalar are accepted.
-    bool access_may_overlap(const Uses& ua, const Access& a, const Uses& ub, const Access& b) {
+    bool access_may_overlap(const Instruction& ia, const Access& a, const Instruction& ib, const Access& b) {
         if (!a.subscripted || !b.subscripted) return false;
         if (a.linear || b.linear) return true;
-        if (constant_apart(a, b)) return false;
-        isl::set ra = range(ua, a), rb = range(ub, b);
+        if (constants_apart(common_constants({a}), common_constants({b}))) return false;
+        isl::set ra = range(ia, a), rb = range(ib, b);
         rb = isl_util::align_params(rb, ra.space());
         ra = isl_util::align_params(ra, rb.space());
         isl::set both = ra.intersect(rb);
@@ -154,9 +142,8 @@ private:
         return !both.is_empty();
     }
 
-    isl::set range(const Uses& u, const Access& a) const {
-        const std::vector<std::string>& loops = a.is_write ? u.write_loops : u.read_loops;
-        return isl_util::access_map(domain_of(k_, loops), a.indices).range();
+    isl::set range(const Instruction& insn, const Access& a) const {
+        return isl_util::access_map(domain_of(k_, access_loops(insn, a)), a.indices).range();
     }
 
     const KernelData& k_;
@@ -177,8 +164,8 @@ bool waived(const Instruction& a, const Instruction& b, AddressSpace space) {
 }
 
 // Per variable, the instructions that access it (in kernel order) and how.
-std::map<std::string, std::vector<std::pair<const Instruction*, Uses>>> uses_by_variable(const KernelData& k) {
-    std::map<std::string, std::vector<std::pair<const Instruction*, Uses>>> out;
+std::map<std::string, std::vector<Uses>> uses_by_variable(const KernelData& k) {
+    std::map<std::string, std::vector<Uses>> out;
     std::set<std::string> variables;
     for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
         for (const Variable& v : *vars) variables.insert(v.name);
@@ -186,19 +173,13 @@ std::map<std::string, std::vector<std::pair<const Instruction*, Uses>>> uses_by_
         std::map<std::string, Uses> mine;
         for (Access& a : accesses_of(insn)) {
             if (!variables.count(a.name)) continue;
-            Uses& u = mine[a.name];
+            Uses& u = mine.try_emplace(a.name, Uses{&insn, {}, false, {}}).first->second;
             u.writes = u.writes || a.is_write;
             u.accesses.push_back(std::move(a));
         }
-        if (mine.empty()) continue;
-        const std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
-        std::vector<std::string> read_loops = loops;
-        for (const std::string& r : reduction_inames(insn.expression)) read_loops.push_back(r);
         for (auto& [name, u] : mine) {
             u.constants = common_constants(u.accesses);
-            u.write_loops = loops;
-            u.read_loops = read_loops;
-            out[name].emplace_back(&insn, std::move(u));
+            out[name].push_back(std::move(u));
         }
     }
     return out;
@@ -213,16 +194,15 @@ void check_variable_access_ordered(const KernelData& k) {
     DependencyOrder order(k);
     OverlapChecker overlap(k);
     for (const auto& [name, uses] : uses_by_variable(k)) {
-        if (std::none_of(uses.begin(), uses.end(), [](const auto& u) { return u.second.writes; })) continue;
         if (uses.size() < 2) continue;
         const AddressSpace space = space_of(*find_variable(k, name));
-        for (std::size_t w = 0; w < uses.size(); ++w) {
-            if (!uses[w].second.writes) continue;
-            for (std::size_t o = 0; o < uses.size(); ++o) {
-                const Instruction &writer = *uses[w].first, &other = *uses[o].first;
-                if (o == w || constants_apart(uses[w].second, uses[o].second)) continue;
+        for (const Uses& w : uses) {
+            if (!w.writes) continue;
+            for (const Uses& o : uses) {
+                const Instruction &writer = *w.insn, &other = *o.insn;
+                if (&o == &w || constants_apart(w.constants, o.constants)) continue;
                 if (waived(writer, other, space) || order.ordered(writer, other)) continue;
-                if (!overlap.may_overlap(uses[w].second, uses[o].second)) continue;
+                if (!overlap.may_overlap(w, o)) continue;
                 const std::string message =
                     cat("No dependency relationship found between '", writer.id, "' which writes the variable '",
                         name, "' and '", other.id, "' which also accesses the variable '", name,

@@ -82,16 +82,18 @@ std::map<std::string, std::string> hardware_axes(const KernelData& k, const Inst
 // A private temporary has one copy per work-item: written on a hardware axis, each copy holds only that
 // work-group's or work-item's part.
 void check_private_values_stay_on_their_axes(const KernelData& k) {
-    std::map<std::string, std::vector<const Instruction*>> writers;
-    for (const Instruction& insn : k.instructions)
-        for (const std::string& w : written_names(insn)) writers[w].push_back(&insn);
+    const auto writers = writer_map(k);
+    std::map<const Instruction*, std::map<std::string, std::string>> axes;
+    for (const Instruction& insn : k.instructions) axes[&insn] = hardware_axes(k, insn);
     for (const Instruction& reader : k.instructions) {
-        const auto reader_axes = hardware_axes(k, reader);
+        const auto& reader_axes = axes.at(&reader);
         for (const std::string& v : read_names(reader)) {
             const Variable* var = find_variable(k, v);
-            if (!var || var->is_arg() || var->address_space != AddressSpace::Private || !writers.count(v)) continue;
-            for (const Instruction* writer : writers[v])
-                for (const auto& [tag, i] : hardware_axes(k, *writer))
+            const auto written = writers.find(v);
+            if (!var || var->is_arg() || var->address_space != AddressSpace::Private || written == writers.end())
+                continue;
+            for (const Instruction* writer : written->second)
+                for (const auto& [tag, i] : axes.at(writer))
                     user_assert(reader_axes.count(tag), "LoopyError", "instruction '", reader.id,
                                 "' reads private variable '", v, "', which instruction '", writer->id,
                                 "' writes within iname '", i, "' tagged '", tag, "', but '", reader.id,

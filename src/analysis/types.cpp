@@ -280,16 +280,8 @@ DType write_type(KernelData& k, const Instruction& insn, Variable& t, DType assu
 // The type the writes of `t` give it. With `wait_for_all`, Unknown while one of them depends on another
 // unknown variable: deciding from the other writes alone would fix `acc = 0` as int32 before
 // `acc = acc + a[j]*x[j]` is known. Without, the writes whose type is known decide.
+// The instructions that write each variable (typing changes types, never instructions).
 using Writers = std::map<std::string, std::vector<const Instruction*>>;
-
-// The assignments that write each variable (typing changes types, never instructions).
-Writers writers_of(const KernelData& k) {
-    Writers out;
-    for (const Instruction& insn : k.instructions)
-        if (insn.kind == InsnKind::Assignment)
-            for (const std::string& w : written_names(insn)) out[w].push_back(&insn);
-    return out;
-}
 
 DType type_of_writes(KernelData& k, const Writers& all_writers, Variable& t, bool wait_for_all) {
     static const std::vector<const Instruction*> none;
@@ -349,7 +341,7 @@ bool retype_from_writes(KernelData& k, const Writers& writers, Variable& t) {
 // a type found early changes while writes typed later need another (`b = 0` and `b = b + c + 1.0` make b a
 // float).
 void type_from_writes(KernelData& k) {
-    const Writers writers = writers_of(k);
+    const Writers writers = writer_map(k);
     std::vector<Variable*> inferred;
     for (;;) {
         Variable* t = type_one_from_writes(k, writers, true);

@@ -384,16 +384,16 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
         const std::string& tag = k.iname_tags.at(h);
         const std::size_t n = std::stoul(tag.substr(2));
         user_assert(n < 3, "LoopyError", "iname '", h, "' is tagged ", tag, ": only axes 0, 1 and 2 exist");
-        const isl::pw_aff extent = isl_util::extent(domain_of(k, {h}), 0, ctx);
+        const isl::set values = domain_of(k, {h});
         if (tag[0] == 'g') {
-            record_axis(groups, n, extent);
+            record_axis(groups, n, isl_util::extent(values, 0, ctx));
             continue;
         }
         if (local.size() <= n) local.resize(n + 1);
-        if (const std::optional<long> size = isl_util::static_extent(domain_of(k, {h})))
+        if (const std::optional<long> size = isl_util::static_extent(values))
             local[n] = std::max(local[n].value_or(1), *size);
         else
-            record_axis(parametric_local, n, extent);
+            record_axis(parametric_local, n, isl_util::extent(values, 0, ctx));
     }
     for (const std::optional<isl::pw_aff>& g : groups) {
         dk.groups.push_back(g ? isl_util::pw_aff_to_expr(*g, ctx) : int_lit(1));

@@ -70,6 +70,19 @@ std::set<std::string> read_names(const Instruction& insn) {
     return out;
 }
 
+std::map<std::string, std::vector<const Instruction*>> writer_map(const KernelData& k) {
+    std::map<std::string, std::vector<const Instruction*>> out;
+    for (const Instruction& insn : k.instructions)
+        for (const std::string& w : written_names(insn)) out[w].push_back(&insn);
+    return out;
+}
+
+std::vector<std::string> access_loops(const Instruction& insn, const Access& a) {
+    std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
+    loops.insert(loops.end(), a.reduction_scope.begin(), a.reduction_scope.end());
+    return loops;
+}
+
 bool is_tuple_assignment(const Instruction& insn) {
     const ExprPtr& e = insn.expression;
     return insn.kind == InsnKind::Assignment && e && e->kind == ExprKind::Call && e->name == "make_tuple" &&

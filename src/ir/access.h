@@ -1,6 +1,7 @@
 // The variable accesses of an instruction: what it reads and writes, with which subscripts.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,6 +36,13 @@ std::vector<ExprPtr> storage_indices(const KernelData& k, const Access& a);
 std::set<std::string> written_names(const Instruction& insn);
 /// Names of variables read by `insn` (including index variables).
 std::set<std::string> read_names(const Instruction& insn);
+
+/// The instructions that write each variable, in kernel order (pointers into `k.instructions`).
+std::map<std::string, std::vector<const Instruction*>> writer_map(const KernelData& k);
+
+/// The loops access `a` of `insn` runs in: the instruction's inames and, for a read inside reductions, their
+/// inames (only those around it: `b[i] + sum(j, ...)` reads b[i] even where the sum is empty).
+std::vector<std::string> access_loops(const Instruction& insn, const Access& a);
 
 /// Whether `insn` is `a, b, ... = make_tuple(x, y, ...)`, one value per assignee (loopy's make_tuple): each
 /// assignee takes the value at its position.

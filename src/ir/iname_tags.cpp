@@ -6,6 +6,8 @@ bool is_unrolled_tag(const std::string& tag) { return tag == "unr" || tag == "il
 
 bool is_ilp_tag(const std::string& tag) { return tag == "ilp" || tag == "ilp.unr" || tag == "ilp.seq"; }
 
+bool is_innermost_tag(const std::string& tag) { return is_ilp_tag(tag) || tag == "vec"; }
+
 bool is_hardware_tag(const std::string& tag) { return tag.rfind("g.", 0) == 0 || tag.rfind("l.", 0) == 0; }
 
 bool is_concurrent_tag(const std::string& tag) { return is_hardware_tag(tag) || is_ilp_tag(tag) || tag == "vec"; }

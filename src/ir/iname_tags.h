@@ -13,6 +13,10 @@ bool is_unrolled_tag(const std::string& tag);
 /// these loops innermost, privatizes temporaries over them, and places no barrier inside them.
 bool is_ilp_tag(const std::string& tag);
 
+/// The ILP tags and "vec": iterations independent of each other (temporaries are privatized over them), so
+/// the linearizer nests these loops innermost and may leave and enter them again.
+bool is_innermost_tag(const std::string& tag);
+
 /// Tags that make an iname a hardware axis rather than a loop ("g.N", "l.N").
 bool is_hardware_tag(const std::string& tag);
 

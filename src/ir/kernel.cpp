@@ -68,6 +68,12 @@ bool is_iname(const KernelData& k, const std::string& name) {
     return false;
 }
 
+void rewrite_instruction(Instruction& insn, const std::function<ExprPtr(const ExprPtr&)>& f) {
+    for (ExprPtr& a : insn.assignees) a = f(a);
+    if (insn.expression) insn.expression = f(insn.expression);
+    for (ExprPtr& p : insn.predicates) p = f(p);
+}
+
 std::set<std::string> all_dependencies(const KernelData& k, const std::string& id) {
     std::set<std::string> out;
     std::vector<std::string> pending{id};

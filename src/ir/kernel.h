@@ -4,6 +4,7 @@
 
 #include <isl/cpp.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -165,6 +166,8 @@ const Variable* find_variable(const KernelData& k, const std::string& name);
 Variable* find_variable(KernelData& k, const std::string& name);
 const Instruction* find_instruction(const KernelData& k, const std::string& id);
 std::vector<std::string> all_inames(const KernelData& k);
+/// Replaces each expression of `insn` (assignees, right-hand side, predicates) by f of it.
+void rewrite_instruction(Instruction& insn, const std::function<ExprPtr(const ExprPtr&)>& f);
 /// Every instruction `id` depends on, directly or through others (loopy's recursive_insn_dep_map).
 std::set<std::string> all_dependencies(const KernelData& k, const std::string& id);
 std::vector<std::string> all_params(const KernelData& k);

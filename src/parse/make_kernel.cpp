@@ -326,10 +326,8 @@ std::vector<NoSync> resolve_nosync(const KernelData& k, const Instruction& insn)
 }
 
 void resolve_dependencies(KernelData& k, bool seq_dependencies) {
-    std::map<std::string, std::vector<std::string>> writers;
-    for (const Instruction& insn : k.instructions)
-        for (const std::string& w : written_names(insn)) writers[w].push_back(insn.id);
     const KernelData all = k;
+    const auto writers = writer_map(all);
     for (std::size_t n = 0; n < k.instructions.size(); ++n) {
         Instruction& insn = k.instructions[n];
         std::set<std::string> deps;
@@ -339,8 +337,8 @@ void resolve_dependencies(KernelData& k, bool seq_dependencies) {
         if (!insn.depends_on_is_final) {
             for (const std::string& r : read_names(insn)) {
                 const auto it = writers.find(r);
-                if (it != writers.end() && it->second.size() == 1 && it->second[0] != insn.id)
-                    deps.insert(it->second[0]);
+                if (it != writers.end() && it->second.size() == 1 && it->second[0]->id != insn.id)
+                    deps.insert(it->second[0]->id);
             }
         }
         if (seq_dependencies && n > 0) deps.insert(all.instructions[n - 1].id);
@@ -376,17 +374,12 @@ using AccessIndex = std::map<std::string, std::vector<PlacedAccess>>;
 
 AccessIndex subscripted_accesses(const KernelData& k) {
     AccessIndex out;
-    for (const Instruction& insn : k.instructions) {
-        const std::vector<std::string> loops(insn.within_inames.begin(), insn.within_inames.end());
-        for (Access& a : accesses_of(insn)) {
-            if (!a.subscripted) continue;
-            // A read also runs over the reductions around it (only those: `b[i] + sum(j, ...)` reads b[i] even
-            // when the sum is empty).
-            std::vector<std::string> access_loops = loops;
-            access_loops.insert(access_loops.end(), a.reduction_scope.begin(), a.reduction_scope.end());
-            out[a.name].push_back({&insn, std::move(access_loops), std::move(a)});
-        }
-    }
+    for (const Instruction& insn : k.instructions)
+        for (Access& a : accesses_of(insn))
+            if (a.subscripted) {
+                std::vector<std::string> loops = access_loops(insn, a);
+                out[a.name].push_back({&insn, std::move(loops), std::move(a)});
+            }
     return out;
 }
 

@@ -83,9 +83,7 @@ private:
         return out;
     }
 
-    // ILP and vec inames: each iteration is independent of the others (temporaries are privatized over them).
     bool is_breakable(const std::string& iname) const { return is_innermost_tag(k_.iname_tag(iname)); }
-    static bool is_innermost_tag(const std::string& tag) { return is_ilp_tag(tag) || tag == "vec"; }
 
     // Group axes (0) enclose local axes (1), which enclose loops (2), which enclose ILP and vec loops (3): as
     // in loopy, those nest innermost, whatever the loop priorities say.

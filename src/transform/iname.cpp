@@ -88,12 +88,6 @@ std::vector<std::string> replace_names(const std::vector<std::string>& inames,
     return out;
 }
 
-void rewrite_instruction(Instruction& insn, const std::function<ExprPtr(const ExprPtr&)>& f) {
-    for (ExprPtr& a : insn.assignees) a = f(a);
-    if (insn.expression) insn.expression = f(insn.expression);
-    for (ExprPtr& p : insn.predicates) p = f(p);
-}
-
 // Whether the body of `rule` uses `name` other than as one of its arguments.
 bool rule_uses(const SubstitutionRule& rule, const std::string& name) {
     if (contains(rule.arguments, name)) return false;

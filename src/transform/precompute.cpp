@@ -471,14 +471,9 @@ public:
             if (find_rule(k_.substitutions, original) || !find_rule(k_.substitutions, copy)) continue;
             // Init-captures: clang before 16 cannot capture structured bindings.
             const auto renamed = [&copy = copy, &original = original](const ExprPtr& e) -> ExprPtr {
-                if (!e) return e;
                 return rewrite(e, [&](const ExprPtr& n) { return rule_use_named(n, copy, original); });
             };
-            for (Instruction& insn : k_.instructions) {
-                insn.expression = renamed(insn.expression);
-                for (ExprPtr& a : insn.assignees) a = renamed(a);
-                for (ExprPtr& pr : insn.predicates) pr = renamed(pr);
-            }
+            for (Instruction& insn : k_.instructions) rewrite_instruction(insn, renamed);
             for (SubstitutionRule& r : k_.substitutions) {
                 r.expression = renamed(r.expression);
                 if (r.name == copy) r.name = original;
