@@ -1,5 +1,7 @@
 #include "isl/ast_expr.h"
 
+#include <set>
+
 #include <isl/aff.h>
 #include <isl/ast_build.h>
 #include <isl/schedule.h>
@@ -84,14 +86,23 @@ ExprPtr ast_expr_to_expr(isl_ast_expr* e) {
 
 namespace {
 
-AstNode convert(isl_ast_node* n, const MarkedLoops& marked);
+// isl's AST for a schedule with marks (see MarkedLoops), and whether isl wrote some mark more than once: it
+// copies a mark onto each part of a body it generates in parts (below a band that runs once, for example),
+// which would turn one marked loop around a sequence into a sequence of loops.
+struct Conversion {
+    const MarkedLoops& marked;
+    std::set<std::string> seen;
+    bool split = false;
+};
 
-AstNode convert_list(isl_ast_node_list* list, const MarkedLoops& marked) {
+AstNode convert(isl_ast_node* n, Conversion& c);
+
+AstNode convert_list(isl_ast_node_list* list, Conversion& conv) {
     AstNode block;
     const int k = isl_ast_node_list_n_ast_node(list);
     for (int i = 0; i < k; ++i) {
         isl_ast_node* c = isl_ast_node_list_get_ast_node(list, i);
-        AstNode child = convert(c, marked);
+        AstNode child = convert(c, conv);
         isl_ast_node_free(c);
         // Flatten nested blocks: isl's block structure carries no meaning for us.
         if (child.kind == AstNode::Kind::Block)
@@ -116,7 +127,7 @@ ExprPtr take_expr(isl_ast_expr* e) {
     return out;
 }
 
-AstNode convert_for(isl_ast_node* n, const MarkedLoops& marked) {
+AstNode convert_for(isl_ast_node* n, Conversion& conv) {
     AstNode f;
     f.kind = AstNode::Kind::For;
     isl_ast_expr* it = isl_ast_node_for_get_iterator(n);
@@ -128,21 +139,21 @@ AstNode convert_for(isl_ast_node* n, const MarkedLoops& marked) {
     f.cond = take_expr(isl_ast_node_for_get_cond(n));
     f.inc = take_expr(isl_ast_node_for_get_inc(n));
     isl_ast_node* body = isl_ast_node_for_get_body(n);
-    f.children.push_back(as_block(convert(body, marked)));
+    f.children.push_back(as_block(convert(body, conv)));
     isl_ast_node_free(body);
     return f;
 }
 
-AstNode convert_if(isl_ast_node* n, const MarkedLoops& marked) {
+AstNode convert_if(isl_ast_node* n, Conversion& conv) {
     AstNode f;
     f.kind = AstNode::Kind::If;
     f.cond = take_expr(isl_ast_node_if_get_cond(n));
     isl_ast_node* then_node = isl_ast_node_if_get_then_node(n);
-    f.children.push_back(as_block(convert(then_node, marked)));
+    f.children.push_back(as_block(convert(then_node, conv)));
     isl_ast_node_free(then_node);
     if (isl_ast_node_if_has_else_node(n) == isl_bool_true) {
         isl_ast_node* else_node = isl_ast_node_if_get_else_node(n);
-        f.children.push_back(as_block(convert(else_node, marked)));
+        f.children.push_back(as_block(convert(else_node, conv)));
         isl_ast_node_free(else_node);
     }
     return f;
@@ -175,24 +186,26 @@ AstNode marked_loop(const std::string& iterator, std::pair<long, long> range, As
     return f;
 }
 
-AstNode convert_mark(isl_ast_node* n, const MarkedLoops& marked) {
+AstNode convert_mark(isl_ast_node* n, Conversion& conv) {
     isl_id* id = isl_ast_node_mark_get_id(n);
     const std::string name = isl_id_get_name(id);
     isl_id_free(id);
+    conv.split = conv.split || !conv.seen.insert(name).second;
     isl_ast_node* inner = isl_ast_node_mark_get_node(n);
-    AstNode out = convert(inner, marked);
+    AstNode out = convert(inner, conv);
     isl_ast_node_free(inner);
-    const auto loop = marked.find(name);
-    return loop == marked.end() ? out : marked_loop(name, loop->second, std::move(out));
+    const std::string iterator = name.substr(0, name.find('#'));
+    const auto loop = conv.marked.find(iterator);
+    return loop == conv.marked.end() ? out : marked_loop(iterator, loop->second, std::move(out));
 }
 
-AstNode convert(isl_ast_node* n, const MarkedLoops& marked) {
+AstNode convert(isl_ast_node* n, Conversion& conv) {
     switch (isl_ast_node_get_type(n)) {
-        case isl_ast_node_for: return convert_for(n, marked);
-        case isl_ast_node_if: return convert_if(n, marked);
-        case isl_ast_node_block: return convert_list(isl_ast_node_block_get_children(n), marked);
+        case isl_ast_node_for: return convert_for(n, conv);
+        case isl_ast_node_if: return convert_if(n, conv);
+        case isl_ast_node_block: return convert_list(isl_ast_node_block_get_children(n), conv);
         case isl_ast_node_user: return convert_user(n);
-        case isl_ast_node_mark: return convert_mark(n, marked);
+        case isl_ast_node_mark: return convert_mark(n, conv);
         default: internal_assert(false, "unexpected isl AST node"); return {};
     }
 }
@@ -257,15 +270,17 @@ isl_union_map* single_band_map(const isl::schedule& schedule) {
 
 }  // namespace
 
-AstNode generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked) {
+std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked) {
     isl_ast_build* build = isl_ast_build_from_context(context.copy());
     isl_union_map* band = single_band_map(schedule);
     isl_ast_node* tree = band ? isl_ast_build_node_from_schedule_map(build, band)
                               : isl_ast_build_node_from_schedule(build, schedule.copy());
     isl_ast_build_free(build);
     internal_assert(tree != nullptr, "isl could not generate loops for the schedule");
-    AstNode out = as_block(convert(tree, marked));
+    Conversion conv{marked, {}, false};
+    AstNode out = as_block(convert(tree, conv));
     isl_ast_node_free(tree);
+    if (conv.split) return std::nullopt;
     return out;
 }
 

@@ -437,7 +437,10 @@ std::optional<isl::pw_aff> to_pw_aff(const ExprPtr& e, const isl::set& domain) {
 ExprPtr aff_to_expr(const isl::aff& a) {
     isl_set* ctx_set = isl_set_universe(isl_space_params(isl_aff_get_domain_space(a.get())));
     isl_ast_build* build = isl_ast_build_from_context(ctx_set);
-    isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_pw_aff_from_aff(a.copy()));
+    // The build's space is that of the parameters: an aff over a zero-dimensional set (a fixed box's offset)
+    // must be over them too, or isl cannot print its integer divisions.
+    isl_aff* on_params = isl_aff_project_domain_on_params(a.copy());
+    isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_pw_aff_from_aff(on_params));
     isl_ast_build_free(build);
     internal_assert(e != nullptr, "cannot print affine expression");
     ExprPtr out = ast_expr_to_expr(e);
@@ -852,7 +855,8 @@ isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names
 }
 
 isl::pw_aff dim_size(const isl::set& s, int pos) {
-    isl_pw_aff* span = isl_pw_aff_sub(isl_set_dim_max(s.copy(), pos), isl_set_dim_min(s.copy(), pos));
+    const isl::pw_aff hi = dim_max(s, pos), lo = dim_min(s, pos);  // an unbounded dimension is a typed error
+    isl_pw_aff* span = isl_pw_aff_sub(hi.copy(), lo.copy());
     isl_pw_aff* one = isl_pw_aff_val_on_domain(isl_pw_aff_domain(isl_pw_aff_copy(span)), isl_val_one(isl_set_get_ctx(s.get())));
     return isl::manage(isl_pw_aff_add(span, one));
 }

@@ -179,6 +179,8 @@ do
   -- unbounded dimension was an InternalError).
   h.expect_error("StaticValueFindingError", { "'k' has no lower bound" }, lp.chunk_iname,
     lp.make_kernel({ "{ [i]: 0<=i<4 }", "{ [k]: k<=3 }" }, "out[i] = 2*i"), "k", 2)
+  h.expect_error("StaticValueFindingError", { "'k' has no upper bound" }, lp.chunk_iname,
+    lp.make_kernel({ "{ [i]: 0<=i<4 }", "{ [k]: k>=0 }" }, "out[i] = 2*i"), "k", 2)
   -- Such an iname tagged as a hardware axis has no start to shift to zero (found by fuzz_pipeline: isl's
   -- minimum of an unbounded dimension was an InternalError); it takes no part in the grid.
   for _, tag in ipairs({ "l.0", "g.0" }) do
