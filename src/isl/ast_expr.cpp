@@ -12,6 +12,7 @@
 #include <isl/union_set.h>
 #include <isl/val.h>
 
+#include "isl/isl.h"
 #include "support/error.h"
 
 namespace loom::isl_util {
@@ -19,17 +20,17 @@ namespace loom::isl_util {
 namespace {
 
 std::int64_t val_to_int(isl_val* v) {
-    internal_assert(isl_val_is_int(v), "non-integer value in isl AST");
-    const long r = isl_val_get_num_si(v);
-    isl_val_free(v);
-    return r;
+    const isl::val held = isl::manage(v);
+    const std::optional<long> r = long_value(held.get());
+    internal_assert(r.has_value(), "non-integer value in isl AST");
+    return *r;
 }
 
+// isl objects are held while Loom's expressions are built from them: building one may throw (an integer
+// beyond 64 bits), and what isl allocated must not leak then.
 ExprPtr arg(isl_ast_expr* e, int i) {
-    isl_ast_expr* a = isl_ast_expr_op_get_arg(e, i);
-    ExprPtr out = ast_expr_to_expr(a);
-    isl_ast_expr_free(a);
-    return out;
+    const isl::ast_expr a = isl::manage(isl_ast_expr_op_get_arg(e, i));
+    return ast_expr_to_expr(a.get());
 }
 
 ExprPtr fold(isl_ast_expr* e, const char* fn) {
@@ -97,20 +98,19 @@ struct Conversion {
 
 AstNode convert(isl_ast_node* n, Conversion& c);
 
-AstNode convert_list(isl_ast_node_list* list, Conversion& conv) {
+AstNode convert_list(isl_ast_node_list* taken, Conversion& conv) {
+    const isl::ast_node_list list = isl::manage(taken);
     AstNode block;
-    const int k = isl_ast_node_list_n_ast_node(list);
+    const int k = isl_ast_node_list_n_ast_node(list.get());
     for (int i = 0; i < k; ++i) {
-        isl_ast_node* c = isl_ast_node_list_get_ast_node(list, i);
-        AstNode child = convert(c, conv);
-        isl_ast_node_free(c);
+        const isl::ast_node c = isl::manage(isl_ast_node_list_get_ast_node(list.get(), i));
+        AstNode child = convert(c.get(), conv);
         // Flatten nested blocks: isl's block structure carries no meaning for us.
         if (child.kind == AstNode::Kind::Block)
             for (AstNode& g : child.children) block.children.push_back(std::move(g));
         else
             block.children.push_back(std::move(child));
     }
-    isl_ast_node_list_free(list);
     return block;
 }
 
@@ -122,9 +122,8 @@ AstNode as_block(AstNode n) {
 }
 
 ExprPtr take_expr(isl_ast_expr* e) {
-    ExprPtr out = ast_expr_to_expr(e);
-    isl_ast_expr_free(e);
-    return out;
+    const isl::ast_expr held = isl::manage(e);
+    return ast_expr_to_expr(held.get());
 }
 
 AstNode convert_for(isl_ast_node* n, Conversion& conv) {
@@ -138,9 +137,8 @@ AstNode convert_for(isl_ast_node* n, Conversion& conv) {
     f.init = take_expr(isl_ast_node_for_get_init(n));
     f.cond = take_expr(isl_ast_node_for_get_cond(n));
     f.inc = take_expr(isl_ast_node_for_get_inc(n));
-    isl_ast_node* body = isl_ast_node_for_get_body(n);
-    f.children.push_back(as_block(convert(body, conv)));
-    isl_ast_node_free(body);
+    const isl::ast_node body = isl::manage(isl_ast_node_for_get_body(n));
+    f.children.push_back(as_block(convert(body.get(), conv)));
     return f;
 }
 
@@ -148,13 +146,11 @@ AstNode convert_if(isl_ast_node* n, Conversion& conv) {
     AstNode f;
     f.kind = AstNode::Kind::If;
     f.cond = take_expr(isl_ast_node_if_get_cond(n));
-    isl_ast_node* then_node = isl_ast_node_if_get_then_node(n);
-    f.children.push_back(as_block(convert(then_node, conv)));
-    isl_ast_node_free(then_node);
+    const isl::ast_node then_node = isl::manage(isl_ast_node_if_get_then_node(n));
+    f.children.push_back(as_block(convert(then_node.get(), conv)));
     if (isl_ast_node_if_has_else_node(n) == isl_bool_true) {
-        isl_ast_node* else_node = isl_ast_node_if_get_else_node(n);
-        f.children.push_back(as_block(convert(else_node, conv)));
-        isl_ast_node_free(else_node);
+        const isl::ast_node else_node = isl::manage(isl_ast_node_if_get_else_node(n));
+        f.children.push_back(as_block(convert(else_node.get(), conv)));
     }
     return f;
 }
@@ -162,15 +158,14 @@ AstNode convert_if(isl_ast_node* n, Conversion& conv) {
 AstNode convert_user(isl_ast_node* n) {
     AstNode u;
     u.kind = AstNode::Kind::User;
-    isl_ast_expr* call_expr = isl_ast_node_user_get_expr(n);
-    isl_ast_expr* fn = isl_ast_expr_op_get_arg(call_expr, 0);
+    const isl::ast_expr call_expr = isl::manage(isl_ast_node_user_get_expr(n));
+    isl_ast_expr* fn = isl_ast_expr_op_get_arg(call_expr.get(), 0);
     isl_id* id = isl_ast_expr_id_get_id(fn);
     u.statement = isl_id_get_name(id);
     isl_id_free(id);
     isl_ast_expr_free(fn);
-    const int nargs = isl_ast_expr_op_get_n_arg(call_expr);
-    for (int i = 1; i < nargs; ++i) u.args.push_back(arg(call_expr, i));
-    isl_ast_expr_free(call_expr);
+    const int nargs = isl_ast_expr_op_get_n_arg(call_expr.get());
+    for (int i = 1; i < nargs; ++i) u.args.push_back(arg(call_expr.get(), i));
     return u;
 }
 
@@ -191,9 +186,8 @@ AstNode convert_mark(isl_ast_node* n, Conversion& conv) {
     const std::string name = isl_id_get_name(id);
     isl_id_free(id);
     conv.split = conv.split || !conv.seen.insert(name).second;
-    isl_ast_node* inner = isl_ast_node_mark_get_node(n);
-    AstNode out = convert(inner, conv);
-    isl_ast_node_free(inner);
+    const isl::ast_node inner = isl::manage(isl_ast_node_mark_get_node(n));
+    AstNode out = convert(inner.get(), conv);
     const std::string iterator = name.substr(0, name.find('#'));
     const auto loop = conv.marked.find(iterator);
     return loop == conv.marked.end() ? out : marked_loop(iterator, loop->second, std::move(out));
@@ -277,9 +271,9 @@ std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::se
                               : isl_ast_build_node_from_schedule(build, schedule.copy());
     isl_ast_build_free(build);
     internal_assert(tree != nullptr, "isl could not generate loops for the schedule");
+    const isl::ast_node held = isl::manage(tree);
     Conversion conv{marked, {}, false};
-    AstNode out = as_block(convert(tree, conv));
-    isl_ast_node_free(tree);
+    AstNode out = as_block(convert(held.get(), conv));
     if (conv.split) return std::nullopt;
     return out;
 }
