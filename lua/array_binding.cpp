@@ -55,38 +55,12 @@ std::string valid_dtype_names() {
     return names;
 }
 
-DType opt_dtype(lua_State* L, int arg, const char* fname, DType fallback) {
-    if (lua_isnoneornil(L, arg)) return fallback;
-    const std::string name = check_string(L, arg, fname);
-    const std::optional<DType> dtype = dtype_from_name(name);
-    if (!dtype) arg_error(L, arg, fname, cat("unknown dtype '", name, "'; valid dtypes are ", valid_dtype_names()));
-    return *dtype;
-}
-
 Order opt_order(lua_State* L, int arg, const char* fname) {
     if (lua_isnoneornil(L, arg)) return Order::C;
     const std::string order = check_string(L, arg, fname);
     if (order == "C") return Order::C;
     if (order == "F") return Order::F;
     arg_error(L, arg, fname, cat("order must be \"C\" or \"F\", got \"", order, "\""));
-}
-
-// An integer (one axis) or a list of integers.
-HostArray::Shape check_shape(lua_State* L, int arg, const char* fname) {
-    if (lua_type(L, arg) == LUA_TNUMBER) return {check_integer(L, arg, fname)};
-    if (!lua_istable(L, arg))
-        arg_error(L, arg, fname, cat("shape (integer or list of integers) expected, got ", luaL_typename(L, arg)));
-    HostArray::Shape shape;
-    const auto n = static_cast<lua_Integer>(lua_rawlen(L, arg));
-    for (lua_Integer k = 1; k <= n; ++k) {
-        lua_rawgeti(L, arg, k);
-        int isnum = 0;
-        const lua_Integer d = lua_tointegerx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum) arg_error(L, arg, fname, cat("shape entry ", k, " is not an integer"));
-        shape.push_back(d);
-    }
-    return shape;
 }
 
 HostArray::Index check_index(lua_State* L, int first, int last, const char* fname) {
@@ -421,6 +395,31 @@ std::optional<std::complex<double>> test_complex(lua_State* L, int idx) {
     idx = lua_absindex(L, idx);  // the pair's parts are pushed above it
     if (!is_complex_pair(L, idx)) return std::nullopt;
     return complex_pair(L, idx);
+}
+
+DType opt_dtype(lua_State* L, int arg, const char* fname, DType fallback) {
+    if (lua_isnoneornil(L, arg)) return fallback;
+    const std::string name = check_string(L, arg, fname);
+    const std::optional<DType> dtype = dtype_from_name(name);
+    if (!dtype) arg_error(L, arg, fname, cat("unknown dtype '", name, "'; valid dtypes are ", valid_dtype_names()));
+    return *dtype;
+}
+
+HostArray::Shape check_shape(lua_State* L, int arg, const char* fname) {
+    if (lua_type(L, arg) == LUA_TNUMBER) return {check_integer(L, arg, fname)};
+    if (!lua_istable(L, arg))
+        arg_error(L, arg, fname, cat("shape (integer or list of integers) expected, got ", luaL_typename(L, arg)));
+    HostArray::Shape shape;
+    const auto n = static_cast<lua_Integer>(lua_rawlen(L, arg));
+    for (lua_Integer k = 1; k <= n; ++k) {
+        lua_rawgeti(L, arg, k);
+        int isnum = 0;
+        const lua_Integer d = lua_tointegerx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum) arg_error(L, arg, fname, cat("shape entry ", k, " is not an integer"));
+        shape.push_back(d);
+    }
+    return shape;
 }
 
 void register_array_api(lua_State* L, int module_table) {

@@ -54,6 +54,9 @@ void restrict_compiler_flags(lua_State* L);
 /// Whether L restricts them.
 bool compiler_flags_restricted(lua_State* L);
 
+/// The executor at `idx` (lp.cl.queue, lp.c.executor); otherwise an ArgumentError.
+std::shared_ptr<backend::Executor> check_executor_ptr(lua_State* L, int idx, const char* fname);
+
 /// Whether the value at `idx` is an executor (lp.cl.queue, lp.c.executor).
 bool is_executor(lua_State* L, int idx);
 /// Pushes the executor that `knl{...}` uses for `target` ("opencl" or "c"), made on first use.

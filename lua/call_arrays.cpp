@@ -34,16 +34,21 @@ ArrayMemory stage(const Variable& v, const HostArray& logical, bool copy_in, std
     return m;
 }
 
-void check_passed(const Variable& v, const HostArray& a, const std::vector<std::int64_t>& shape) {
-    if (a.dtype() != v.dtype)
+void check_passed(const Variable& v, DType dtype, const std::vector<std::int64_t>& passed_shape, const void* data,
+                  const std::vector<std::int64_t>& shape) {
+    if (dtype != v.dtype)
         throw Error("ArgumentError", cat("argument '", v.name, "': expected a ", dtype_name(v.dtype), " array, got ",
-                                         dtype_name(a.dtype())));
-    if (shape != a.shape())
+                                         dtype_name(dtype)));
+    if (shape != passed_shape)
         throw Error("ArgumentError", cat("argument '", v.name, "': expected shape ", shape_string(shape), ", got ",
-                                         shape_string(a.shape())));
-    if (v.alignment > 0 && reinterpret_cast<std::uintptr_t>(a.data()) % static_cast<std::uintptr_t>(v.alignment) != 0)
+                                         shape_string(passed_shape)));
+    if (v.alignment > 0 && reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(v.alignment) != 0)
         throw Error("ArgumentError", cat("argument '", v.name, "' is declared aligned to ", v.alignment,
                                          " bytes, but the array passed is not"));
+}
+
+void check_passed(const Variable& v, const HostArray& a, const std::vector<std::int64_t>& shape) {
+    check_passed(v, a.dtype(), a.shape(), a.data(), shape);
 }
 
 // The layout of `v` for these values: strides and offset, checked non-negative.
@@ -116,6 +121,33 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
                                          ", expected ", shape_string(strides),
                                          "): pass a Fortran-order array, as lp.zeros(shape, dtype, \"F\") makes"));
     return stage(v, a, true, std::move(strides), offset);
+}
+
+void check_device_memory(const Variable& v, const DeviceMemory& d, const Values& values) {
+    if (v.no_shape) {  // any shape, in C order (as storage_memory takes host arrays)
+        check_passed(v, d.dtype, d.shape, d.host, d.shape);
+        user_assert(same_strides(d.shape, d.strides, contiguous_strides(d.shape, 'C')), "ArgumentError", "argument '",
+                    v.name, "' has no shape (lp.none): a device array for it must be in C order");
+        return;
+    }
+    const std::vector<std::int64_t> shape = eval_shape(v, values);
+    check_passed(v, d.dtype, d.shape, d.host, shape);
+    const auto [strides, offset] = eval_layout(v, values);
+    user_assert(offset == 0 && same_strides(shape, d.strides, strides), "ArgumentError", "strides mismatch on argument '",
+                v.name, "' (got ", shape_string(d.strides), ", expected ", shape_string(strides),
+                offset ? cat(" at offset ", offset) : "",
+                "): a device array is used in place, so it must have the declared layout");
+}
+
+Order device_order(const Variable& v, const Values& values) {
+    user_assert(!v.no_shape, "ArgumentError", "argument '", v.name,
+                "' has no shape (lp.none), so it cannot be allocated: pass it");
+    const std::vector<std::int64_t> shape = eval_shape(v, values);
+    const auto [strides, offset] = eval_layout(v, values);
+    if (offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'C'))) return Order::C;
+    if (offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'F'))) return Order::F;
+    user_error("ArgumentError", "argument '", v.name, "' has a layout (strides ", shape_string(strides), ", offset ",
+               offset, ") that device arrays cannot have: pass a host array for it");
 }
 
 void copy_back(const ArrayMemory& m) {

@@ -14,6 +14,7 @@
 #include "lua/array_binding.h"
 #include "lua/binding.h"
 #include "lua/call_arrays.h"
+#include "lua/device_binding.h"
 #include "lua/trampoline.h"
 #include "support/strings.h"
 
@@ -50,9 +51,7 @@ const std::shared_ptr<backend::Executor>& live_executor(lua_State* L, ExecutorHa
     return h.exec;
 }
 
-backend::Executor& check_executor(lua_State* L, int idx, const char* fname) {
-    return *live_executor(L, *static_cast<ExecutorHandle*>(check_udata(L, idx, kExecutorMeta, fname)), idx, fname);
-}
+backend::Executor& check_executor(lua_State* L, int idx, const char* fname) { return *check_executor_ptr(L, idx, fname); }
 
 int cl_queue(lua_State* L) {
     const char* f = "cl.queue";
@@ -80,12 +79,18 @@ int c_executor(lua_State* L) {
     return 1;
 }
 
+// Fields first, then the methods table (upvalue 1).
 int executor_index(lua_State* L) {
     const backend::Executor& exec = check_executor(L, 1, "__index");
     const std::string key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
-    if (key == "target") lua_pushstring(L, exec.target().c_str());
-    else if (key == "device") lua_pushstring(L, exec.description().c_str());
-    else lua_pushnil(L);
+    if (key == "target") {
+        lua_pushstring(L, exec.target().c_str());
+    } else if (key == "device") {
+        lua_pushstring(L, exec.description().c_str());
+    } else {
+        lua_pushvalue(L, 2);
+        lua_rawget(L, lua_upvalueindex(1));
+    }
     return 1;
 }
 
@@ -124,6 +129,7 @@ std::shared_ptr<backend::Executor> default_executor(lua_State* L, const std::str
 
 struct CallArgs {
     std::map<std::string, HostArray> arrays;
+    std::map<std::string, DeviceArray> device_arrays;
     std::map<std::string, std::vector<HostArray>> piece_lists;  // sep arguments given as their separate arrays
     std::map<std::string, std::int64_t> ints;
     std::map<std::string, double> floats;
@@ -197,10 +203,14 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
             }
         } else if (HostArray* a = test_array(L, -1)) {
             c.arrays.emplace(name, *a);
+        } else if (DeviceArray* d = test_device_array(L, -1)) {
+            user_assert(d->buffer != nullptr, "ArgumentError", "argument '", name, "': the device array has been released");
+            c.device_arrays.emplace(name, *d);
         } else if (lua_istable(L, -1) && !sep_axes(*v).empty()) {
             c.piece_lists.emplace(name, read_piece_lists(L, *v));
         } else {
-            throw Error("ArgumentError", cat("argument '", name, "' is an array argument: loom.Array expected, got ",
+            throw Error("ArgumentError", cat("argument '", name,
+                                             "' is an array argument: loom.Array or loom.DeviceArray expected, got ",
                                              luaL_typename(L, -1)));
         }
         lua_pop(L, 1);
@@ -224,6 +234,8 @@ std::optional<std::int64_t> auto_stride(const KernelData& k, const std::string& 
             const ExprPtr& s = a.strides[j];
             if (!s || s->kind != ExprKind::Var || s->name != name) continue;
             if (const auto it = c.arrays.find(a.name); it != c.arrays.end() && j < it->second.ndim())
+                return it->second.strides()[j];
+            if (const auto it = c.device_arrays.find(a.name); it != c.device_arrays.end() && j < it->second.shape.size())
                 return it->second.strides()[j];
             std::int64_t stride = 1;
             for (std::size_t m = j + 1; m < a.shape.size(); ++m) {
@@ -261,14 +273,15 @@ void find_values_from_shapes(const KernelData& k, CallArgs& c) {
     for (const Variable& v : k.args) {
         if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name) || c.complexes.count(v.name))
             continue;
-        const auto from_shape = [&](const Variable& av, const HostArray& arr) {
-            for (std::size_t j = 0; j < av.shape.size() && j < arr.ndim() && !c.ints.count(v.name); ++j)
-                if (const auto value = solve_extent(av.shape[j], v.name, arr.shape()[j], c.ints)) c.ints[v.name] = *value;
+        const auto from_shape = [&](const Variable& av, const HostArray::Shape& shape) {
+            for (std::size_t j = 0; j < av.shape.size() && j < shape.size() && !c.ints.count(v.name); ++j)
+                if (const auto value = solve_extent(av.shape[j], v.name, shape[j], c.ints)) c.ints[v.name] = *value;
         };
-        for (const auto& [name, arr] : c.arrays) from_shape(*find_variable(k, name), arr);
+        for (const auto& [name, arr] : c.arrays) from_shape(*find_variable(k, name), arr.shape());
+        for (const auto& [name, arr] : c.device_arrays) from_shape(*find_variable(k, name), arr.shape);
         for (const auto& [name, list] : c.piece_lists) {
             const Variable& av = *find_variable(k, name);
-            if (!list.empty()) from_shape(sep_piece_variable(av, sep_pieces(av)[0]), list[0]);
+            if (!list.empty()) from_shape(sep_piece_variable(av, sep_pieces(av)[0]), list[0].shape());
         }
         if (!c.ints.count(v.name) && is_offset_of_an_array(k, v.name)) c.ints[v.name] = 0;
         if (!c.ints.count(v.name))
@@ -283,6 +296,8 @@ std::map<std::string, DType> call_dtypes(const KernelData& k, const CallArgs& c)
     std::map<std::string, DType> out;
     for (const auto& [name, arr] : c.arrays)
         if (find_variable(k, name)->dtype == DType::Unknown) out[name] = arr.dtype();
+    for (const auto& [name, arr] : c.device_arrays)
+        if (find_variable(k, name)->dtype == DType::Unknown) out[name] = arr.dtype;
     for (const auto& [name, list] : c.piece_lists)
         if (!list.empty() && find_variable(k, name)->dtype == DType::Unknown) out[name] = list[0].dtype();
     for (const auto& [name, t] : c.value_types)
@@ -334,6 +349,7 @@ struct Output {
     std::string name;
     std::vector<HostArray> arrays;
     std::vector<std::int64_t> list_extents;  // empty: one array
+    std::optional<DeviceArray> device;       // instead of `arrays`: a device array
 };
 
 // `args`: the stack index of the call's argument table. The host arrays passed for an output are written in
@@ -341,9 +357,11 @@ struct Output {
 void push_output(lua_State* L, const Output& o, int args) {
     if (lua_istable(L, args)) {
         const int passed = get_field(L, args, o.name.c_str());
-        if (o.list_extents.empty() ? test_array(L, -1) != nullptr : passed == LUA_TTABLE) return;
+        const bool array = test_array(L, -1) != nullptr || test_device_array(L, -1) != nullptr;
+        if (o.list_extents.empty() ? array : passed == LUA_TTABLE) return;
         lua_pop(L, 1);
     }
+    if (o.device) return push_device_array(L, *o.device);
     std::size_t next = 0;
     const auto level = [&](const auto& self, std::size_t depth) -> void {
         if (depth == o.list_extents.size()) return push_array(L, o.arrays[next++]);
@@ -366,18 +384,43 @@ struct CallMemory {
     std::vector<ArrayMemory> staged_outputs;  // copied back into the caller's arrays after the run
     std::vector<SepMemory> split_outputs;     // likewise, from their separate arrays
 
+    std::vector<std::shared_ptr<backend::DeviceBuffer>> device_keep;  // the device buffers of `buffers`
+
     void add(const std::string& name, const HostArray& a, bool read, bool written) {
         buffer_of[name] = buffers.size();
         buffers.push_back({a.data(), a.nbytes(), read, written});
         keep.push_back(a);
     }
+    void add_device(const std::string& name, const std::shared_ptr<backend::DeviceBuffer>& b, bool written) {
+        buffer_of[name] = buffers.size();
+        buffers.push_back({b->host(), b->bytes(), true, written, b.get()});
+        device_keep.push_back(b);
+    }
 };
+
+// A device array passed for `v`, or the output allocated on the device for it when the call's inputs are device
+// arrays (device arrays in, device arrays out). Used in place: it must have the declared layout.
+void add_device_array(CallMemory& m, const Variable& v, const DeviceArray* passed, const CallArgs& c,
+                      const std::shared_ptr<backend::Executor>& exec) {
+    user_assert(sep_axes(v).empty(), "ArgumentError", "argument '", v.name,
+                "' has sep axes (separate arrays), which device arrays do not support: pass host arrays for it");
+    const bool written = v.is_output.value_or(false);
+    if (passed) {
+        user_assert(passed->exec == exec, "ArgumentError", "argument '", v.name, "' is a device array of another executor (",
+                    passed->exec->description(), "), but the call runs on ", exec->description());
+        check_device_memory(v, {passed->dtype, passed->shape, passed->strides(), passed->buffer->host()}, c.ints);
+    }
+    const DeviceArray d = passed ? *passed
+                                 : allocate_device_array(exec, eval_shape(v, c.ints), v.dtype, device_order(v, c.ints));
+    if (written) m.outputs.push_back({v.name, {}, {}, d});
+    m.add_device(v.name, d.buffer, written);
+}
 
 // A sep argument given as its separate arrays: each is checked and passed as an argument of its own.
 void add_piece_list(CallMemory& m, const Variable& v, const std::vector<HostArray>& list, const CallArgs& c) {
     const bool written = v.is_output.value_or(false);
     const std::vector<SepPiece> pieces = sep_pieces(v);
-    Output out{v.name, {}, sep_extents(v)};
+    Output out{v.name, {}, sep_extents(v), std::nullopt};
     for (std::size_t n = 0; n < pieces.size(); ++n) {
         const ArrayMemory a = array_memory(sep_piece_variable(v, pieces[n]), &list[n], c.ints);
         if (written && a.staged) m.staged_outputs.push_back(a);
@@ -395,7 +438,7 @@ void add_split_array(CallMemory& m, const Variable& v, const HostArray* passed, 
     const std::vector<SepPiece> pieces = sep_pieces(v);
     for (std::size_t n = 0; n < pieces.size(); ++n) m.add(pieces[n].name, split.pieces[n], true, written);
     if (!written) return;
-    m.outputs.push_back({v.name, {split.logical}, {}});
+    m.outputs.push_back({v.name, {split.logical}, {}, std::nullopt});
     m.split_outputs.push_back(split);
 }
 
@@ -403,12 +446,16 @@ void add_split_array(CallMemory& m, const Variable& v, const HostArray* passed, 
 // no other argument, or the compiler's reordering makes the result depend on it (reads through several are
 // fine). Equal or overlapping buffers are refused before anything runs.
 void check_no_written_aliases(const CallMemory& m) {
-    const auto begin = [](const backend::Buffer& u) { return reinterpret_cast<std::uintptr_t>(u.host); };
+    // Device memory without a host address is told apart by its buffer: the same buffer twice overlaps.
+    const auto begin = [](const backend::Buffer& u) {
+        return reinterpret_cast<std::uintptr_t>(u.host ? u.host : static_cast<void*>(u.device));
+    };
+    const auto size = [](const backend::Buffer& u) { return u.host ? u.bytes : std::size_t{1}; };
     for (std::size_t a = 0; a < m.buffers.size(); ++a)
         for (std::size_t b = a + 1; b < m.buffers.size(); ++b) {
             const backend::Buffer &x = m.buffers[a], &y = m.buffers[b];
             if (!(x.written || y.written) || x.bytes == 0 || y.bytes == 0) continue;
-            if (begin(x) >= begin(y) + y.bytes || begin(y) >= begin(x) + x.bytes) continue;
+            if (begin(x) >= begin(y) + size(y) || begin(y) >= begin(x) + size(x)) continue;
             // Names only for the message: the passing call builds none.
             std::string name_a, name_b;
             for (const auto& [name, index] : m.buffer_of) {
@@ -421,14 +468,22 @@ void check_no_written_aliases(const CallMemory& m) {
         }
 }
 
-CallMemory call_memory(const KernelData& k, const CallArgs& c) {
+// `exec` runs the call. When any array passed is a device array, the outputs not passed and the global
+// temporaries are allocated on its device.
+CallMemory call_memory(const KernelData& k, const CallArgs& c, const std::shared_ptr<backend::Executor>& exec) {
     CallMemory m;
+    const bool on_device = !c.device_arrays.empty();
     for (const Variable& v : k.args) {
         if (v.kind == VarKind::ValueArg) continue;
         const auto found = c.arrays.find(v.name);
         const HostArray* passed = found != c.arrays.end() ? &found->second : nullptr;
         if (const auto list = c.piece_lists.find(v.name); list != c.piece_lists.end()) {
             add_piece_list(m, v, list->second, c);
+            continue;
+        }
+        const auto device = c.device_arrays.find(v.name);
+        if (device != c.device_arrays.end() || (on_device && !passed && v.is_output.value_or(false))) {
+            add_device_array(m, v, device != c.device_arrays.end() ? &device->second : nullptr, c, exec);
             continue;
         }
         // As loopy, written arrays that are not passed are allocated; a missing read-only input would read zeros.
@@ -440,14 +495,18 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c) {
         }
         const bool written = v.is_output.value_or(false);
         const ArrayMemory a = array_memory(v, passed, c.ints);
-        if (written) m.outputs.push_back({v.name, {a.logical}, {}});
+        if (written) m.outputs.push_back({v.name, {a.logical}, {}, std::nullopt});
         if (written && a.staged) m.staged_outputs.push_back(a);
         // Every array goes to the device, outputs too: elements the kernel does not write keep their values,
         // as on the C target which works in place.
         m.add(v.name, a.buffer, true, written);
     }
-    for (const Variable& t : k.temporaries)
-        if (t.address_space == AddressSpace::Global) m.add(t.name, array_memory(t, nullptr, c.ints).buffer, true, false);
+    for (const Variable& t : k.temporaries) {
+        if (t.address_space != AddressSpace::Global) continue;
+        const HostArray buffer = array_memory(t, nullptr, c.ints).buffer;
+        if (on_device) m.add_device(t.name, exec->allocate(buffer.nbytes()), false);
+        else m.add(t.name, buffer, true, false);
+    }
     check_no_written_aliases(m);
     return m;
 }
@@ -512,10 +571,14 @@ PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
     ExecutorHandle* eh = test_executor(L, 2);
     CallArgs c = read_call_args(L, *h.kernel, eh ? 3 : 2);
     find_values_from_shapes(*h.kernel, c);
-    std::shared_ptr<backend::Executor> exec = eh ? live_executor(L, *eh, 2, "kernel call") : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
+    // Without an executor, the one the device arrays passed live on, else the default for the kernel's target.
+    std::shared_ptr<backend::Executor> exec =
+        eh ? live_executor(L, *eh, 2, "kernel call")
+           : !c.device_arrays.empty() ? c.device_arrays.begin()->second.exec
+                                      : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
     PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}};
     check_value_ranges(*call.built->typed, c);
-    call.mem = call_memory(*call.built->typed, c);
+    call.mem = call_memory(*call.built->typed, c, exec);
     // The host program decides the launches: each device kernel once, or once per iteration of its host loops.
     run_host_program(call.built->code.host, c.ints, [&](std::size_t kernel, const HostValues& values) {
         const DeviceKernel& dk = call.built->code.kernels.at(kernel);
@@ -604,6 +667,10 @@ const luaL_Reg kCFunctions[] = {{"executor", trampoline<c_executor>}, {nullptr, 
 
 int call_kernel(lua_State* L) { return call_kernel_body(L); }
 
+std::shared_ptr<backend::Executor> check_executor_ptr(lua_State* L, int idx, const char* fname) {
+    return live_executor(L, *static_cast<ExecutorHandle*>(check_udata(L, idx, kExecutorMeta, fname)), idx, fname);
+}
+
 bool is_executor(lua_State* L, int idx) { return test_executor(L, idx) != nullptr; }
 
 void push_default_executor(lua_State* L, const std::string& target) {
@@ -635,17 +702,22 @@ bool compiler_flags_restricted(lua_State* L) {
 }
 
 void register_exec_api(lua_State* L, int module_table) {
+    module_table = lua_absindex(L, module_table);
     luaL_newmetatable(L, kExecutorMeta);
-    lua_pushcfunction(L, trampoline<executor_index>);
-    lua_setfield(L, -2, "__index");
+    const int meta = lua_gettop(L);
+    lua_newtable(L);  // the methods, filled by register_device_api
+    const int methods = lua_gettop(L);
+    lua_pushvalue(L, methods);
+    lua_pushcclosure(L, trampoline<executor_index>, 1);
+    lua_setfield(L, meta, "__index");
     lua_pushcfunction(L, trampoline<executor_tostring>);
-    lua_setfield(L, -2, "__tostring");
+    lua_setfield(L, meta, "__tostring");
     lua_pushcfunction(L, trampoline<executor_gc>);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
-
+    lua_setfield(L, meta, "__gc");
     luaL_newlib(L, kClFunctions);
+    register_device_api(L, -1, methods);
     lua_setfield(L, module_table, "cl");
+    lua_pop(L, 2);
     luaL_newlib(L, kCFunctions);
     lua_setfield(L, module_table, "c");
     lua_pushcfunction(L, trampoline<set_caching_enabled>);

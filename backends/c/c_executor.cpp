@@ -8,10 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <unordered_map>
 
 #include "backends/cache.h"
@@ -257,6 +260,27 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
+// Device arrays: the C code works on host memory, so they are host memory
+
+class HostBuffer final : public DeviceBuffer {
+public:
+    HostBuffer(void* host, std::size_t bytes, std::shared_ptr<void> keep)
+        : host_(host), bytes_(bytes), keep_(std::move(keep)) {}
+    std::size_t bytes() const override { return bytes_; }
+    void* host() const override { return host_; }
+
+private:
+    void* host_;
+    std::size_t bytes_;
+    std::shared_ptr<void> keep_;
+};
+
+void* host_of(const DeviceBuffer& b) {
+    internal_assert(b.host() != nullptr, "the C executor was given a buffer of another executor");
+    return b.host();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Building
 
 /// What -march=native depends on: a cache shared between machines (an NFS home) must not hand one CPU code built
@@ -294,6 +318,29 @@ public:
         }
         return program;
     }
+
+    std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+        // 64-byte aligned, as host arrays are, so that kernels declaring an alignment accept it.
+        const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
+        void* memory = std::aligned_alloc(64, rounded);
+        if (memory == nullptr) throw std::bad_alloc();
+        std::memset(memory, 0, rounded);
+        return std::make_shared<HostBuffer>(memory, bytes, std::shared_ptr<void>(memory, std::free));
+    }
+    std::shared_ptr<DeviceBuffer> adopt(void* host, std::size_t bytes, std::shared_ptr<void> keep) override {
+        return std::make_shared<HostBuffer>(host, bytes, std::move(keep));
+    }
+    void write(DeviceBuffer& to, const void* from, std::size_t bytes) override {
+        if (bytes > 0) std::memcpy(host_of(to), from, bytes);
+    }
+    void read(const DeviceBuffer& from, void* to, std::size_t bytes) override {
+        if (bytes > 0) std::memcpy(to, host_of(from), bytes);
+    }
+    void copy(const DeviceBuffer& from, DeviceBuffer& to) override {
+        if (from.bytes() > 0) std::memcpy(host_of(to), host_of(from), from.bytes());
+    }
+    /// Calls run to completion: there is nothing to wait for.
+    void finish() override {}
 
 private:
     static Library load_or_compile(const std::string& source, const std::vector<std::string>& command) {

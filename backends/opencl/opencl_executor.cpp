@@ -258,6 +258,36 @@ std::shared_ptr<const Device> open_device(const DeviceEntry& e) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Device memory
+
+/// A cl_mem made from `host` (copied in) or uninitialized when it is null. OpenCL rejects zero-sized buffers, but
+/// an empty array is still a valid argument: it gets one byte.
+MemHandle create_buffer(const Device& device, std::size_t bytes, const void* host) {
+    cl_int err = CL_SUCCESS;
+    MemHandle mem(clCreateBuffer(device.context.get(), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
+                                 std::max<std::size_t>(bytes, 1), const_cast<void*>(host), &err));
+    check(err, cat("clCreateBuffer(", bytes, " bytes)"));
+    return mem;
+}
+
+class ClBuffer final : public DeviceBuffer {
+public:
+    ClBuffer(MemHandle mem, std::size_t bytes) : mem_(std::move(mem)), bytes_(bytes) {}
+    std::size_t bytes() const override { return bytes_; }
+    cl_mem mem() const { return mem_.get(); }
+
+private:
+    MemHandle mem_;
+    std::size_t bytes_;
+};
+
+cl_mem mem_of(const DeviceBuffer& b) {
+    const auto* cl = dynamic_cast<const ClBuffer*>(&b);
+    internal_assert(cl != nullptr, "an OpenCL program was given a buffer of another executor");
+    return cl->mem();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Launching
 
 std::string sizes_text(const std::size_t* sizes, unsigned dims) {
@@ -274,25 +304,30 @@ public:
     }
 
     void run(std::vector<Buffer>& buffers, const std::vector<Launch>& launches) override {
-        const std::vector<MemHandle> memory = upload(buffers);
+        CallMemory memory = upload(buffers);
+        const auto enqueue_all = [&] {
+            for (const Launch& launch : launches) enqueue(launch, memory.mems);
+        };
+        // Only device buffers: nothing on the host to wait for (reading them waits).
+        if (memory.owned.empty()) return enqueue_all();
         finish_after([&] {
-            for (const Launch& launch : launches) enqueue(launch, memory);
-            download(buffers, memory);
+            enqueue_all();
+            download(buffers, memory.mems);
         });
     }
 
     std::vector<double> time(std::vector<Buffer>& buffers, const std::vector<Launch>& launches, int warmup,
                              int runs) override {
-        const std::vector<MemHandle> memory = upload(buffers);
+        const CallMemory memory = upload(buffers);
         std::vector<double> seconds;
         finish_after([&] {
             // Waiting for the queue inside each repetition makes the host clock measure the kernels' execution,
             // not only their enqueueing.
             seconds = time_repetitions(warmup, runs, [&] {
-                for (const Launch& launch : launches) enqueue(launch, memory);
+                for (const Launch& launch : launches) enqueue(launch, memory.mems);
                 check(clFinish(device_->queue.get()), "clFinish");
             });
-            download(buffers, memory);
+            download(buffers, memory.mems);
         });
         return seconds;
     }
@@ -312,10 +347,10 @@ private:
         check(clFinish(queue), "clFinish");
     }
 
-    void download(std::vector<Buffer>& buffers, const std::vector<MemHandle>& memory) const {
+    void download(std::vector<Buffer>& buffers, const std::vector<cl_mem>& memory) const {
         for (std::size_t i = 0; i < buffers.size(); ++i)
-            if (buffers[i].written && buffers[i].bytes > 0)
-                check(clEnqueueReadBuffer(device_->queue.get(), memory[i].get(), CL_FALSE, 0, buffers[i].bytes,
+            if (buffers[i].written && buffers[i].bytes > 0 && !buffers[i].device)
+                check(clEnqueueReadBuffer(device_->queue.get(), memory[i], CL_FALSE, 0, buffers[i].bytes,
                                           buffers[i].host, 0, nullptr, nullptr),
                       "clEnqueueReadBuffer");
     }
@@ -331,28 +366,34 @@ private:
         return kernel;
     }
 
-    std::vector<MemHandle> upload(const std::vector<Buffer>& buffers) const {
-        std::vector<MemHandle> memory;
-        memory.reserve(buffers.size());
+    /// The cl_mem of each buffer of a call: a device array's own, or one made for the call (owned) from host memory.
+    struct CallMemory {
+        std::vector<cl_mem> mems;
+        std::vector<MemHandle> owned;
+    };
+
+    CallMemory upload(const std::vector<Buffer>& buffers) const {
+        CallMemory memory;
+        memory.mems.reserve(buffers.size());
         for (const Buffer& b : buffers) {
+            if (b.device) {
+                memory.mems.push_back(mem_of(*b.device));
+                continue;
+            }
             const bool copy = b.read && b.bytes > 0;
-            cl_int err = CL_SUCCESS;
-            // OpenCL rejects zero-sized buffers, but an empty array is still a valid argument.
-            memory.emplace_back(clCreateBuffer(device_->context.get(),
-                                               CL_MEM_READ_WRITE | (copy ? CL_MEM_COPY_HOST_PTR : 0),
-                                               std::max<std::size_t>(b.bytes, 1), copy ? b.host : nullptr, &err));
-            check(err, cat("clCreateBuffer(", b.bytes, " bytes)"));
+            memory.owned.push_back(create_buffer(*device_, b.bytes, copy ? b.host : nullptr));
+            memory.mems.push_back(memory.owned.back().get());
         }
         return memory;
     }
 
     void set_arg(cl_kernel kernel, cl_uint index, const ParamSpec& param, const Arg& arg,
-                 const std::vector<MemHandle>& memory) const {
+                 const std::vector<cl_mem>& memory) const {
         internal_assert(param.is_pointer == (arg.kind == Arg::Kind::Buffer), "argument '", param.name,
                         "': buffer/scalar mismatch");
         if (param.is_pointer) {
             internal_assert(arg.buffer < memory.size(), "argument '", param.name, "': no buffer ", arg.buffer);
-            const cl_mem mem = memory[arg.buffer].get();
+            const cl_mem mem = memory[arg.buffer];
             check(clSetKernelArg(kernel, index, sizeof mem, &mem), cat("clSetKernelArg('", param.name, "')"));
         } else {
             const ScalarBytes s = scalar_bytes(arg, param.dtype);
@@ -377,7 +418,7 @@ private:
                     device_->description, "' allows at most ", limits.max_size, " (CL_DEVICE_MAX_WORK_GROUP_SIZE)");
     }
 
-    void enqueue(const Launch& launch, const std::vector<MemHandle>& memory) const {
+    void enqueue(const Launch& launch, const std::vector<cl_mem>& memory) const {
         internal_assert(launch.kernel < kernels_.size(), "no kernel ", launch.kernel);
         internal_assert(launch.dims >= 1 && launch.dims <= 3, "launch with ", launch.dims, " dimensions");
         const KernelSpec& spec = specs_[launch.kernel];
@@ -423,7 +464,34 @@ public:
         return program;
     }
 
+    std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+        auto buffer = std::make_shared<ClBuffer>(create_buffer(*device_, bytes, nullptr), bytes);
+        const cl_uchar zero = 0;
+        check(clEnqueueFillBuffer(queue(), buffer->mem(), &zero, sizeof zero, 0, std::max<std::size_t>(bytes, 1), 0,
+                                  nullptr, nullptr),
+              "clEnqueueFillBuffer");
+        return buffer;
+    }
+    void write(DeviceBuffer& to, const void* from, std::size_t bytes) override {
+        if (bytes > 0)
+            check(clEnqueueWriteBuffer(queue(), mem_of(to), CL_TRUE, 0, bytes, from, 0, nullptr, nullptr),
+                  "clEnqueueWriteBuffer");
+    }
+    void read(const DeviceBuffer& from, void* to, std::size_t bytes) override {
+        if (bytes > 0)
+            check(clEnqueueReadBuffer(queue(), mem_of(from), CL_TRUE, 0, bytes, to, 0, nullptr, nullptr),
+                  "clEnqueueReadBuffer");
+    }
+    void copy(const DeviceBuffer& from, DeviceBuffer& to) override {
+        if (from.bytes() > 0)
+            check(clEnqueueCopyBuffer(queue(), mem_of(from), mem_of(to), 0, 0, from.bytes(), 0, nullptr, nullptr),
+                  "clEnqueueCopyBuffer");
+    }
+    void finish() override { check(clFinish(queue()), "clFinish"); }
+
 private:
+    cl_command_queue queue() const { return device_->queue.get(); }
+
     ProgramHandle load_or_build(const std::string& source, const std::string& options) const {
         const std::string key =
             ContentHash().add("loom-opencl-1").add(device_->identity).add(options).add(source).hex();
