@@ -55,14 +55,6 @@ std::string valid_dtype_names() {
     return names;
 }
 
-Order opt_order(lua_State* L, int arg, const char* fname) {
-    if (lua_isnoneornil(L, arg)) return Order::C;
-    const std::string order = check_string(L, arg, fname);
-    if (order == "C") return Order::C;
-    if (order == "F") return Order::F;
-    arg_error(L, arg, fname, cat("order must be \"C\" or \"F\", got \"", order, "\""));
-}
-
 HostArray::Index check_index(lua_State* L, int first, int last, const char* fname) {
     HostArray::Index index;
     for (int arg = first; arg <= last; ++arg) index.push_back(check_integer(L, arg, fname));
@@ -420,6 +412,14 @@ HostArray::Shape check_shape(lua_State* L, int arg, const char* fname) {
         shape.push_back(d);
     }
     return shape;
+}
+
+Order opt_order(lua_State* L, int arg, const char* fname) {
+    if (lua_isnoneornil(L, arg)) return Order::C;
+    const std::string order = check_string(L, arg, fname);
+    if (order == "C") return Order::C;
+    if (order == "F") return Order::F;
+    arg_error(L, arg, fname, cat("order must be \"C\" or \"F\", got \"", order, "\""));
 }
 
 void register_array_api(lua_State* L, int module_table) {

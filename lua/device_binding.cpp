@@ -77,7 +77,8 @@ template <const char* Name>
 int l_new_device_array(lua_State* L) {
     const std::shared_ptr<backend::Executor> exec = check_executor_ptr(L, 1, Name);
     const HostArray::Shape shape = check_shape(L, 2, Name);
-    push_device_array(L, allocate_device_array(exec, shape, opt_dtype(L, 3, Name, DType::Float64), Order::C));
+    const DType dtype = opt_dtype(L, 3, Name, DType::Float64);
+    push_device_array(L, allocate_device_array(exec, shape, dtype, opt_order(L, 4, Name)));
     return 1;
 }
 
