@@ -1,6 +1,8 @@
 #include "lua/call_arrays.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "ir/eval.h"
 #include "ir/layout.h"
@@ -17,6 +19,21 @@ std::int64_t eval_for(const Variable& v, const ExprPtr& e, const Values& values,
 }
 
 ArrayMemory unstaged(const HostArray& buffer, const HostArray& logical) { return {buffer, logical, false, {}, 0}; }
+
+// Whether no two elements share memory: each axis, by increasing stride, steps past all that the smaller ones
+// span. Every view made by slicing is so; a host's strides (loom_push_array) need not be.
+bool without_self_overlap(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> axes;  // (stride, extent) of the axes that step
+    for (std::size_t k = 0; k < shape.size(); ++k)
+        if (shape[k] > 1) axes.emplace_back(strides[k], shape[k]);
+    std::sort(axes.begin(), axes.end());
+    std::int64_t span = 1;
+    for (const auto& [stride, extent] : axes) {
+        if (stride < span) return false;
+        span = stride * (extent - 1) + span;
+    }
+    return true;
+}
 
 // Elements a buffer of `v` needs for a layout spanning `span`: whole vectors, as a 3-vector is loaded whole.
 std::int64_t buffer_elements(const Variable& v, std::int64_t span) {
@@ -107,8 +124,10 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
     }
     const HostArray& a = *passed;
     check_passed(v, a, shape);
-    // In place where the layouts agree and the elements are gap-free (a buffer is the array's bytes).
-    if (offset == 0 && same_strides(shape, a.strides(), strides) && is_compact(shape, a.strides())) return unstaged(a, a);
+    // In place where the layouts agree, also with gaps (a view: the buffer spans them); never where elements
+    // share memory.
+    if (offset == 0 && same_strides(shape, a.strides(), strides) && without_self_overlap(shape, a.strides()))
+        return unstaged(a, a);
     const bool written = v.is_output.value_or(false);
     if (c_layout) {
         if (written)
@@ -148,6 +167,10 @@ Order device_order(const Variable& v, const Values& values) {
     if (offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'F'))) return Order::F;
     user_error("ArgumentError", "argument '", v.name, "' has a layout (strides ", shape_string(strides), ", offset ",
                offset, ") that device arrays cannot have: pass a host array for it");
+}
+
+std::size_t span_bytes(const HostArray& a) {
+    return static_cast<std::size_t>(storage_span(a.shape(), a.strides())) * dtype_size(a.dtype());
 }
 
 void copy_back(const ArrayMemory& m) {

@@ -388,7 +388,7 @@ struct CallMemory {
 
     void add(const std::string& name, const HostArray& a, bool read, bool written) {
         buffer_of[name] = buffers.size();
-        buffers.push_back({a.data(), a.nbytes(), read, written});
+        buffers.push_back({a.data(), span_bytes(a), read, written});
         keep.push_back(a);
     }
     void add_device(const std::string& name, const std::shared_ptr<backend::DeviceBuffer>& b, bool written) {
