@@ -99,11 +99,6 @@ public:
 
     /// New zero-filled memory for a device array (its contents are never stale host or device memory).
     virtual std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) = 0;
-    /// The host memory at `host` as a device buffer without a copy, where the executor's kernels can use host memory
-    /// in place (`keep` holds it alive as long as the buffer lives); null where they cannot.
-    virtual std::shared_ptr<DeviceBuffer> adopt(void* host, std::size_t bytes, std::shared_ptr<void> keep) {
-        return nullptr;
-    }
     /// Copies `bytes` from host memory into `to`, after every command enqueued before; returns when done.
     virtual void write(DeviceBuffer& to, const void* from, std::size_t bytes) = 0;
     /// Copies `bytes` of `from` into host memory, after every command enqueued before; returns when done.

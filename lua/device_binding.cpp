@@ -47,22 +47,16 @@ void check_same_layout(lua_State* L, const DeviceArray& d, const HostArray& a, i
                       dtype_name(a.dtype()), " array of shape ", shape_string(a.shape())));
 }
 
-// Keeps a host array's memory alive for as long as a device buffer made over it lives.
-std::shared_ptr<void> keeper(const HostArray& a) { return std::make_shared<HostArray>(a); }
-
 // ---- Executor methods and lp.cl functions ----
 
-// queue:to_device(a): a device array with a's elements. Where the executor's kernels use host memory (C), it is
-// a's memory itself (a C-contiguous array) and nothing is copied.
+// queue:to_device(a): a device array with a copy of a's elements, on every executor (on C too, so that a script
+// behaves the same on each: the device array never aliases a).
 int l_to_device(lua_State* L) {
     const char* f = "to_device";
     const std::shared_ptr<backend::Executor> exec = check_executor_ptr(L, 1, f);
     const HostArray a = contiguous_in(check_array(L, 2, f), Order::C);
-    DeviceArray d{exec, exec->adopt(a.data(), a.nbytes(), keeper(a)), a.dtype(), a.shape(), Order::C};
-    if (!d.buffer) {
-        d.buffer = exec->allocate(a.nbytes());
-        exec->write(*d.buffer, a.data(), a.nbytes());
-    }
+    DeviceArray d = allocate_device_array(exec, a.shape(), a.dtype(), Order::C);
+    exec->write(*d.buffer, a.data(), a.nbytes());
     push_device_array(L, std::move(d));
     return 1;
 }
@@ -87,15 +81,9 @@ constexpr char kEmpty[] = "cl.empty";
 
 // ---- Methods ----
 
-// d:get(): a host array with the elements, once every command enqueued before has run. On an executor working
-// on host memory (C) it is a view of d's memory.
+// d:get(): a new host array with the elements, once every command enqueued before has run.
 int l_get(lua_State* L) {
     const DeviceArray& d = check_device_array(L, 1, "get");
-    if (void* host = d.buffer->host()) {
-        d.exec->finish();
-        push_array(L, HostArray::wrap(host, d.dtype, d.shape, d.strides(), d.buffer));
-        return 1;
-    }
     const HostArray out = HostArray::empty(d.shape, d.dtype, d.order);
     d.exec->read(*d.buffer, out.data(), d.nbytes());
     push_array(L, out);
@@ -107,8 +95,7 @@ int l_set(lua_State* L) {
     const DeviceArray& d = check_device_array(L, 1, "set");
     const HostArray& a = check_array(L, 2, "set");
     check_same_layout(L, d, a, 2, "set");
-    const HostArray src = contiguous_in(a, d.order);
-    if (src.data() != d.buffer->host()) d.exec->write(*d.buffer, src.data(), d.nbytes());
+    d.exec->write(*d.buffer, contiguous_in(a, d.order).data(), d.nbytes());
     return 0;
 }
 

@@ -445,20 +445,21 @@ void add_split_array(CallMemory& m, const Variable& v, const HostArray* passed, 
 // Array arguments are declared `restrict` on every target: memory one of them writes must be reached through
 // no other argument, or the compiler's reordering makes the result depend on it (reads through several are
 // fine). Equal or overlapping buffers are refused before anything runs.
-void check_no_written_aliases(const CallMemory& m) {
+void check_no_written_aliases(const std::vector<backend::Buffer>& buffers,
+                              const std::map<std::string, std::size_t>& buffer_of) {
     // Device memory without a host address is told apart by its buffer: the same buffer twice overlaps.
     const auto begin = [](const backend::Buffer& u) {
         return reinterpret_cast<std::uintptr_t>(u.host ? u.host : static_cast<void*>(u.device));
     };
     const auto size = [](const backend::Buffer& u) { return u.host ? u.bytes : std::size_t{1}; };
-    for (std::size_t a = 0; a < m.buffers.size(); ++a)
-        for (std::size_t b = a + 1; b < m.buffers.size(); ++b) {
-            const backend::Buffer &x = m.buffers[a], &y = m.buffers[b];
+    for (std::size_t a = 0; a < buffers.size(); ++a)
+        for (std::size_t b = a + 1; b < buffers.size(); ++b) {
+            const backend::Buffer &x = buffers[a], &y = buffers[b];
             if (!(x.written || y.written) || x.bytes == 0 || y.bytes == 0) continue;
             if (begin(x) >= begin(y) + size(y) || begin(y) >= begin(x) + size(x)) continue;
             // Names only for the message: the passing call builds none.
             std::string name_a, name_b;
-            for (const auto& [name, index] : m.buffer_of) {
+            for (const auto& [name, index] : buffer_of) {
                 if (index == a) name_a = name;
                 if (index == b) name_b = name;
             }
@@ -507,7 +508,7 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c, const std::shared
         if (on_device) m.add_device(t.name, exec->allocate(buffer.nbytes()), false);
         else m.add(t.name, buffer, true, false);
     }
-    check_no_written_aliases(m);
+    check_no_written_aliases(m.buffers, m.buffer_of);
     return m;
 }
 
@@ -563,6 +564,7 @@ struct PreparedCall {
     std::shared_ptr<CompiledKernel> built;
     CallMemory mem;
     std::vector<backend::Launch> launches;
+    CallArgs args;  // as passed, with the values found from shapes
 };
 
 // Reads the arguments of `knl([exec,] {args})` (the executor at stack index 2 if there is one, the argument
@@ -576,7 +578,7 @@ PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
         eh ? live_executor(L, *eh, 2, "kernel call")
            : !c.device_arrays.empty() ? c.device_arrays.begin()->second.exec
                                       : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
-    PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}};
+    PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}, {}};
     check_value_ranges(*call.built->typed, c);
     call.mem = call_memory(*call.built->typed, c, exec);
     // The host program decides the launches: each device kernel once, or once per iteration of its host loops.
@@ -588,6 +590,7 @@ PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
         set_launch_grid(dk, values, launch);
         call.launches.push_back(std::move(launch));
     });
+    call.args = std::move(c);
     return call;
 }
 
@@ -597,14 +600,8 @@ void copy_back_outputs(const CallMemory& mem) {
     for (const SepMemory& a : mem.split_outputs) copy_back(a);
 }
 
-int call_kernel_body(lua_State* L) {
-    KernelHandle& h = check_kernel(L, 1, "kernel call");
-    const int args = test_executor(L, 2) ? 3 : 2;
-    PreparedCall call = prepare_call(L, h);
-    call.built->program->run(call.mem.buffers, call.launches);
-    copy_back_outputs(call.mem);
-    const auto& outputs = call.mem.outputs;
-
+// Pushes a call's outputs: as multiple values in argument order, or one table by name (return_dict).
+int push_outputs(lua_State* L, const KernelHandle& h, const std::vector<Output>& outputs, int args) {
     if (h.kernel->options.return_dict) {
         lua_createtable(L, 0, static_cast<int>(outputs.size()));
         for (const Output& o : outputs) {
@@ -615,6 +612,271 @@ int call_kernel_body(lua_State* L) {
     }
     for (const Output& o : outputs) push_output(L, o, args);
     return static_cast<int>(outputs.size());
+}
+
+// ---- the fast path of repeated calls
+
+}  // namespace
+
+// What a call of a kernel with the same argument signature as an earlier one reuses: the build, the checks, the
+// buffers' sizes and flags, and the launches. Only the memory (passed, or allocated anew) and the values of float
+// arguments differ between such calls. Calls with staged or split arrays, complex values or declared alignments
+// take the general path every time.
+struct CallPlan {
+    // One argument of the kernel as the call that made the plan had it.
+    struct Slot {
+        enum class Kind { Absent, Host, Device, Integer, Float } kind = Kind::Absent;
+        std::string name;
+        DType dtype = DType::Unknown;
+        HostArray::Shape shape, strides;  // arrays
+        std::int64_t integer = 0;          // Integer: its value (it may decide shapes and the grid)
+    };
+    // Where a buffer's memory comes from on each call.
+    struct Source {
+        enum class Kind { Passed, HostOutput, DeviceOutput, HostTemporary, DeviceTemporary } kind;
+        std::size_t slot = 0;  // Passed
+        HostArray::Shape shape;  // outputs
+        DType dtype = DType::Unknown;
+        Order order = Order::C;
+        std::size_t bytes = 0;  // temporaries
+    };
+    struct FloatPatch {
+        std::size_t launch, arg, slot;
+    };
+
+    const backend::Executor* exec = nullptr;
+    std::vector<Slot> slots;
+    std::shared_ptr<CompiledKernel> built;
+    std::vector<backend::Buffer> buffers;  // sizes and flags; the addresses are each call's
+    std::map<std::string, std::size_t> buffer_of;
+    std::vector<Source> sources;
+    std::vector<backend::Launch> launches;
+    std::vector<FloatPatch> floats;
+    std::vector<std::pair<std::string, std::size_t>> outputs;  // name and buffer, in return order
+};
+
+namespace {
+
+using Slot = CallPlan::Slot;
+using Source = CallPlan::Source;
+
+// The slot of the argument `v` as `c` holds it, or nothing when the plan cannot take it.
+std::optional<Slot> slot_of(const Variable& v, const CallArgs& c) {
+    Slot s{Slot::Kind::Absent, v.name, DType::Unknown, {}, {}, 0};
+    if (const auto a = c.arrays.find(v.name); a != c.arrays.end())
+        s = {Slot::Kind::Host, v.name, a->second.dtype(), a->second.shape(), a->second.strides(), 0};
+    else if (const auto d = c.device_arrays.find(v.name); d != c.device_arrays.end())
+        s = {Slot::Kind::Device, v.name, d->second.dtype, d->second.shape, d->second.strides(), 0};
+    else if (const auto f = c.floats.find(v.name); f != c.floats.end())
+        s.kind = Slot::Kind::Float;
+    else if (c.value_types.count(v.name) && c.ints.count(v.name))  // passed, not found from shapes
+        s = {Slot::Kind::Integer, v.name, DType::Unknown, {}, {}, c.ints.at(v.name)};
+    else if (c.value_types.count(v.name) || c.piece_lists.count(v.name))
+        return std::nullopt;
+    return s;
+}
+
+// Where the memory of array argument `v` (buffer `index`) came from in `call`.
+std::optional<Source> source_of(const Variable& v, std::size_t index, const PreparedCall& call,
+                                const std::vector<Slot>& slots) {
+    const backend::Buffer& b = call.mem.buffers[index];
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+        if (slots[k].name != v.name) continue;
+        const Source passed{Source::Kind::Passed, k, {}, DType::Unknown, Order::C, 0};
+        if (slots[k].kind == Slot::Kind::Device) return passed;
+        // In place, not staged: the buffer is the array's own memory.
+        if (slots[k].kind == Slot::Kind::Host)
+            return call.args.arrays.at(v.name).data() == b.host ? std::optional(passed) : std::nullopt;
+    }
+    for (const Output& o : call.mem.outputs) {
+        if (o.name != v.name) continue;
+        if (o.device) return Source{Source::Kind::DeviceOutput, 0, o.device->shape, o.device->dtype, o.device->order, 0};
+        const HostArray& a = o.arrays.at(0);
+        if (a.data() != b.host) return std::nullopt;
+        return Source{Source::Kind::HostOutput, 0, a.shape(), a.dtype(), a.is_contiguous() ? Order::C : Order::F, 0};
+    }
+    return std::nullopt;
+}
+
+// The plan of a call that just ran, or null when its arguments need the general path.
+std::shared_ptr<CallPlan> make_plan(const PreparedCall& call, const backend::Executor* exec) {
+    const KernelData& k = *call.built->typed;
+    const CallArgs& c = call.args;
+    if (!c.piece_lists.empty() || !c.complexes.empty() || !call.mem.staged_outputs.empty() ||
+        !call.mem.split_outputs.empty())
+        return nullptr;
+    auto plan = std::make_shared<CallPlan>();
+    plan->exec = exec;
+    plan->built = call.built;
+    plan->buffers = call.mem.buffers;
+    plan->buffer_of = call.mem.buffer_of;
+    plan->launches = call.launches;
+    plan->sources.resize(plan->buffers.size());
+    for (const Variable& v : k.args) {
+        const std::optional<Slot> slot = slot_of(v, c);
+        if (!slot || v.alignment > 0 || !sep_axes(v).empty()) return nullptr;
+        plan->slots.push_back(*slot);
+    }
+    for (const Variable& v : k.args) {
+        if (v.kind == VarKind::ValueArg) continue;
+        const std::size_t index = call.mem.buffer_of.at(v.name);
+        const std::optional<Source> source = source_of(v, index, call, plan->slots);
+        if (!source) return nullptr;
+        plan->sources[index] = *source;
+    }
+    for (const Variable& t : k.temporaries) {
+        const auto index = call.mem.buffer_of.find(t.name);
+        if (index == call.mem.buffer_of.end()) continue;
+        const backend::Buffer& b = call.mem.buffers[index->second];
+        const auto kind = b.device ? Source::Kind::DeviceTemporary : Source::Kind::HostTemporary;
+        plan->sources[index->second] = Source{kind, 0, {}, DType::Unknown, Order::C, b.bytes};
+    }
+    for (std::size_t l = 0; l < plan->launches.size(); ++l) {
+        const DeviceKernel& dk = call.built->code.kernels.at(plan->launches[l].kernel);
+        for (std::size_t a = 0; a < dk.params.size(); ++a)
+            for (std::size_t k2 = 0; k2 < plan->slots.size(); ++k2)
+                if (plan->slots[k2].kind == Slot::Kind::Float && plan->slots[k2].name == dk.params[a].name)
+                    plan->floats.push_back({l, a, k2});
+    }
+    for (const Output& o : call.mem.outputs) plan->outputs.emplace_back(o.name, call.mem.buffer_of.at(o.name));
+    return plan;
+}
+
+// Whether the value on top of the stack fits `slot`; reads its memory into `b` (arrays) or its value into
+// `number` (floats).
+bool matches(lua_State* L, const Slot& slot, const backend::Executor* exec, backend::Buffer* b, double& number,
+             std::shared_ptr<backend::DeviceBuffer>* device) {
+    switch (slot.kind) {
+        case Slot::Kind::Absent: return lua_isnil(L, -1);
+        case Slot::Kind::Integer: return lua_isinteger(L, -1) && lua_tointeger(L, -1) == slot.integer;
+        case Slot::Kind::Float:
+            number = lua_tonumber(L, -1);
+            return lua_type(L, -1) == LUA_TNUMBER && !lua_isinteger(L, -1);
+        case Slot::Kind::Host: {
+            const HostArray* a = test_array(L, -1);
+            if (!a || a->dtype() != slot.dtype || a->shape() != slot.shape || a->strides() != slot.strides) return false;
+            if (b) b->host = a->data();
+            return true;
+        }
+        case Slot::Kind::Device: {
+            const DeviceArray* d = test_device_array(L, -1);
+            if (!d || !d->buffer || d->exec.get() != exec || d->dtype != slot.dtype || d->shape != slot.shape ||
+                d->strides() != slot.strides)
+                return false;
+            *device = d->buffer;
+            return true;
+        }
+    }
+    return false;
+}
+
+constexpr std::size_t kMaxPlans = 8;  // per kernel: the argument signatures a script alternates between
+
+void remember_plan(KernelHandle& h, std::shared_ptr<CallPlan> plan) {
+    if (h.plans.size() == kMaxPlans) h.plans.erase(h.plans.begin());
+    h.plans.push_back(std::move(plan));
+}
+
+// The memory of one call through a plan: what the sources give, allocated anew where they allocate.
+struct PlanMemory {
+    std::vector<std::optional<HostArray>> hosts;           // by buffer: allocated host outputs and temporaries
+    std::vector<std::optional<DeviceArray>> device_outputs;  // by buffer
+    std::vector<std::shared_ptr<backend::DeviceBuffer>> device_temporaries;
+};
+
+PlanMemory plan_memory(const CallPlan& plan, std::vector<backend::Buffer>& buffers,
+                       const std::vector<std::shared_ptr<backend::DeviceBuffer>>& passed_devices) {
+    const std::shared_ptr<backend::Executor>& exec = plan.built->executor;
+    PlanMemory m{std::vector<std::optional<HostArray>>(buffers.size()),
+                 std::vector<std::optional<DeviceArray>>(buffers.size()), {}};
+    const auto use_device = [](backend::Buffer& b, const std::shared_ptr<backend::DeviceBuffer>& d) {
+        b.device = d.get();
+        b.host = d->host();
+    };
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+        const Source& s = plan.sources[i];
+        switch (s.kind) {
+            case Source::Kind::Passed:  // host arrays: their address was read while matching
+                if (passed_devices[s.slot]) use_device(buffers[i], passed_devices[s.slot]);
+                break;
+            case Source::Kind::HostOutput:
+                m.hosts[i] = HostArray::zeros(s.shape, s.dtype, s.order);
+                buffers[i].host = m.hosts[i]->data();
+                break;
+            case Source::Kind::HostTemporary:
+                m.hosts[i] = HostArray::zeros({static_cast<std::int64_t>(s.bytes)}, DType::UInt8);
+                buffers[i].host = m.hosts[i]->data();
+                break;
+            case Source::Kind::DeviceOutput:
+                m.device_outputs[i] = allocate_device_array(exec, s.shape, s.dtype, s.order);
+                use_device(buffers[i], m.device_outputs[i]->buffer);
+                break;
+            case Source::Kind::DeviceTemporary:
+                m.device_temporaries.push_back(exec->allocate(s.bytes));
+                use_device(buffers[i], m.device_temporaries.back());
+                break;
+        }
+    }
+    return m;
+}
+
+int run_plan(lua_State* L, const KernelHandle& h, CallPlan& plan, std::vector<backend::Buffer> buffers,
+             const std::vector<double>& numbers, const std::vector<std::shared_ptr<backend::DeviceBuffer>>& devices,
+             int args) {
+    const PlanMemory m = plan_memory(plan, buffers, devices);
+    check_no_written_aliases(buffers, plan.buffer_of);
+    for (const CallPlan::FloatPatch& f : plan.floats) plan.launches[f.launch].args[f.arg].f = numbers[f.slot];
+    plan.built->program->run(buffers, plan.launches);
+    std::vector<Output> outputs;  // those passed are pushed from the argument table
+    for (const auto& [name, index] : plan.outputs) {
+        outputs.push_back({name, {}, {}, m.device_outputs[index]});
+        if (m.hosts[index]) outputs.back().arrays.push_back(*m.hosts[index]);
+    }
+    return push_outputs(L, h, outputs, args);
+}
+
+// Runs the call through a plan made by an earlier call with the same argument signature; returns the number of
+// results, or -1 (nothing done) when there is no such plan.
+int call_with_plan(lua_State* L, KernelHandle& h, int args) {
+    ExecutorHandle* eh = test_executor(L, 2);
+    if (!eh || !eh->exec || !lua_istable(L, args)) return -1;
+    for (const std::shared_ptr<CallPlan>& plan_ptr : h.plans) {
+        CallPlan& plan = *plan_ptr;
+        if (plan.exec != eh->exec.get()) continue;
+        std::vector<backend::Buffer> buffers = plan.buffers;
+        std::vector<double> numbers(plan.slots.size());
+        std::vector<std::shared_ptr<backend::DeviceBuffer>> devices(plan.slots.size());
+        std::size_t given = 0;
+        bool match = true;
+        for (std::size_t k = 0; k < plan.slots.size() && match; ++k) {
+            const Slot& slot = plan.slots[k];
+            lua_getfield(L, args, slot.name.c_str());
+            const auto index = plan.buffer_of.find(slot.name);
+            backend::Buffer* b = index != plan.buffer_of.end() ? &buffers[index->second] : nullptr;
+            match = matches(L, slot, plan.exec, b, numbers[k], &devices[k]);
+            given += !lua_isnil(L, -1);
+            lua_pop(L, 1);
+        }
+        if (!match) continue;
+        // Every key of the table must be an argument the plan read (else the general path names the stray one).
+        std::size_t keys = 0;
+        for (lua_pushnil(L); lua_next(L, args) != 0; lua_pop(L, 1)) ++keys;
+        if (keys != given) continue;
+        return run_plan(L, h, plan, std::move(buffers), numbers, devices, args);
+    }
+    return -1;
+}
+
+int call_kernel_body(lua_State* L) {
+    KernelHandle& h = check_kernel(L, 1, "kernel call");
+    const int args = test_executor(L, 2) ? 3 : 2;
+    if (const int results = call_with_plan(L, h, args); results >= 0) return results;
+    PreparedCall call = prepare_call(L, h);
+    call.built->program->run(call.mem.buffers, call.launches);
+    copy_back_outputs(call.mem);
+    if (ExecutorHandle* eh = test_executor(L, 2))
+        if (std::shared_ptr<CallPlan> plan = make_plan(call, eh->exec.get())) remember_plan(h, std::move(plan));
+    return push_outputs(L, h, call.mem.outputs, args);
 }
 
 struct TimingOptions {

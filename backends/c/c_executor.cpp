@@ -327,9 +327,6 @@ public:
         std::memset(memory, 0, rounded);
         return std::make_shared<HostBuffer>(memory, bytes, std::shared_ptr<void>(memory, std::free));
     }
-    std::shared_ptr<DeviceBuffer> adopt(void* host, std::size_t bytes, std::shared_ptr<void> keep) override {
-        return std::make_shared<HostBuffer>(host, bytes, std::move(keep));
-    }
     void write(DeviceBuffer& to, const void* from, std::size_t bytes) override {
         if (bytes > 0) std::memcpy(host_of(to), from, bytes);
     }
