@@ -850,7 +850,7 @@ int call_with_plan(lua_State* L, KernelHandle& h, int args) {
         bool match = true;
         for (std::size_t k = 0; k < plan.slots.size() && match; ++k) {
             const Slot& slot = plan.slots[k];
-            lua_getfield(L, args, slot.name.c_str());
+            get_field(L, args, slot.name.c_str());
             const auto index = plan.buffer_of.find(slot.name);
             backend::Buffer* b = index != plan.buffer_of.end() ? &buffers[index->second] : nullptr;
             match = matches(L, slot, plan.exec, b, numbers[k], &devices[k]);
