@@ -262,17 +262,23 @@ private:
 // ---------------------------------------------------------------------------------------------------------------
 // Device arrays: the C code works on host memory, so they are host memory
 
+/// Zero-filled host memory, 64-byte aligned as host arrays are (so that kernels declaring an alignment take it).
 class HostBuffer final : public DeviceBuffer {
 public:
-    HostBuffer(void* host, std::size_t bytes, std::shared_ptr<void> keep)
-        : host_(host), bytes_(bytes), keep_(std::move(keep)) {}
+    explicit HostBuffer(std::size_t bytes)
+        : memory_(std::aligned_alloc(64, (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64)), bytes_(bytes) {
+        if (!memory_) throw std::bad_alloc();
+        std::memset(memory_.get(), 0, bytes_);
+    }
     std::size_t bytes() const override { return bytes_; }
-    void* host() const override { return host_; }
+    void* host() const override { return memory_.get(); }
 
 private:
-    void* host_;
+    struct Free {
+        void operator()(void* p) const { std::free(p); }
+    };
+    std::unique_ptr<void, Free> memory_;
     std::size_t bytes_;
-    std::shared_ptr<void> keep_;
 };
 
 void* host_of(const DeviceBuffer& b) {
@@ -319,14 +325,7 @@ public:
         return program;
     }
 
-    std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
-        // 64-byte aligned, as host arrays are, so that kernels declaring an alignment accept it.
-        const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
-        void* memory = std::aligned_alloc(64, rounded);
-        if (memory == nullptr) throw std::bad_alloc();
-        std::memset(memory, 0, rounded);
-        return std::make_shared<HostBuffer>(memory, bytes, std::shared_ptr<void>(memory, std::free));
-    }
+    std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override { return std::make_shared<HostBuffer>(bytes); }
     void write(DeviceBuffer& to, const void* from, std::size_t bytes) override {
         if (bytes > 0) std::memcpy(host_of(to), from, bytes);
     }

@@ -52,7 +52,7 @@ public:
     /// A new array. Its memory is always cleared (empty is zeros) so that no stale host memory reaches a script.
     static HostArray empty(const Shape& shape, DType dtype, Order order = Order::C);
     static HostArray zeros(const Shape& shape, DType dtype, Order order = Order::C);
-    /// Memory the array does not allocate (a host's buffer, a device array's host memory): `data` is the element at
+    /// Memory the array does not allocate (a host program's buffer, loom_push_array): `data` is the element at
     /// index (0, ..., 0), `strides` are in elements (empty: C order) and must not be negative, and `owner` keeps the
     /// memory alive as long as any view of it lives (null: the caller keeps it alive). No copy is made.
     static HostArray wrap(void* data, DType dtype, const Shape& shape, Shape strides, std::shared_ptr<void> owner);
