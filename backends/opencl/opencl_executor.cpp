@@ -95,6 +95,12 @@ void check(cl_int code, std::string_view call) {
     if (code != CL_SUCCESS) user_error("RuntimeError", call, " failed: ", describe_error(code));
 }
 
+/// check for calls made on every launch: the message, which names what failed, is only made on failure.
+template <class... Parts>
+void check_named(cl_int code, const Parts&... call) {
+    if (code != CL_SUCCESS) user_error("RuntimeError", call..., " failed: ", describe_error(code));
+}
+
 template <class T, cl_int (*Release)(T)>
 struct Releaser {
     void operator()(T handle) const { Release(handle); }
@@ -266,7 +272,7 @@ MemHandle create_buffer(const Device& device, std::size_t bytes, const void* hos
     cl_int err = CL_SUCCESS;
     MemHandle mem(clCreateBuffer(device.context.get(), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
                                  std::max<std::size_t>(bytes, 1), const_cast<void*>(host), &err));
-    check(err, cat("clCreateBuffer(", bytes, " bytes)"));
+    check_named(err, "clCreateBuffer(", bytes, " bytes)");
     return mem;
 }
 
@@ -394,10 +400,10 @@ private:
         if (param.is_pointer) {
             internal_assert(arg.buffer < memory.size(), "argument '", param.name, "': no buffer ", arg.buffer);
             const cl_mem mem = memory[arg.buffer];
-            check(clSetKernelArg(kernel, index, sizeof mem, &mem), cat("clSetKernelArg('", param.name, "')"));
+            check_named(clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg('", param.name, "')");
         } else {
             const ScalarBytes s = scalar_bytes(arg, param.dtype);
-            check(clSetKernelArg(kernel, index, s.size, s.bytes), cat("clSetKernelArg('", param.name, "')"));
+            check_named(clSetKernelArg(kernel, index, s.size, s.bytes), "clSetKernelArg('", param.name, "')");
         }
     }
 
