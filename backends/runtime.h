@@ -92,6 +92,9 @@ public:
     virtual std::string target() const = 0;
     /// Human-readable device description.
     virtual std::string description() const = 0;
+    /// Executors with the same memory domain use each other's device buffers: OpenCL queues of one context, and
+    /// all C executors (host memory).
+    virtual const void* memory_domain() const = 0;
     /// Builds (or finds in the memory / on-disk cache) a program. Compile failures raise loom::Error of kind
     /// "BuildError" whose message holds the compiler log and the generated source.
     virtual std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,

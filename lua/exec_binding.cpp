@@ -53,13 +53,34 @@ const std::shared_ptr<backend::Executor>& live_executor(lua_State* L, ExecutorHa
 
 backend::Executor& check_executor(lua_State* L, int idx, const char* fname) { return *check_executor_ptr(L, idx, fname); }
 
+// lp.cl.queue{platform=, device=}: `device` is a name pattern, or the 1-based index of a device among those
+// matching (one queue per GPU on a machine with several of one kind).
 int cl_queue(lua_State* L) {
     const char* f = "cl.queue";
     check_option_keys(L, 1, f, {"platform", "device"});
     backend::OpenCLOptions o;
     o.platform = opt_string(L, 1, "platform", f).value_or("");
-    o.device = opt_string(L, 1, "device", f).value_or("");
+    if (lua_istable(L, 1) && get_field(L, 1, "device") == LUA_TNUMBER) {
+        const std::optional<std::int64_t> index = opt_integer(L, 1, "device", f);
+        if (*index < 1) arg_error(L, 1, f, cat("option 'device': a device index counts from 1, got ", *index));
+        o.index = to_int(L, *index, 1, f, "option 'device': ");
+    } else {
+        o.device = opt_string(L, 1, "device", f).value_or("");
+    }
+    if (lua_istable(L, 1)) lua_pop(L, 1);
     push_executor(L, backend::make_opencl_executor(o));
+    return 1;
+}
+
+// lp.cl.devices(): "platform: device" for every OpenCL device, in the order lp.cl.queue{device = n} counts them
+// (when no platform is named).
+int cl_devices(lua_State* L) {
+    const std::vector<std::string> names = backend::list_opencl_devices();
+    lua_createtable(L, static_cast<int>(names.size()), 0);
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        lua_pushstring(L, names[k].c_str());
+        lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
+    }
     return 1;
 }
 
@@ -406,8 +427,9 @@ void add_device_array(CallMemory& m, const Variable& v, const DeviceArray* passe
                 "' has sep axes (separate arrays), which device arrays do not support: pass host arrays for it");
     const bool written = v.is_output.value_or(false);
     if (passed) {
-        user_assert(passed->exec == exec, "ArgumentError", "argument '", v.name, "' is a device array of another executor (",
-                    passed->exec->description(), "), but the call runs on ", exec->description());
+        user_assert(passed->exec->memory_domain() == exec->memory_domain(), "ArgumentError", "argument '", v.name,
+                    "' is a device array of another executor (", passed->exec->description(), ") that does not share "
+                    "memory with the one the call runs on (", exec->description(), ")");
         check_device_memory(v, {passed->dtype, passed->shape, passed->strides(), passed->buffer->host()}, c.ints);
     }
     const DeviceArray d = passed ? *passed
@@ -760,8 +782,8 @@ bool matches(lua_State* L, const Slot& slot, const backend::Executor* exec, back
         }
         case Slot::Kind::Device: {
             const DeviceArray* d = test_device_array(L, -1);
-            if (!d || !d->buffer || d->exec.get() != exec || d->dtype != slot.dtype || d->shape != slot.shape ||
-                d->strides() != slot.strides)
+            if (!d || !d->buffer || d->exec->memory_domain() != exec->memory_domain() || d->dtype != slot.dtype ||
+                d->shape != slot.shape || d->strides() != slot.strides)
                 return false;
             *device = d->buffer;
             return true;
@@ -922,7 +944,7 @@ int time_kernel(lua_State* L) {
     return 2;
 }
 
-const luaL_Reg kClFunctions[] = {{"queue", trampoline<cl_queue>}, {nullptr, nullptr}};
+const luaL_Reg kClFunctions[] = {{"queue", trampoline<cl_queue>}, {"devices", trampoline<cl_devices>}, {nullptr, nullptr}};
 const luaL_Reg kCFunctions[] = {{"executor", trampoline<c_executor>}, {nullptr, nullptr}};
 
 }  // namespace

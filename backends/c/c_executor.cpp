@@ -314,6 +314,11 @@ public:
         return cat("C (", join(command_, " "), ", ", threads_ > 0 ? std::to_string(threads_) : "default", " threads)");
     }
 
+    const void* memory_domain() const override {
+        static const char host_memory = 0;
+        return &host_memory;
+    }
+
     std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                    const std::vector<std::string>& options) override {
         std::shared_ptr<Program>& program = programs_[memory_cache_key(source, kernels, options)];

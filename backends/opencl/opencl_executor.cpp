@@ -7,6 +7,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
+#include <map>
+#include <mutex>
 #include <type_traits>
 #include <unordered_map>
 
@@ -217,8 +219,8 @@ OpenCLOptions effective_options(const OpenCLOptions& requested) {
     if (env == nullptr || *env == '\0') return requested;
     const std::string_view spec = env;
     const std::size_t colon = spec.find(':');
-    if (colon == std::string_view::npos) return {"", std::string(spec)};
-    return {std::string(spec.substr(0, colon)), std::string(spec.substr(colon + 1))};
+    if (colon == std::string_view::npos) return {"", std::string(spec), requested.index};
+    return {std::string(spec.substr(0, colon)), std::string(spec.substr(colon + 1)), requested.index};
 }
 
 std::string entry_name(const DeviceEntry& e) { return e.platform_name + ": " + e.device_name; }
@@ -226,14 +228,49 @@ std::string entry_name(const DeviceEntry& e) { return e.platform_name + ": " + e
 DeviceEntry select_device(const OpenCLOptions& options) {
     const std::vector<DeviceEntry> entries = all_devices();
     user_assert(!entries.empty(), "RuntimeError", "no OpenCL device found (is an ICD such as PoCL installed?)");
+    std::vector<DeviceEntry> matches;
     for (const DeviceEntry& e : entries)
         if (contains_ignoring_case(e.platform_name, options.platform) &&
             contains_ignoring_case(e.device_name, options.device))
-            return e;
+            matches.push_back(e);
+    const std::size_t wanted = options.index > 0 ? static_cast<std::size_t>(options.index) : 1;
+    if (matches.size() >= wanted) return matches[wanted - 1];
     std::vector<std::string> names;
     for (const DeviceEntry& e : entries) names.push_back(entry_name(e));
     user_error("RuntimeError", "no OpenCL device matches platform '", options.platform, "' and device '",
-               options.device, "'; available: ", join(names, "; "));
+               options.device, "'", options.index > 0 ? cat(" with index ", options.index) : std::string(),
+               "; available: ", join(names, "; "));
+}
+
+/// One context per platform holding all its devices, shared by the executors opened on them while any lives: the
+/// device arrays made on one queue then work on the others. A platform whose devices cannot share one gets a
+/// context per executor.
+struct PlatformContext {
+    ContextHandle context;
+};
+
+std::shared_ptr<const PlatformContext> make_context(cl_platform_id platform, const std::vector<cl_device_id>& devices) {
+    const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform),
+                                                0};
+    cl_int err = CL_SUCCESS;
+    ContextHandle context(clCreateContext(properties, static_cast<cl_uint>(devices.size()), devices.data(), nullptr,
+                                          nullptr, &err));
+    if (err != CL_SUCCESS) return nullptr;
+    return std::make_shared<const PlatformContext>(PlatformContext{std::move(context)});
+}
+
+std::shared_ptr<const PlatformContext> platform_context(const DeviceEntry& e) {
+    static std::mutex mutex;
+    static std::map<cl_platform_id, std::weak_ptr<const PlatformContext>> shared;
+    const std::lock_guard lock(mutex);
+    if (std::shared_ptr<const PlatformContext> context = shared[e.platform].lock()) return context;
+    if (std::shared_ptr<const PlatformContext> context = make_context(e.platform, platform_devices(e.platform))) {
+        shared[e.platform] = context;
+        return context;
+    }
+    std::shared_ptr<const PlatformContext> own = make_context(e.platform, {e.device});
+    user_assert(own != nullptr, "RuntimeError", "clCreateContext failed for ", entry_name(e));
+    return own;
 }
 
 /// The opened device, shared by the executor and every program built on it so that programs outlive it.
@@ -242,8 +279,10 @@ struct Device {
     std::string description;
     std::string identity;  // what the compiled binaries depend on: part of every cache key
     WorkGroupLimits limits;
-    ContextHandle context;
+    std::shared_ptr<const PlatformContext> shared_context;  // outlives the queue (declared before it)
     QueueHandle queue;
+
+    cl_context context() const { return shared_context->context.get(); }
 };
 
 std::shared_ptr<const Device> open_device(const DeviceEntry& e) {
@@ -251,12 +290,9 @@ std::shared_ptr<const Device> open_device(const DeviceEntry& e) {
         join({e.platform_name, platform_string(e.platform, CL_PLATFORM_VERSION), e.device_name,
               device_string(e.device, CL_DEVICE_VERSION), device_string(e.device, CL_DRIVER_VERSION)},
              "\n");
-    const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
-                                                reinterpret_cast<cl_context_properties>(e.platform), 0};
+    std::shared_ptr<const PlatformContext> context = platform_context(e);
     cl_int err = CL_SUCCESS;
-    ContextHandle context(clCreateContext(properties, 1, &e.device, nullptr, nullptr, &err));
-    check(err, "clCreateContext");
-    QueueHandle queue(clCreateCommandQueue(context.get(), e.device, 0, &err));
+    QueueHandle queue(clCreateCommandQueue(context->context.get(), e.device, 0, &err));
     check(err, "clCreateCommandQueue");
     return std::make_shared<const Device>(
         Device{e.device, cat(e.device_name, " on ", e.platform_name), identity, work_group_limits(e.device),
@@ -270,7 +306,7 @@ std::shared_ptr<const Device> open_device(const DeviceEntry& e) {
 /// an empty array is still a valid argument: it gets one byte.
 MemHandle create_buffer(const Device& device, std::size_t bytes, const void* host) {
     cl_int err = CL_SUCCESS;
-    MemHandle mem(clCreateBuffer(device.context.get(), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
+    MemHandle mem(clCreateBuffer(device.context(), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
                                  std::max<std::size_t>(bytes, 1), const_cast<void*>(host), &err));
     check_named(err, "clCreateBuffer(", bytes, " bytes)");
     return mem;
@@ -461,6 +497,7 @@ public:
 
     std::string target() const override { return "opencl"; }
     std::string description() const override { return device_->description; }
+    const void* memory_domain() const override { return device_->context(); }
 
     std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                    const std::vector<std::string>& options) override {
@@ -516,7 +553,7 @@ private:
         const std::size_t size = binary.size();
         cl_int status = CL_SUCCESS, err = CL_SUCCESS;
         ProgramHandle program(
-            clCreateProgramWithBinary(device_->context.get(), 1, &device_->id, &size, &bytes, &status, &err));
+            clCreateProgramWithBinary(device_->context(), 1, &device_->id, &size, &bytes, &status, &err));
         if (err != CL_SUCCESS || status != CL_SUCCESS) return nullptr;
         if (clBuildProgram(program.get(), 1, &device_->id, options.c_str(), nullptr, nullptr) != CL_SUCCESS)
             return nullptr;
@@ -527,7 +564,7 @@ private:
         const char* text = source.c_str();
         const std::size_t length = source.size();
         cl_int err = CL_SUCCESS;
-        ProgramHandle program(clCreateProgramWithSource(device_->context.get(), 1, &text, &length, &err));
+        ProgramHandle program(clCreateProgramWithSource(device_->context(), 1, &text, &length, &err));
         check(err, "clCreateProgramWithSource");
         err = clBuildProgram(program.get(), 1, &device_->id, options.c_str(), nullptr, nullptr);
         if (err != CL_SUCCESS) {

@@ -107,10 +107,23 @@ h.on_each_executor(function(exec, name)
   expect_error("ArgumentError", "has been released", gone.copy, gone)
 end)
 
--- Arrays of one executor are refused by another.
+-- Arrays of one executor are refused by another that does not share its memory.
 local cl, c = h.executors()[1].exec, h.executors()[2].exec
-expect_error("ArgumentError", { "argument 'x' is a device array of another executor" }, inc, c,
-  { x = cl:to_device(lp.zeros(3, "float64")) })
+expect_error("ArgumentError", { "argument 'x' is a device array of another executor", "does not share memory" }, inc,
+  c, { x = cl:to_device(lp.zeros(3, "float64")) })
+
+-- Queues of one OpenCL platform share a context, so they share device arrays (the queue that wrote one is
+-- finished before another reads it). lp.cl.devices lists what lp.cl.queue{device = n} counts.
+local devices = lp.cl.devices()
+check(#devices >= 1 and h.contains(devices[1], ": "), "lp.cl.devices: %s", table.concat(devices, "; "))
+local q1, q2 = lp.cl.queue { device = 1 }, lp.cl.queue { device = 1 }
+local shared = q1:to_device(lp.arange(5, "float64"))
+q1:finish()
+check(rawequal(inc(q2, { x = shared }), shared), "a device array on another queue is written in place")
+q2:finish()
+check_array(shared:get(), function(i) return i + 1 end, "read back through its own queue")
+expect_error("RuntimeError", "with index " .. (#devices + 1), lp.cl.queue, { device = #devices + 1 })
+expect_error("ArgumentError", "a device index counts from 1", lp.cl.queue, { device = 0 })
 
 -- to_device and get copy on every executor (the C one included): a device array never aliases a host array.
 local host = lp.zeros(8, "float64")
