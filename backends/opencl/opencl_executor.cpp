@@ -356,11 +356,12 @@ public:
             enqueue_all();
             download(buffers, memory.mems);
         });
+        keep_spares(memory);
     }
 
     std::vector<double> time(std::vector<Buffer>& buffers, const std::vector<Launch>& launches, int warmup,
                              int runs) override {
-        const CallMemory memory = upload(buffers);
+        CallMemory memory = upload(buffers);
         std::vector<double> seconds;
         finish_after([&] {
             // Waiting for the queue inside each repetition makes the host clock measure the kernels' execution,
@@ -371,6 +372,7 @@ public:
             });
             download(buffers, memory.mems);
         });
+        keep_spares(memory);
         return seconds;
     }
 
@@ -408,13 +410,14 @@ private:
         return kernel;
     }
 
-    /// The cl_mem of each buffer of a call: a device array's own, or one made for the call (owned) from host memory.
+    /// The cl_mem of each buffer of a call: a device array's own, or one the call holds (owned, with its size) for
+    /// host memory.
     struct CallMemory {
         std::vector<cl_mem> mems;
-        std::vector<MemHandle> owned;
+        std::vector<std::pair<std::size_t, MemHandle>> owned;
     };
 
-    CallMemory upload(const std::vector<Buffer>& buffers) const {
+    CallMemory upload(const std::vector<Buffer>& buffers) {
         CallMemory memory;
         memory.mems.reserve(buffers.size());
         for (const Buffer& b : buffers) {
@@ -422,12 +425,35 @@ private:
                 memory.mems.push_back(mem_of(*b.device));
                 continue;
             }
-            const bool copy = b.read && b.bytes > 0;
-            memory.owned.push_back(create_buffer(*device_, b.bytes, copy ? b.host : nullptr));
-            memory.mems.push_back(memory.owned.back().get());
+            memory.owned.emplace_back(b.bytes, host_buffer(b));
+            memory.mems.push_back(memory.owned.back().second.get());
         }
         return memory;
     }
+
+    /// A cl_mem for host memory `b`, with its contents when it is read: a spare one of its size, else a new one.
+    MemHandle host_buffer(const Buffer& b) {
+        const bool copy = b.read && b.bytes > 0;
+        const auto spare = std::find_if(spare_.begin(), spare_.end(), [&](const auto& s) { return s.first == b.bytes; });
+        if (spare == spare_.end()) return create_buffer(*device_, b.bytes, copy ? b.host : nullptr);
+        MemHandle mem = std::move(spare->second);
+        spare_.erase(spare);
+        // Not blocking: the call waits for its commands before the host memory can go away.
+        if (copy)
+            check(clEnqueueWriteBuffer(device_->queue.get(), mem.get(), CL_FALSE, 0, b.bytes, b.host, 0, nullptr, nullptr),
+                  "clEnqueueWriteBuffer");
+        return mem;
+    }
+
+    /// Keeps the small buffers of a finished call for the next one: creating and releasing buffers is most of the
+    /// cost of a small call. Large ones are released, so that no large device memory stays held between calls.
+    void keep_spares(CallMemory& memory) {
+        for (auto& [bytes, mem] : memory.owned)
+            if (bytes <= kSpareBytes && spare_.size() < kSpareBuffers) spare_.emplace_back(bytes, std::move(mem));
+    }
+
+    static constexpr std::size_t kSpareBytes = std::size_t{1} << 20;
+    static constexpr std::size_t kSpareBuffers = 16;
 
     void set_arg(cl_kernel kernel, cl_uint index, const ParamSpec& param, const Arg& arg,
                  const std::vector<cl_mem>& memory) const {
@@ -486,6 +512,7 @@ private:
     ProgramHandle program_;
     std::vector<KernelSpec> specs_;
     std::vector<KernelHandle> kernels_;  // one per spec, created once: clCreateKernel is not free
+    std::vector<std::pair<std::size_t, MemHandle>> spare_;  // small buffers of earlier calls, by size in bytes
 };
 
 // ---------------------------------------------------------------------------------------------------------------
