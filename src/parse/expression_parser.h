@@ -81,6 +81,8 @@ private:
     ExprPtr unary_expr();
     ExprPtr power();
     ExprPtr atom();
+    std::string name_tag(const Token& name);
+    ExprPtr untagged_postfix(const Token& name);
     ExprPtr linear_subscript_rest(const Token& name);
     ExprPtr number(const Token& t) const;
     ExprPtr call(const Token& fn);

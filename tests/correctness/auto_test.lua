@@ -5,25 +5,67 @@ local h = require("helpers")
 
 local ref = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i]")
 
+-- A passing test returns loopy's timings, one per parameter set and executor: test_knl's seconds per timed
+-- run, over rounds that took at least loopy's 0.3 s in all, and one run of ref_knl.
+local function check_timings(result, count, what)
+  h.check(type(result) == "table" and #result == count, "%s: %d timings expected, got %s", what, count, h.show(result))
+  for _, t in ipairs(result) do
+    h.check(t.elapsed_wall > 0 and t.ref_elapsed_wall > 0 and t.timing_rounds >= 1, "%s: timing %s", what, h.show(t))
+    h.check(t.elapsed_wall * t.timing_rounds >= 0.3 * (1 - 1e-9), "%s: %d rounds of %g s are under 0.3 s", what,
+      t.timing_rounds, t.elapsed_wall)
+  end
+  -- loopy's result dict: the first timing's fields on the result itself.
+  h.check_equal(result.elapsed_wall, result[1].elapsed_wall, what .. ": elapsed_wall")
+  h.check_equal(result.timing_rounds, result[1].timing_rounds, what .. ": timing_rounds")
+  return result
+end
+
 -- Correct transformations pass, on both executors (the default), on one, or on a list; for one or several
 -- sets of parameters; for the default float64 and for a dtype given.
 do
   local split = lp.split_iname(ref, "i", 4, { inner_tag = "l.0", outer_tag = "g.0" })
-  h.check_equal(lp.auto_test_vs_ref(ref, split, { parameters = { n = 10 } }), true, "split_iname")
-  h.check_equal(lp.auto_test_vs_ref(ref, split, { parameters = { { n = 1 }, { n = 33 } }, dtypes = "float32",
-    exec = lp.c.executor {} }), true, "split_iname, two parameter sets, float32")
+  check_timings(lp.auto_test_vs_ref(ref, split, { parameters = { n = 10 } }), #h.executors(), "split_iname")
+  local two = check_timings(lp.auto_test_vs_ref(ref, split, { parameters = { { n = 1 }, { n = 33 } },
+    dtypes = "float32", exec = lp.c.executor {} }), 2, "split_iname, two parameter sets, float32")
+  h.check_equal(two[1].parameters .. " " .. two[2].parameters .. " " .. two[2].target, "n=1 n=33 c", "timings' order")
   local execs = {}
   for _, e in ipairs(h.executors()) do execs[#execs + 1] = e.exec end
-  h.check_equal(ref:auto_test_vs_ref(lp.chunk_iname(ref, "i", 3), { parameters = { n = 11 }, exec = execs }), true,
-    "chunk_iname as a method, executor list")
+  check_timings(ref:auto_test_vs_ref(lp.chunk_iname(ref, "i", 3), { parameters = { n = 11 }, exec = execs }),
+    #execs, "chunk_iname as a method, executor list")
   -- loopy's argument order, (ref_knl, queue, test_knl, {...}), runs on that executor.
   for _, e in ipairs(h.executors()) do
-    h.check_equal(lp.auto_test_vs_ref(ref, e.exec, split, { parameters = { n = 7 } }), true, "loopy's order " .. e.name)
+    local t = check_timings(lp.auto_test_vs_ref(ref, e.exec, split, { parameters = { n = 7 } }), 1, "loopy's order")
+    h.check_equal(t[1].target, e.name, "loopy's order: the executor timed")
     h.expect_error("AutomaticTestFailure", "on the " .. e.name .. " executor", lp.auto_test_vs_ref, ref, e.exec,
       lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = a[i]"), { parameters = { n = 7 } })
   end
   -- Without a test kernel the reference is compared with itself.
-  h.check_equal(lp.auto_test_vs_ref(ref, nil, { parameters = { n = 5 } }), true, "reference alone")
+  check_timings(lp.auto_test_vs_ref(ref, nil, { parameters = { n = 5 } }), #h.executors(), "reference alone")
+end
+
+-- loopy's timing options: with warmup_rounds=0 there is no warm-up run and the first round times one run
+-- (loopy's max(warmup_rounds, 1)); the rounds only ever grow fourfold from there. quiet=true prints nothing.
+do
+  local function rounds_from(first, rounds)
+    while first < rounds do first = first * 4 end
+    return first == rounds
+  end
+  for _, warmup in ipairs({ 0, 1, 3 }) do
+    local t = check_timings(lp.auto_test_vs_ref(ref, ref, { parameters = { n = 12 }, warmup_rounds = warmup,
+      quiet = true }), #h.executors(), "warmup_rounds=" .. warmup)
+    for _, one in ipairs(t) do
+      h.check(rounds_from(math.max(warmup, 1), one.timing_rounds), "warmup_rounds=%d: %d timing rounds", warmup,
+        one.timing_rounds)
+    end
+  end
+  for _, bad in ipairs({ -1, 1.5, "2" }) do
+    h.expect_error("ArgumentError", "warmup_rounds", lp.auto_test_vs_ref, ref, ref, { parameters = { n = 3 },
+      warmup_rounds = bad })
+  end
+  -- Without quiet, the timings are printed as loopy prints them.
+  local out = h.run_child("local lp = require('loom'); lp.auto_test_vs_ref(lp.make_kernel('{ [i]: 0<=i<n }', "
+    .. "'out[i] = 2*a[i]'), nil, { parameters = { n = 3 }, exec = lp.c.executor {} })")
+  h.check(out:match("elapsed: [%d.e+-]+ s wall %(%d+ rounds%) on the c executor %(n=3%)\nref: elapsed: "), "printed:\n%s", out)
 end
 
 -- The message of a failure; its values are returned for checks.
