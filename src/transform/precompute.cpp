@@ -241,19 +241,28 @@ std::vector<std::string> outer_dims(const Plan& p) {
     return out;
 }
 
+// loopy's find_max_of_pwaff_with_params: the largest value of `size` (in the parameters and the outer inames)
+// over the outer iterations of the footprint, as an expression in the parameters alone.
+std::optional<ExprPtr> max_over_outer(const Plan& p, const isl::pw_aff& size, const isl::set& context) {
+    const std::optional<ExprPtr> in_outer = isl_util::dominating_piece_expr(size, context);
+    if (!in_outer) return std::nullopt;
+    const std::string value = "_loom_size";
+    isl::set sizes = isl_util::add_named_dims(isl_util::project_onto(p.footprint, outer_dims(p)), {value}, false);
+    sizes = isl_util::project_onto(isl_util::add_constraint(sizes, var(value), BinOp::Eq, *in_outer), {value});
+    return isl_util::dominating_piece_expr(isl_util::dim_max(sizes, 0), context);
+}
+
 // loopy's base_index_and_length for storage axis `pos`: the smallest index (one affine piece in the outer
 // inames and parameters) and the largest extent from it over all outer iterations allowed by `context`, a
-// constant where there is one, else (as loopy's static_max_of_pw_aff) one in the parameters, not in `outer`.
-std::optional<std::pair<ExprPtr, ExprPtr>> widest_extent(const isl::set& per_outer, int pos, const isl::set& context,
-                                                         const std::vector<std::string>& outer) {
+// constant where there is one, else (as loopy's static_max_of_pw_aff) one in the parameters.
+std::optional<std::pair<ExprPtr, ExprPtr>> widest_extent(const Plan& p, const isl::set& per_outer, int pos,
+                                                         const isl::set& context) {
     const std::optional<ExprPtr> base = isl_util::single_piece_expr(isl_util::dim_min(per_outer, pos), context);
     if (!base) return std::nullopt;
     const isl::pw_aff size = isl_util::dim_size(per_outer, pos);
     if (const std::optional<long> n = isl_util::static_max(size, context)) return std::pair{*base, int_lit(*n)};
-    const std::optional<ExprPtr> in_params = isl_util::dominating_piece_expr(size, context);
+    const std::optional<ExprPtr> in_params = max_over_outer(p, size, context);
     if (!in_params) return std::nullopt;
-    for (const std::string& name : referenced_names(*in_params))
-        if (std::find(outer.begin(), outer.end(), name) != outer.end()) return std::nullopt;
     return std::pair{*base, *in_params};
 }
 
@@ -264,10 +273,10 @@ void box_footprint(const KernelData& k, Plan& p, const std::string& temporary) {
     const auto box = isl_util::guard("LoopyError", "precompute", [&] { return isl_util::fixed_box_hull(per_outer); });
     for (std::size_t i = 0; i < p.axes.size(); ++i) {
         const auto axis = box ? std::optional(std::pair{(*box)[i].offset, int_lit((*box)[i].size)})
-                              : widest_extent(per_outer, static_cast<int>(i), assumption_context(k), outer_dims(p));
+                              : widest_extent(p, per_outer, static_cast<int>(i), assumption_context(k));
         user_assert(axis.has_value(), "StaticValueFindingError", "precompute: a static size was not found for axis ", i,
                     " of the footprint ", isl_util::to_str(per_outer), " of '", p.rule->name, "' (storing it in '",
-                    temporary, "' needs a size that the outer loops do not change)");
+                    temporary, "' needs a size in the parameters)");
         std::tie(p.axes[i].offset, p.axes[i].size) = *axis;
     }
 }
