@@ -1,9 +1,10 @@
 // lp.auto_test_vs_ref(ref_knl, test_knl, {parameters=, exec=, rtol=, atol=, dtypes=, seed=, warmup_rounds=,
-// quiet=}), or in loopy's order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on
+// quiet=, timing_seconds=}), or in loopy's order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on
 // the same random inputs, through the ordinary kernel call (`knl(exec, {...})`), on every executor asked for;
 // every output must match the reference within the tolerances, or an AutomaticTestFailure names the first
 // element that does not. Then test_knl is timed as loopy times it (through lp.time): `warmup_rounds` untimed
-// runs, then max(warmup_rounds, 1) timed ones, four times as many again until they take 0.3 s.
+// runs, then max(warmup_rounds, 1) timed ones, four times as many again until they take `timing_seconds`
+// (loopy's 0.3 s; Loom's option, which 0 makes one round).
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -28,7 +29,6 @@ constexpr const char* kFname = "auto_test_vs_ref";
 constexpr int kOptions = 3;         // stack index of the options table
 constexpr int kLoopyExecutor = 4;   // the executor of loopy's argument order, or nil
 constexpr int kTime = lua_upvalueindex(1);  // lp.time
-constexpr double kMinTimingSeconds = 0.3;   // loopy's: timed rounds are repeated until they take this long
 
 /// One set of parameter values: integers (which also size the arrays) and floats.
 struct Parameters {
@@ -45,6 +45,7 @@ struct Settings {
     std::uint64_t seed = 0;
     int warmup_rounds = 2;  // loopy's default
     bool quiet = false;     // loopy prints the timings unless quiet
+    double timing_seconds = 0.3;  // loopy's: timed rounds grow until they take this long
 };
 
 /// What loopy's auto_test_vs_ref returns, for one parameter set on one executor.
@@ -136,12 +137,16 @@ void read_dtypes(lua_State* L, Settings& s) {
 }
 
 Settings read_settings(lua_State* L) {
-    check_options(L, kOptions, kFname, {"parameters", "exec", "rtol", "atol", "dtypes", "seed", "warmup_rounds", "quiet"});
+    check_options(L, kOptions, kFname, {"parameters", "exec", "rtol", "atol", "dtypes", "seed", "warmup_rounds", "quiet",
+                                        "timing_seconds"});
     Settings s;
     const std::int64_t warmup = opt_integer(L, kOptions, "warmup_rounds", kFname).value_or(s.warmup_rounds);
     if (warmup < 0 || warmup > INT32_MAX) arg_error(L, kOptions, kFname, "option 'warmup_rounds': an integer >= 0 expected");
     s.warmup_rounds = static_cast<int>(warmup);
     s.quiet = opt_bool(L, kOptions, "quiet", kFname).value_or(false);
+    s.timing_seconds = opt_number(L, kOptions, "timing_seconds", kFname).value_or(s.timing_seconds);
+    if (!(s.timing_seconds >= 0 && s.timing_seconds <= 3600))
+        arg_error(L, kOptions, kFname, "option 'timing_seconds': a number of seconds from 0 to 3600 expected");
     s.parameter_sets = read_parameter_sets(L);
     s.rtol = opt_number(L, kOptions, "rtol", kFname).value_or(s.rtol);
     s.atol = opt_number(L, kOptions, "atol", kFname).value_or(s.atol);
@@ -337,14 +342,14 @@ double time_runs(lua_State* L, int knl, int exec, const std::map<std::string, Ho
     return total;
 }
 
-// loopy's timing of test_knl: warm-up runs, then rounds that grow fourfold until they take kMinTimingSeconds.
+// loopy's timing of test_knl: warm-up runs, then rounds that grow fourfold until they take s.timing_seconds.
 Timing time_test(lua_State* L, int ref, int test, int exec, const std::map<std::string, HostArray>& inputs,
                  const Parameters& p, const Settings& s) {
     Timing t{executor_target(L, exec), parameters_text(p)};
     t.ref_elapsed_wall = time_runs(L, ref, exec, inputs, p, 0, 1, "ref_knl");
     t.timing_rounds = std::max(s.warmup_rounds, 1);
     double total = time_runs(L, test, exec, inputs, p, s.warmup_rounds, t.timing_rounds, "test_knl");
-    while (total < kMinTimingSeconds) {
+    while (total < s.timing_seconds && t.timing_rounds <= INT32_MAX / 4) {
         t.timing_rounds *= 4;
         total = time_runs(L, test, exec, inputs, p, 0, t.timing_rounds, "test_knl");
     }

@@ -44,7 +44,8 @@ do
 end
 
 -- loopy's timing options: with warmup_rounds=0 there is no warm-up run and the first round times one run
--- (loopy's max(warmup_rounds, 1)); the rounds only ever grow fourfold from there. quiet=true prints nothing.
+-- (loopy's max(warmup_rounds, 1)); the rounds only ever grow fourfold from there, until they take
+-- timing_seconds (0: the first round alone). quiet=true prints nothing.
 do
   local function rounds_from(first, rounds)
     while first < rounds do first = first * 4 end
@@ -57,15 +58,25 @@ do
       h.check(rounds_from(math.max(warmup, 1), one.timing_rounds), "warmup_rounds=%d: %d timing rounds", warmup,
         one.timing_rounds)
     end
+    local first = lp.auto_test_vs_ref(ref, ref, { parameters = { n = 12 }, warmup_rounds = warmup, quiet = true,
+      timing_seconds = 0 })
+    for _, one in ipairs(first) do
+      h.check_equal(one.timing_rounds, math.max(warmup, 1), "timing_seconds=0, warmup_rounds=" .. warmup)
+    end
   end
-  for _, bad in ipairs({ -1, 1.5, "2" }) do
+  local short = lp.auto_test_vs_ref(ref, ref, { parameters = { n = 12 }, quiet = true, timing_seconds = 0.05 })
+  for _, one in ipairs(short) do
+    h.check(one.elapsed_wall * one.timing_rounds >= 0.05 and rounds_from(2, one.timing_rounds),
+      "timing_seconds=0.05: %s", h.show(one))
+  end
+  for _, bad in ipairs({ -1, 1e9 }) do
+    h.expect_error("ArgumentError", "timing_seconds", lp.auto_test_vs_ref, ref, ref, { parameters = { n = 3 },
+      timing_seconds = bad })
+  end
+  for _, bad in ipairs({ -1, 1.5 }) do
     h.expect_error("ArgumentError", "warmup_rounds", lp.auto_test_vs_ref, ref, ref, { parameters = { n = 3 },
       warmup_rounds = bad })
   end
-  -- Without quiet, the timings are printed as loopy prints them.
-  local out = h.run_child("local lp = require('loom'); lp.auto_test_vs_ref(lp.make_kernel('{ [i]: 0<=i<n }', "
-    .. "'out[i] = 2*a[i]'), nil, { parameters = { n = 3 }, exec = lp.c.executor {} })")
-  h.check(out:match("elapsed: [%d.e+-]+ s wall %(%d+ rounds%) on the c executor %(n=3%)\nref: elapsed: "), "printed:\n%s", out)
 end
 
 -- The message of a failure; its values are returned for checks.

@@ -74,4 +74,15 @@ do
   check_timings(median, runs, 3, "default executor")
 end
 
+-- lp.auto_test_vs_ref times test_knl as loopy does (tests/correctness/auto_test.lua) and, unless quiet, prints
+-- loopy's "elapsed:" lines for it and for ref_knl.
+do
+  local code = "local lp = require('loom'); lp.auto_test_vs_ref(lp.make_kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), "
+    .. "nil, { parameters = { n = 3 }, exec = lp.c.executor {}, timing_seconds = 0%s })"
+  local out = h.run_child(code:format(""))
+  h.check(out:match("^elapsed: [%d.e+-]+ s wall %(2 rounds%) on the c executor %(n=3%)\nref: elapsed: [%d.e+-]+ s wall\n$"),
+    "printed:\n%s", out)
+  h.check_equal(h.run_child(code:format(", quiet = true")), "", "quiet")
+end
+
 print("timing: ok")

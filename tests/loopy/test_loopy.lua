@@ -1214,8 +1214,10 @@ test("test_barrier_insertion_near_bottom_of_loop", function()
 end)
 
 -- loopy: test_multi_argument_reduction_parsing: a reduction over a two-valued reduction parses.
+-- Loom's parse_expression returns the parsed expression's text, in which a reduction prints as `op(inames, ...)`.
 test("test_multi_argument_reduction_parsing", function()
-  lp.parse_expression("reduce(argmax, i, reduce(argmax, j, i, j))")
+  h.check_equal(lp.parse_expression("reduce(argmax, i, reduce(argmax, j, i, j))"), "argmax(i, argmax(j, i, j))",
+    "a Reduction")
 end)
 
 -- loopy: test_inames_conditional_generation: global barriers inside loops nested in a g.0 iname.
