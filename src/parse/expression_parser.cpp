@@ -209,6 +209,15 @@ bool fits_body(std::string_view op, const std::vector<ExprPtr>& body) {
     return body_count(op) == 2 && body.size() == 1 && is_two_valued(body[0]);
 }
 
+// Loopy's rule: a reduction of one value cannot reduce the two of an argmax/argmin.
+bool two_values_for_one(std::string_view op, const std::vector<ExprPtr>& body) {
+    return body_count(op) == 1 && body.size() == 1 && is_two_valued(body[0]);
+}
+
+std::string two_values_message(std::string_view op, const ExprPtr& operand) {
+    return cat("'", op, "' reduces one value, but '", to_string(operand), "' has two (a value and an index)");
+}
+
 std::string reduction_usage(std::string_view fn, std::string_view op) {
     std::string args = body_count(op) == 2 ? "inames, value, index (or inames, argmax/argmin reduction)" : "inames, expression";
     std::string prefix = fn == op ? "" : cat(op, ", ");
@@ -468,6 +477,7 @@ ExprPtr ExpressionParser::shorthand_reduction(const Token& fn) {
         fail(fn, reduction_usage(fn.text, fn.text));
     }
     std::vector<ExprPtr> body = arguments(")");
+    if (two_values_for_one(fn.text, body)) fail(fn, two_values_message(fn.text, body[0]));
     if (inames->empty() && body.size() == 1) return body.front();
     if (fits_body(fn.text, body) && !inames->empty()) return reduction(fn.text, std::move(*inames), std::move(body));
     if (minmax && !tuple) {
@@ -486,6 +496,7 @@ ExprPtr ExpressionParser::general_reduction(const Token& fn) {
     std::optional<std::vector<std::string>> inames = iname_argument();
     if (!inames) fail(peek(), reduction_usage(fn.text, op));
     std::vector<ExprPtr> body = arguments(")");
+    if (two_values_for_one(op, body)) fail(fn, two_values_message(op, body[0]));
     if (!fits_body(op, body)) fail(fn, reduction_usage(fn.text, op));
     // Over no inames a reduction is its body, as in loopy.
     if (inames->empty() && body.size() == 1) return body.front();

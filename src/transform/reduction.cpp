@@ -240,7 +240,7 @@ private:
 
     std::vector<Instruction> realize(const Instruction& insn, const ExprPtr& red) {
         if (is_arg_extremum(red->name)) check_arg_extremum_form(insn, red);
-        if (red->args.size() == 1 && is_two_valued(red->args[0])) return realize_inner_pair(insn, red);
+        if (is_arg_extremum(red->name) && red->args.size() == 1) return realize_inner_pair(insn, red);
         const std::string local = parallel_iname(insn, red);
         const DType t = body_type(red, 0);
         if (!local.empty()) return realize_local(insn, red, local, t);

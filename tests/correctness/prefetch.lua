@@ -317,4 +317,17 @@ do
     h.expect_error("BuildError", "variable length arrays", knl, lp.cl.queue(),
       { a = lp.rand(what == "prefix" and { 3 } or { 3, 3 }, "float32") })
   end
+  -- In global memory such a temporary is allocated for each call, on both executors; local memory needs a
+  -- constant size.
+  local global = lp.add_prefetch(sum_rows, "a[:,:]", nil, { default_tag = nil, temporary_address_space = "global" })
+  local a = lp.rand({ 9, 9 }, "float32", 9)
+  h.on_each_executor(function(exec, name)
+    h.check_array(global(exec, { a = a }), function(i)
+      local s = 0
+      for j = 0, 8 do s = s + a:get(i, j) * j end
+      return s
+    end, "global a[:,:] on " .. name, { rtol = 1e-5 })
+  end)
+  h.expect_error("StaticValueFindingError", { "temporary 'a_fetch'", "(n, n)" }, lp.generate_code,
+    lp.add_prefetch(lp.tag_inames(sum_rows, { i = "l.0" }), "a[:,:]", nil, { temporary_address_space = "local" }))
 end
