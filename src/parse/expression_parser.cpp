@@ -409,7 +409,8 @@ ExprPtr ExpressionParser::atom() {
         case TokenKind::Punct:
             if (t.text == "(") {
                 ExprPtr e = expression();
-                if (peek().is(",")) fail(peek(), "a tuple is only allowed as the iname list of a reduction");
+                if (peek().is(",")) fail(peek(), "a tuple is only allowed as the iname list of a reduction or as "
+                                           "argmax/argmin's (value, index)");
                 expect(")");
                 return e;
             }
@@ -476,7 +477,7 @@ ExprPtr ExpressionParser::shorthand_reduction(const Token& fn) {
         if (minmax) return loom::call(fn.text, arguments(")"));
         fail(fn, reduction_usage(fn.text, fn.text));
     }
-    std::vector<ExprPtr> body = arguments(")");
+    std::vector<ExprPtr> body = reduction_body(fn.text);
     if (two_values_for_one(fn.text, body)) fail(fn, two_values_message(fn.text, body[0]));
     if (inames->empty() && body.size() == 1) return body.front();
     if (fits_body(fn.text, body) && !inames->empty()) return reduction(fn.text, std::move(*inames), std::move(body));
@@ -495,13 +496,30 @@ ExprPtr ExpressionParser::general_reduction(const Token& fn) {
     expect(",");
     std::optional<std::vector<std::string>> inames = iname_argument();
     if (!inames) fail(peek(), reduction_usage(fn.text, op));
-    std::vector<ExprPtr> body = arguments(")");
+    std::vector<ExprPtr> body = reduction_body(op);
     if (two_values_for_one(op, body)) fail(fn, two_values_message(op, body[0]));
     if (!fits_body(op, body)) fail(fn, reduction_usage(fn.text, op));
     // Over no inames a reduction is its body, as in loopy.
     if (inames->empty() && body.size() == 1) return body.front();
     if (inames->empty()) fail(fn, cat("'", op, "' over no inames has no value: name the inames to reduce over"));
     return reduction(op, std::move(*inames), std::move(body), fn.text == "simul_reduce");
+}
+
+// The operands of reduction `op` after its inames, up to the closing parenthesis: for argmax/argmin also
+// loopy's tuple `(value, index)` as the only one.
+std::vector<ExprPtr> ExpressionParser::reduction_body(std::string_view op) {
+    if (body_count(op) == 2 && peek().is("(")) {
+        const std::size_t start = pos_;
+        take();
+        ExprPtr value = expression();
+        if (accept(",")) {
+            ExprPtr index = expression();
+            expect(")");
+            if (accept(")")) return {std::move(value), std::move(index)};
+        }
+        pos_ = start;  // a parenthesized operand, not a tuple
+    }
+    return arguments(")");
 }
 
 std::vector<ExprPtr> ExpressionParser::arguments(std::string_view close) {

@@ -81,10 +81,13 @@ local function test_scalar_ops(exec, where)
   end
 end
 
--- argmax/argmin: the first extreme element wins; an empty domain gives the neutral value and index -1.
+-- argmax/argmin: the first extreme element wins; an empty domain gives the neutral value and index -1. The
+-- value and index are two operands, or one tuple (loopy's).
 local function test_arg_extrema(exec, where)
-  for _, op in ipairs({ "argmax", "argmin" }) do
-    local knl = lp.make_kernel("{ [i]: 0<=i<n }", "v, idx = " .. op .. "(i, a[i], i)")
+  for _, op in ipairs({ "argmax", "argmin", "tuple" }) do
+    local form = op == "tuple" and "argmin(i, (a[i], i))" or op .. "(i, a[i], i)"
+    op = op == "tuple" and "argmin" or op
+    local knl = lp.make_kernel("{ [i]: 0<=i<n }", "v, idx = " .. form)
     for _, dtype in ipairs({ "float32", "float64", "int32" }) do
       for _, n in ipairs(SIZES) do
         local a = vector(n, dtype, 5, -1, 1)

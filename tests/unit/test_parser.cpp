@@ -241,6 +241,12 @@ TEST_CASE("reductions and the max/min ambiguity", "[parser]") {
     CHECK(to_string(pair_operand(e, 0)) == "a[i, j]");
     CHECK(to_string(pair_operand(e, 1)) == "j");
     CHECK(expression_error("sum(i, argmax(j, a[j], j))"));
+    // loopy's tuple operand; a parenthesized first operand is not one.
+    CHECK(to_string(parse_expression("argmax(i, (a[i], i))")) == "argmax(i, a[i], i)");
+    CHECK(to_string(parse_expression("reduce(argmin, i, (a[i] + 1, i))")) == "argmin(i, a[i] + 1, i)");
+    CHECK(to_string(parse_expression("argmax(i, (a[i] + 1)*2, i)")) == "argmax(i, (a[i] + 1)*2, i)");
+    CHECK(expression_error("argmax(i, (a[i], i), i)"));
+    CHECK(expression_error("sum(i, (a[i], i))"));
     CHECK(expression_error("argmax(i, sum(j, a[j]))"));
 }
 
