@@ -1,5 +1,5 @@
 // lp.auto_test_vs_ref(ref_knl, test_knl, {parameters=, exec=, rtol=, atol=, dtypes=, seed=, warmup_rounds=,
-// quiet=, timing_seconds=}), or in loopy's order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on
+// quiet=, timing_seconds=, op_count=, op_label=}), or in loopy's order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on
 // the same random inputs, through the ordinary kernel call (`knl(exec, {...})`), on every executor asked for;
 // every output must match the reference within the tolerances, or an AutomaticTestFailure names the first
 // element that does not. Then test_knl is timed as loopy times it (through lp.time): `warmup_rounds` untimed
@@ -46,6 +46,8 @@ struct Settings {
     int warmup_rounds = 2;  // loopy's default
     bool quiet = false;     // loopy prints the timings unless quiet
     double timing_seconds = 0.3;  // loopy's: timed rounds grow until they take this long
+    std::vector<double> op_count;        // operations per run, printed as rates (loopy's op_count, op_label)
+    std::vector<std::string> op_label;
 };
 
 /// What loopy's auto_test_vs_ref returns, for one parameter set on one executor.
@@ -136,9 +138,29 @@ void read_dtypes(lua_State* L, Settings& s) {
     lua_pop(L, 1);
 }
 
+// loopy's op_count (a number or a list) and op_label (as many names).
+void read_op_counts(lua_State* L, Settings& s) {
+    if (lua_istable(L, kOptions)) {
+        const int type = get_field(L, kOptions, "op_count");
+        const int idx = lua_gettop(L);
+        if (type == LUA_TNUMBER) s.op_count.push_back(lua_tonumber(L, idx));
+        for (lua_Integer i = 1; type == LUA_TTABLE && i <= length(L, idx); ++i) {
+            if (get_index(L, idx, i) != LUA_TNUMBER) arg_error(L, kOptions, kFname, "option 'op_count': a list of numbers expected");
+            s.op_count.push_back(lua_tonumber(L, -1));
+            lua_pop(L, 1);
+        }
+        if (type != LUA_TNIL && type != LUA_TNUMBER && type != LUA_TTABLE)
+            arg_error(L, kOptions, kFname, "option 'op_count': a number or a list of numbers expected");
+        lua_pop(L, 1);
+    }
+    s.op_label = opt_string_list(L, kOptions, "op_label", kFname).value_or(std::vector<std::string>{});
+    if (s.op_count.size() != s.op_label.size())
+        arg_error(L, kOptions, kFname, "options 'op_count' and 'op_label' must have as many entries");
+}
+
 Settings read_settings(lua_State* L) {
     check_options(L, kOptions, kFname, {"parameters", "exec", "rtol", "atol", "dtypes", "seed", "warmup_rounds", "quiet",
-                                        "timing_seconds"});
+                                        "timing_seconds", "op_count", "op_label"});
     Settings s;
     const std::int64_t warmup = opt_integer(L, kOptions, "warmup_rounds", kFname).value_or(s.warmup_rounds);
     if (warmup < 0 || warmup > INT32_MAX) arg_error(L, kOptions, kFname, "option 'warmup_rounds': an integer >= 0 expected");
@@ -147,6 +169,7 @@ Settings read_settings(lua_State* L) {
     s.timing_seconds = opt_number(L, kOptions, "timing_seconds", kFname).value_or(s.timing_seconds);
     if (!(s.timing_seconds >= 0 && s.timing_seconds <= 3600))
         arg_error(L, kOptions, kFname, "option 'timing_seconds': a number of seconds from 0 to 3600 expected");
+    read_op_counts(L, s);
     s.parameter_sets = read_parameter_sets(L);
     s.rtol = opt_number(L, kOptions, "rtol", kFname).value_or(s.rtol);
     s.atol = opt_number(L, kOptions, "atol", kFname).value_or(s.atol);
@@ -342,6 +365,17 @@ double time_runs(lua_State* L, int knl, int exec, const std::map<std::string, Ho
     return total;
 }
 
+// loopy's rates: " 1.5e+09 flop/s" for each operation count done in `seconds`.
+std::string rates(const Settings& s, double seconds) {
+    std::string out;
+    char rate[64];
+    for (std::size_t i = 0; i < s.op_count.size(); ++i) {
+        std::snprintf(rate, sizeof rate, " %g ", s.op_count[i] / seconds);
+        out += rate + s.op_label[i] + "/s";
+    }
+    return out;
+}
+
 // loopy's timing of test_knl: warm-up runs, then rounds that grow fourfold until they take s.timing_seconds.
 Timing time_test(lua_State* L, int ref, int test, int exec, const std::map<std::string, HostArray>& inputs,
                  const Parameters& p, const Settings& s) {
@@ -355,8 +389,9 @@ Timing time_test(lua_State* L, int ref, int test, int exec, const std::map<std::
     }
     t.elapsed_wall = total / t.timing_rounds;
     if (!s.quiet)
-        std::printf("elapsed: %g s wall (%d rounds) on the %s executor (%s)\nref: elapsed: %g s wall\n", t.elapsed_wall,
-                    t.timing_rounds, t.target.c_str(), t.parameters.c_str(), t.ref_elapsed_wall);
+        std::printf("elapsed: %g s wall (%d rounds)%s on the %s executor (%s)\nref: elapsed: %g s wall%s\n",
+                    t.elapsed_wall, t.timing_rounds, rates(s, t.elapsed_wall).c_str(), t.target.c_str(),
+                    t.parameters.c_str(), t.ref_elapsed_wall, rates(s, t.ref_elapsed_wall).c_str());
     return t;
 }
 
