@@ -169,10 +169,15 @@ std::vector<ExprPtr> expr_list(lua_State* L, const Variable& v, const char* fnam
     return out;
 }
 
-// Reads `shape` of the ArgSpec at the top of the stack into v.
+bool has_field(lua_State* L, const char* key);
+
+// Reads `shape` of the ArgSpec at the top of the stack into v. An array argument declared without one is
+// lp.auto, or, given strides, lp.none with an axis per stride (loopy's shape=None).
 void read_shape(lua_State* L, Variable& v, const char* fname) {
+    const bool strided = v.kind != VarKind::ValueArg && v.kind != VarKind::Temporary && has_field(L, "strides");
     const int t = get_field(L, -1, "shape");
-    if (t == LUA_TNIL) v.shape_auto = v.kind != VarKind::ValueArg;
+    if (t == LUA_TNIL && strided) v.no_shape = true;
+    else if (t == LUA_TNIL) v.shape_auto = v.kind != VarKind::ValueArg;
     else if (is_auto(L, -1)) v.shape_auto = true;
     else if (is_sentinel(L, -1, kNoneKey)) v.no_shape = true;
     else v.shape = expr_list(L, v, fname, "shape");

@@ -83,8 +83,10 @@ void check_indices_match_axes(const KernelData& k) {
     for (const Instruction& insn : k.instructions)
         for (const Access& a : accesses_of(insn)) {
             const Variable* v = find_variable(k, a.name);
-            if (!v || !v->is_array || v->no_shape || a.linear) continue;
-            user_assert(a.indices.size() == v->shape.size(), "LoopyError", "'", a.name, "' has ", v->shape.size(),
+            if (!v || !v->is_array || v->storage_indexed() || a.linear) continue;
+            // Without a shape, strides give the axes (loopy's shape=None with strides).
+            const std::size_t axes = v->no_shape ? v->strides.size() : v->shape.size();
+            user_assert(a.indices.size() == axes, "LoopyError", "'", a.name, "' has ", axes,
                         " axes but is indexed with ", a.indices.size(), " indices in instruction '", insn.id, "'");
         }
 }
