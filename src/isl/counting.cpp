@@ -10,6 +10,7 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <numeric>
@@ -429,6 +430,57 @@ std::string PwQPolynomial::to_str() const {
     std::string out = s ? s : "";
     free(s);
     return out;
+}
+
+PwQPolynomial largest(const std::vector<isl::pw_aff>& sizes) {
+    isl_pw_aff* max = sizes.at(0).copy();
+    for (std::size_t i = 1; i < sizes.size(); ++i) max = isl_pw_aff_union_max(max, sizes[i].copy());
+    return PwQPolynomial(isl_pw_qpolynomial_from_pw_aff(max));
+}
+
+namespace {
+
+// e over the domain space `dom` whose parameters are the names e uses; null when e is no polynomial.
+Qp polynomial_of(const ExprPtr& e, const Space& dom) {
+    auto operand = [&](std::size_t i) { return polynomial_of(e->args[i], dom); };
+    switch (e->kind) {
+        case ExprKind::IntLit:
+            return constant(dom, isl_val_int_from_si(ctx().get(), e->ival));
+        case ExprKind::Var: {
+            const int pos = isl_space_find_dim_by_name(dom.get(), isl_dim_param, e->name.c_str());
+            return qp(isl_qpolynomial_var_on_domain(isl_space_copy(dom.get()), isl_dim_param, static_cast<unsigned>(pos)));
+        }
+        case ExprKind::Unary:
+            if (e->unop != "-") return nullptr;
+            if (Qp a = operand(0)) return qp(isl_qpolynomial_neg(a.release()));
+            return nullptr;
+        case ExprKind::Binary: {
+            if (e->op != BinOp::Add && e->op != BinOp::Sub && e->op != BinOp::Mul) return nullptr;
+            Qp a = operand(0), b = operand(1);
+            if (!a || !b) return nullptr;
+            if (e->op == BinOp::Mul) return mul(std::move(a), std::move(b));
+            if (e->op == BinOp::Sub) b = qp(isl_qpolynomial_neg(b.release()));
+            return add(std::move(a), std::move(b));
+        }
+        default:
+            return nullptr;
+    }
+}
+
+}  // namespace
+
+std::optional<std::string> polynomial_text(const ExprPtr& e) {
+    std::vector<std::string> names = referenced_names(e);
+    std::sort(names.begin(), names.end());
+    isl_space* sp = isl_space_params_alloc(ctx().get(), static_cast<unsigned>(names.size()));
+    for (std::size_t i = 0; i < names.size(); ++i)
+        sp = isl_space_set_dim_name(sp, isl_dim_param, static_cast<unsigned>(i), names[i].c_str());
+    Qp q = polynomial_of(e, Space(sp));
+    if (!q) return std::nullopt;
+    // isl prints `[ell, m] -> { ell * m }`: the polynomial is what the braces hold.
+    const std::string text = PwQPolynomial(isl_pw_qpolynomial_from_qpolynomial(q.release())).to_str();
+    const std::size_t open = text.find("{ ");
+    return text.substr(open + 2, text.size() - open - 4);
 }
 
 PwQPolynomial card(const isl::set& s) {

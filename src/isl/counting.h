@@ -11,8 +11,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "ir/expr.h"
 
 struct isl_pw_qpolynomial;
 
@@ -52,6 +55,13 @@ public:
 private:
     isl_pw_qpolynomial* p_;
 };
+
+/// The largest of several piecewise affine functions (grid sizes), as a count.
+PwQPolynomial largest(const std::vector<isl::pw_aff>& sizes);
+
+/// `e`, a polynomial in the names it uses, as isl prints it over those names sorted (`ell * m`, `128`);
+/// nullopt when `e` is no polynomial (a division, a call, ...). Equal polynomials give equal text.
+std::optional<std::string> polynomial_text(const ExprPtr& e);
 
 /// The number of points of `s` as a function of its parameters (zero where it is empty), exact for every
 /// set isl represents: unions, existentials, strides, floors.
