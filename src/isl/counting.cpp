@@ -11,6 +11,7 @@
 #include <isl/val.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <memory>
 #include <numeric>
@@ -483,20 +484,145 @@ std::optional<std::string> polynomial_text(const ExprPtr& e) {
     return text.substr(open + 2, text.size() - open - 4);
 }
 
-PwQPolynomial card(const isl::set& s) {
-    // Groups of dimensions that no constraint relates count separately: the count is their product, and
-    // each group's summation is much smaller.
+namespace {
+
+// The count of one basic set. Groups of dimensions that no constraint relates count separately: the count is
+// their product, and each group's summation is much smaller.
+PwQPolynomial card_of_piece(Set piece) {
+    const isl::set s = isl::manage(piece.release());
     const std::vector<isl::set> factors = independent_factors(s);
     if (factors.size() > 1) {
         PwQPolynomial product = PwQPolynomial::constant(param_names(s.get_space()), 1);
-        for (const isl::set& f : factors) product = product * card(f);
+        for (const isl::set& f : factors) product = product * card_of_piece(anonymous(f.copy()));
         return product;
     }
     Summation sum(checked(isl_pw_qpolynomial_zero(param_domain(isl_space_params(s.get_space().release())))));
-    Set anon = anonymous(s.copy());
-    isl_space* dom = isl_set_get_space(anon.get());
-    sum.add_sum(std::move(anon), qp(isl_qpolynomial_one_on_domain(dom)), true);
+    isl_space* dom = isl_set_get_space(s.get());
+    sum.add_sum(anonymous(s.copy()), qp(isl_qpolynomial_one_on_domain(dom)), true);
     return PwQPolynomial(std::move(sum).result());
+}
+
+// The coefficients of one constraint of a basic set: per set dimension, and whether it is an equality.
+struct Row {
+    std::vector<long> coef;
+    long constant = 0;
+    bool eq = false;
+    bool has_divs = false;
+};
+
+std::vector<Row> rows_of(isl_basic_set* b) {
+    std::vector<Row> rows;
+    auto cb = [](isl_constraint* c, void* user) {
+        auto* rows = static_cast<std::vector<Row>*>(user);
+        Row r;
+        r.eq = isl_constraint_is_equality(c) == isl_bool_true;
+        const isl_size n = isl_constraint_dim(c, isl_dim_set);
+        for (int d = 0; d < n; ++d) {
+            isl_val* v = isl_constraint_get_coefficient_val(c, isl_dim_set, d);
+            r.coef.push_back(isl_val_get_num_si(v));
+            isl_val_free(v);
+        }
+        for (int d = 0; d < isl_constraint_dim(c, isl_dim_div); ++d) {
+            isl_val* v = isl_constraint_get_coefficient_val(c, isl_dim_div, d);
+            r.has_divs = r.has_divs || isl_val_is_zero(v) != isl_bool_true;
+            isl_val_free(v);
+        }
+        isl_val* k = isl_constraint_get_constant_val(c);
+        r.constant = isl_val_get_num_si(k);
+        isl_val_free(k);
+        isl_size np = isl_constraint_dim(c, isl_dim_param);
+        for (int d = 0; d < np && !r.has_divs; ++d) {
+            isl_val* v = isl_constraint_get_coefficient_val(c, isl_dim_param, d);
+            if (isl_val_is_zero(v) != isl_bool_true) r.constant = LONG_MIN;  // not a constant bound
+            isl_val_free(v);
+        }
+        rows->push_back(std::move(r));
+        isl_constraint_free(c);
+        return isl_stat_ok;
+    };
+    isl_basic_set_foreach_constraint(b, cb, &rows);
+    return rows;
+}
+
+// The factor f when dimensions x and y of a basic set are a split (split_iname's outer and inner iname):
+// 0 <= y < f, and every other constraint holds x and y only as f*x + y. 0 otherwise.
+long split_factor(const std::vector<Row>& rows, std::size_t x, std::size_t y) {
+    long f = 0;
+    bool lower = false;
+    std::vector<const Row*> joint;
+    for (const Row& r : rows) {
+        if (r.coef[x] == 0 && r.coef[y] == 0) continue;
+        const bool only_y = r.coef[x] == 0 && !r.eq && !r.has_divs && r.constant != LONG_MIN &&
+                            std::count(r.coef.begin(), r.coef.end(), 0L) + 1 == static_cast<long>(r.coef.size());
+        if (only_y && r.coef[y] == 1 && r.constant == 0) {
+            lower = true;
+        } else if (only_y && r.coef[y] == -1 && r.constant > 0 && !f) {
+            f = r.constant + 1;
+        } else if (r.coef[y] == 0) {
+            return 0;
+        } else {
+            joint.push_back(&r);
+        }
+    }
+    if (!lower || f < 2) return 0;
+    for (const Row* r : joint)
+        if (r->coef[x] != f * r->coef[y]) return 0;
+    return f;
+}
+
+// Whether an existential of b depends on set dimension d.
+bool divides(isl_basic_set* b, std::size_t d) {
+    for (int i = 0; i < isl_basic_set_dim(b, isl_dim_div); ++i) {
+        const Aff inner(checked(isl_basic_set_get_div(b, i)));
+        if (isl_aff_involves_dims(inner.get(), isl_dim_in, static_cast<unsigned>(d), 1) != isl_bool_false) return true;
+    }
+    return false;
+}
+
+// The image of b with dimensions x and y replaced by the one dimension f*x + y.
+isl_set* join(isl_basic_set* b, std::size_t x, std::size_t y, long f) {
+    isl_multi_aff* ma = isl_multi_aff_identity_on_domain_space(isl_basic_set_get_space(b));
+    isl_aff* t = isl_aff_scale_val(isl_multi_aff_get_aff(ma, static_cast<int>(x)), isl_val_int_from_si(ctx().get(), f));
+    ma = isl_multi_aff_set_aff(ma, static_cast<int>(x), isl_aff_add(t, isl_multi_aff_get_aff(ma, static_cast<int>(y))));
+    ma = isl_multi_aff_drop_dims(ma, isl_dim_out, static_cast<unsigned>(y), 1);
+    return checked(isl_set_apply(isl_set_from_basic_set(b), isl_map_from_multi_aff(ma)));
+}
+
+// b with every split pair (x, y) replaced by the one dimension f*x + y: a bijection of its points, so the
+// count is the same, and the summation works on the unsplit domain (a split triangle needs no residues).
+Set unsplit(isl_basic_set* b) {
+    for (;;) {
+        const std::vector<Row> rows = rows_of(b);
+        const auto n = static_cast<std::size_t>(isl_basic_set_dim(b, isl_dim_set));
+        long f = 0;
+        std::size_t x = 0, y = 0;
+        for (std::size_t i = 0; i < n && !f; ++i)
+            for (std::size_t j = 0; j < n && !f; ++j)
+                if (i != j && !divides(b, i) && !divides(b, j) && (f = split_factor(rows, i, j))) x = i, y = j;
+        if (!f) return anonymous(isl_set_from_basic_set(b));
+        Set image(isl_set_make_disjoint(isl_set_compute_divs(join(b, x, y, f))));
+        if (isl_set_n_basic_set(image.get()) != 1) return anonymous(image.release());
+        isl_basic_set_list* list = isl_set_get_basic_set_list(image.get());
+        b = checked(isl_basic_set_list_get_basic_set(list, 0));
+        isl_basic_set_list_free(list);
+    }
+}
+
+}  // namespace
+
+PwQPolynomial card(const isl::set& s) {
+    PwQPolynomial total(isl_pw_qpolynomial_zero(param_domain(isl_space_params(s.get_space().release()))));
+    Set pieces(checked(isl_set_make_disjoint(isl_set_compute_divs(s.copy()))));
+    auto cb = [](isl_basic_set* b, void* user) {
+        Set joined(checked(isl_set_make_disjoint(isl_set_compute_divs(unsplit(b).release()))));
+        auto each = [](isl_basic_set* piece, void* total) {
+            *static_cast<PwQPolynomial*>(total) = *static_cast<PwQPolynomial*>(total) + card_of_piece(Set(isl_set_from_basic_set(piece)));
+            return isl_stat_ok;
+        };
+        return isl_set_foreach_basic_set(joined.get(), each, user);
+    };
+    checked(isl_set_foreach_basic_set(pieces.get(), cb, &total) == isl_stat_ok ? pieces.get() : nullptr);
+    return total;
 }
 
 }  // namespace loom::isl_util
