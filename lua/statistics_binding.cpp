@@ -79,17 +79,15 @@ int count_tostring(lua_State* L) {
     return 1;
 }
 
-// A count, or an integer as a constant count over the parameters of `model`.
-PwQPolynomial count_operand(lua_State* L, int idx, const PwQPolynomial& model, const char* fname) {
+// A count, or an integer as a constant count (isl aligns the parameters of the operands of arithmetic).
+PwQPolynomial count_operand(lua_State* L, int idx, const char* fname) {
     if (test_udata(L, idx, kCountMeta)) return check_count(L, idx, fname);
-    return model.scaled(0) + PwQPolynomial::constant({}, check_integer(L, idx, fname));  // isl aligns the parameters
+    return PwQPolynomial::constant({}, check_integer(L, idx, fname));
 }
 
 template <char Op>
 int count_arith(lua_State* L) {
-    const int model = test_udata(L, 1, kCountMeta) ? 1 : 2;
-    const PwQPolynomial& m = check_count(L, model, "count arithmetic");
-    const PwQPolynomial a = count_operand(L, 1, m, "count arithmetic"), b = count_operand(L, 2, m, "count arithmetic");
+    const PwQPolynomial a = count_operand(L, 1, "count arithmetic"), b = count_operand(L, 2, "count arithmetic");
     push_count(L, Op == '+' ? a + b : Op == '-' ? a - b : a * b);
     return 1;
 }

@@ -81,6 +81,13 @@ TEST_CASE("card counts strided, split and divided domains exactly", "[counting]"
     check_against_enumeration("[n, m] -> { [x, y] : x >= 0 and y >= 0 and 2x + 3y <= n + m }");
     check_against_enumeration("[n, m] -> { [i, j] : 0 <= i < n and 0 <= j < m and (i + j) mod 3 = 0 }");
     check_against_enumeration("[n] -> { [i] : 0 <= i < n/4 }", -2, 40);
+    // Split pairs are joined before summing; these look like splits but are not (the inner range is not the
+    // factor, the outer iname has a bound of its own, the factors disagree).
+    check_against_enumeration("[n, m] -> { [io, ii, jo, ji] : 0 <= ii < 4 and 0 <= 4io + ii < n and 0 <= ji < 3 and 0 <= 3jo + ji <= 4io + ii and 3jo + ji < m }");
+    check_against_enumeration("[n] -> { [io, ii] : 0 <= ii <= 1 and 0 <= 4io + ii < n }", -2, 30);
+    check_against_enumeration("[n, m] -> { [io, ii] : 0 <= ii < 4 and 0 <= 4io + ii < n and io < m }");
+    check_against_enumeration("[n] -> { [io, ii] : 0 <= ii < 4 and 0 <= 3io + ii < n }", -2, 30);
+    check_against_enumeration("[n] -> { [io, iio, iii] : 0 <= iii < 2 and 0 <= iio < 2 and 0 <= 4io + 2iio + iii < n }", -2, 30);
     check_against_enumeration("[n, m] -> { [i, j] : 0 <= i < n and 0 <= j < m and j < i or 0 <= i < m and j = n }");
 }
 
