@@ -79,7 +79,7 @@ int count_tostring(lua_State* L) {
     return 1;
 }
 
-// A count, or an integer as a constant count (isl aligns the parameters of the operands of arithmetic).
+// The count at `idx`, or the integer there as a constant count.
 PwQPolynomial count_operand(lua_State* L, int idx, const char* fname) {
     if (test_udata(L, idx, kCountMeta)) return check_count(L, idx, fname);
     return PwQPolynomial::constant({}, check_integer(L, idx, fname));

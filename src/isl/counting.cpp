@@ -44,6 +44,8 @@ using Set = std::unique_ptr<isl_set, Deleter<isl_set_free>>;
 using Aff = std::unique_ptr<isl_aff, Deleter<isl_aff_free>>;
 using MultiAff = std::unique_ptr<isl_multi_aff, Deleter<isl_multi_aff_free>>;
 using Space = std::unique_ptr<isl_space, Deleter<isl_space_free>>;
+using BasicSet = std::unique_ptr<isl_basic_set, Deleter<isl_basic_set_free>>;
+using Term = std::unique_ptr<isl_term, Deleter<isl_term_free>>;
 
 Qp qp(isl_qpolynomial* p) { return Qp(checked(p)); }
 Qp add(Qp a, Qp b) { return qp(isl_qpolynomial_add(a.release(), b.release())); }
@@ -138,14 +140,26 @@ Qp rebuild_term(isl_term* t, const TermParts& parts) {
     return out;
 }
 
-template <class F>
-void for_each_term(const Qp& q, F&& f) {
+// The terms of q, owned: iterated in C++ rather than in an isl callback, so that no exception crosses isl's
+// C frames.
+std::vector<Term> terms(const Qp& q) {
+    std::vector<Term> out;
     auto cb = [](isl_term* t, void* user) {
-        (*static_cast<F*>(user))(t);
-        isl_term_free(t);
+        static_cast<std::vector<Term>*>(user)->emplace_back(t);
         return isl_stat_ok;
     };
-    checked(isl_qpolynomial_foreach_term(q.get(), cb, &f) == isl_stat_ok ? q.get() : nullptr);
+    checked(isl_qpolynomial_foreach_term(q.get(), cb, &out) == isl_stat_ok ? q.get() : nullptr);
+    return out;
+}
+
+// The basic sets of s, owned (as `terms`).
+std::vector<BasicSet> basic_sets(const Set& s) {
+    isl_basic_set_list* list = checked(isl_set_get_basic_set_list(s.get()));
+    std::vector<BasicSet> out;
+    for (int i = 0; i < isl_basic_set_list_n_basic_set(list); ++i)
+        out.emplace_back(checked(isl_basic_set_list_get_basic_set(list, i)));
+    isl_basic_set_list_free(list);
+    return out;
 }
 
 Space domain_space(const Qp& q) { return Space(checked(isl_qpolynomial_get_domain_space(q.get()))); }
@@ -154,18 +168,18 @@ Space domain_space(const Qp& q) { return Space(checked(isl_qpolynomial_get_domai
 std::vector<Qp> coefficients(const Qp& q, int pos) {
     const Space dom = domain_space(q);
     std::vector<Qp> out;
-    for_each_term(q, [&](isl_term* t) {
-        const auto k = static_cast<std::size_t>(isl_term_get_exp(t, isl_dim_set, static_cast<unsigned>(pos)));
+    for (const Term& t : terms(q)) {
+        const auto k = static_cast<std::size_t>(isl_term_get_exp(t.get(), isl_dim_set, static_cast<unsigned>(pos)));
         while (out.size() <= k) out.push_back(qp(isl_qpolynomial_zero_on_domain(isl_space_copy(dom.get()))));
-        out[k] = add(std::move(out[k]), rebuild_term(t, {&dom, pos}));
-    });
+        out[k] = add(std::move(out[k]), rebuild_term(t.get(), {&dom, pos}));
+    }
     return out;
 }
 
 Qp pullback(const Qp& q, const MultiAff& ma) {
     const Space dom = domain_space(q);
     Qp out = qp(isl_qpolynomial_zero_on_domain(isl_space_copy(dom.get())));
-    for_each_term(q, [&](isl_term* t) { out = add(std::move(out), rebuild_term(t, {&dom, -1, ma.get()})); });
+    for (const Term& t : terms(q)) out = add(std::move(out), rebuild_term(t.get(), {&dom, -1, ma.get()}));
     return out;
 }
 
@@ -194,18 +208,14 @@ long period_in(isl_aff* inner, int pos) {
     return den;
 }
 
-// The period of x_pos in the floors of q.
+// The period of x_pos in the floors of q (every term of q shares its floors).
 long floor_period(const Qp& q, int pos) {
+    const std::vector<Term> all = terms(q);
     long m = 1;
-    bool first = true;
-    for_each_term(q, [&](isl_term* t) {
-        if (!first) return;  // every term shares the quasi-polynomial's floors
-        first = false;
-        for (int i = 0; i < isl_term_dim(t, isl_dim_div); ++i) {
-            const Aff inner(checked(isl_term_get_div(t, static_cast<unsigned>(i))));
-            m = std::lcm(m, period_in(inner.get(), pos));
-        }
-    });
+    for (int i = 0; !all.empty() && i < isl_term_dim(all[0].get(), isl_dim_div); ++i) {
+        const Aff inner(checked(isl_term_get_div(all[0].get(), static_cast<unsigned>(i))));
+        m = std::lcm(m, period_in(inner.get(), pos));
+    }
     return m;
 }
 
@@ -229,28 +239,23 @@ public:
     // only come back if lifted.
     void add_sum(Set s, const Qp& q, bool lift) {
         Set pieces(checked(isl_set_make_disjoint(isl_set_compute_divs(s.release()))));
-        for_each_basic_set(pieces, [&](isl_basic_set* b) {
-            const auto [dim, period] = divided_dimension(b);
-            if (period == 1) return eliminate(anonymous(isl_set_from_basic_set(b)), qp(isl_qpolynomial_copy(q.get())));
-            if (!lift) return split_residues(anonymous(isl_set_from_basic_set(b)), q, dim, period, false);
-            const isl_size before = isl_basic_set_dim(b, isl_dim_set);
-            Set lifted = anonymous(isl_set_flatten(isl_set_from_basic_set(isl_basic_set_lift(b))));
-            const isl_size extra = isl_set_dim(lifted.get(), isl_dim_set) - before;
-            Qp widened = qp(isl_qpolynomial_add_dims(isl_qpolynomial_copy(q.get()), isl_dim_in, static_cast<unsigned>(extra)));
-            eliminate(std::move(lifted), std::move(widened));
-        });
+        for (BasicSet& b : basic_sets(pieces)) {
+            const auto [dim, period] = divided_dimension(b.get());
+            if (period == 1) {
+                eliminate(anonymous(isl_set_from_basic_set(b.release())), qp(isl_qpolynomial_copy(q.get())));
+            } else if (!lift) {
+                split_residues(anonymous(isl_set_from_basic_set(b.release())), q, dim, period, false);
+            } else {
+                const isl_size before = isl_basic_set_dim(b.get(), isl_dim_set);
+                Set lifted = anonymous(isl_set_flatten(isl_set_from_basic_set(isl_basic_set_lift(b.release()))));
+                const isl_size extra = isl_set_dim(lifted.get(), isl_dim_set) - before;
+                Qp widened = qp(isl_qpolynomial_add_dims(isl_qpolynomial_copy(q.get()), isl_dim_in, static_cast<unsigned>(extra)));
+                eliminate(std::move(lifted), std::move(widened));
+            }
+        }
     }
 
 private:
-    template <class F>
-    static void for_each_basic_set(const Set& s, F&& f) {
-        auto cb = [](isl_basic_set* b, void* user) {
-            (*static_cast<F*>(user))(b);
-            return isl_stat_ok;
-        };
-        checked(isl_set_foreach_basic_set(s.get(), cb, &f) == isl_stat_ok ? s.get() : nullptr);
-    }
-
     // The last set dimension of b that its existentials divide, with its period; period 1 when none does.
     // Existentials on the parameters alone stay: the count is a quasi-polynomial of the parameters.
     static std::pair<int, long> divided_dimension(isl_basic_set* b) {
@@ -304,7 +309,7 @@ private:
     static int dimension_to_sum(const Set& p) {
         const isl_size n = isl_set_dim(p.get(), isl_dim_set);
         std::vector<char> fixed(static_cast<std::size_t>(n), 0), unit(static_cast<std::size_t>(n), 1);
-        for_each_basic_set(p, [&](isl_basic_set* b) {
+        for (const BasicSet& b : basic_sets(p)) {
             auto cb = [](isl_constraint* c, void* user) {
                 auto& [fixed, unit] = *static_cast<std::pair<std::vector<char>*, std::vector<char>*>*>(user);
                 const bool eq = isl_constraint_is_equality(c) == isl_bool_true;
@@ -318,9 +323,8 @@ private:
                 return isl_stat_ok;
             };
             std::pair<std::vector<char>*, std::vector<char>*> both{&fixed, &unit};
-            isl_basic_set_foreach_constraint(b, cb, &both);
-            isl_basic_set_free(b);
-        });
+            isl_basic_set_foreach_constraint(b.get(), cb, &both);
+        }
         for (int d = static_cast<int>(n); d-- > 0;)
             if (fixed[static_cast<std::size_t>(d)]) return d;
         for (int d = static_cast<int>(n); d-- > 0;)
@@ -394,7 +398,16 @@ PwQPolynomial PwQPolynomial::operator-(const PwQPolynomial& o) const {
     return PwQPolynomial(isl_pw_qpolynomial_sub(copy(), o.copy()));
 }
 PwQPolynomial PwQPolynomial::operator*(const PwQPolynomial& o) const {
-    return PwQPolynomial(isl_pw_qpolynomial_mul(copy(), o.copy()));
+    isl_space* mine = isl_pw_qpolynomial_get_space(p_);
+    isl_space* theirs = isl_pw_qpolynomial_get_space(o.p_);
+    const bool same = isl_space_is_equal(mine, theirs) == isl_bool_true;
+    isl_space_free(mine);
+    isl_space_free(theirs);
+    // isl multiplies only counts over the same parameters; its addition aligns them (adding zero changes no value).
+    if (same) return PwQPolynomial(isl_pw_qpolynomial_mul(copy(), o.copy()));
+    const PwQPolynomial a = *this + o.scaled(0);  // the parameters of both, o's first
+    const PwQPolynomial b = o + a.scaled(0);      // those of a, in a's order
+    return PwQPolynomial(isl_pw_qpolynomial_mul(a.copy(), b.copy()));
 }
 PwQPolynomial PwQPolynomial::scaled(std::int64_t factor) const {
     return PwQPolynomial(isl_pw_qpolynomial_scale_val(copy(), isl_val_int_from_si(ctx().get(), factor)));
@@ -613,15 +626,10 @@ Set unsplit(isl_basic_set* b) {
 PwQPolynomial card(const isl::set& s) {
     PwQPolynomial total(isl_pw_qpolynomial_zero(param_domain(isl_space_params(s.get_space().release()))));
     Set pieces(checked(isl_set_make_disjoint(isl_set_compute_divs(s.copy()))));
-    auto cb = [](isl_basic_set* b, void* user) {
-        Set joined(checked(isl_set_make_disjoint(isl_set_compute_divs(unsplit(b).release()))));
-        auto each = [](isl_basic_set* piece, void* total) {
-            *static_cast<PwQPolynomial*>(total) = *static_cast<PwQPolynomial*>(total) + card_of_piece(Set(isl_set_from_basic_set(piece)));
-            return isl_stat_ok;
-        };
-        return isl_set_foreach_basic_set(joined.get(), each, user);
-    };
-    checked(isl_set_foreach_basic_set(pieces.get(), cb, &total) == isl_stat_ok ? pieces.get() : nullptr);
+    for (BasicSet& b : basic_sets(pieces)) {
+        Set joined(checked(isl_set_make_disjoint(isl_set_compute_divs(unsplit(b.release()).release()))));
+        for (BasicSet& piece : basic_sets(joined)) total = total + card_of_piece(Set(isl_set_from_basic_set(piece.release())));
+    }
     return total;
 }
 

@@ -41,7 +41,7 @@ public:
 
     PwQPolynomial operator+(const PwQPolynomial& o) const;
     PwQPolynomial operator-(const PwQPolynomial& o) const;
-    PwQPolynomial operator*(const PwQPolynomial& o) const;
+    PwQPolynomial operator*(const PwQPolynomial& o) const;  // also of counts over different parameters
     PwQPolynomial scaled(std::int64_t factor) const;
     /// The same count over the parameters `params` in that order (then any others it has).
     PwQPolynomial aligned(const std::vector<std::string>& params) const;

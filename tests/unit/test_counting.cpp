@@ -13,6 +13,7 @@
 
 #include "isl/counting.h"
 #include "isl/isl.h"
+#include "parse/instructions.h"
 #include "support/error.h"
 
 using namespace loom;
@@ -118,4 +119,19 @@ TEST_CASE("a count evaluates only with every parameter given", "[counting]") {
     const PwQPolynomial c = card(isl::set(ctx(), "[n] -> { [i] : 0 <= i < n }"));
     REQUIRE_THROWS_AS(c.eval({{"m", 3}}), Error);
     REQUIRE(c.aligned({"m", "n"}).to_str() == "[m, n] -> { n : n > 0 }");
+}
+
+TEST_CASE("polynomial_text gives one text per polynomial", "[counting]") {
+    REQUIRE(polynomial_text(parse_expression("m*ell")) == polynomial_text(parse_expression("ell*m")));
+    REQUIRE(polynomial_text(parse_expression("2*m + m*16 - m")) == std::optional<std::string>("17 * m"));
+    REQUIRE(polynomial_text(parse_expression("4*(3 - 1)")) == std::optional<std::string>("8"));
+    REQUIRE(!polynomial_text(parse_expression("m // 2")));
+    REQUIRE(!polynomial_text(parse_expression("a[i]")));
+}
+
+TEST_CASE("counts over different parameters multiply", "[counting]") {
+    const PwQPolynomial a = card(isl::set(ctx(), "[n] -> { [i] : 0 <= i < n }"));
+    const PwQPolynomial b = card(isl::set(ctx(), "[m] -> { [i] : 0 <= i < m }"));
+    REQUIRE((a * b).eval({{"n", 3}, {"m", 5}}) == std::pair<std::int64_t, std::int64_t>{15, 1});
+    REQUIRE((a * b).eval({{"n", 3}, {"m", -5}}) == std::pair<std::int64_t, std::int64_t>{0, 1});
 }
