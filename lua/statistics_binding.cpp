@@ -239,21 +239,19 @@ int key_eq(lua_State* L) {
 
 struct MapHandle {
     std::unique_ptr<CountMap> map;
-    std::vector<std::string> params;  // what a sum of no counts is a function of
 };
 
-void push_map(lua_State* L, CountMap map, std::vector<std::string> params) {
+void push_map(lua_State* L, CountMap map) {
     auto* h = static_cast<MapHandle*>(lua_newuserdatauv(L, sizeof(MapHandle), 0));
     new (h) MapHandle{};
     luaL_setmetatable(L, kMapMeta);
     h->map = std::make_unique<CountMap>(std::move(map));
-    h->params = std::move(params);
 }
 
-MapHandle& check_map(lua_State* L, int idx, const char* fname) {
+const CountMap& check_map(lua_State* L, int idx, const char* fname) {
     auto* h = static_cast<MapHandle*>(check_udata(L, idx, kMapMeta, fname));
     if (!h->map) arg_error(L, idx, fname, "map has been collected");
-    return *h;
+    return *h->map;
 }
 
 const PwQPolynomial* find(const CountMap& m, const StatKey& key) {
@@ -263,42 +261,36 @@ const PwQPolynomial* find(const CountMap& m, const StatKey& key) {
 }
 
 int map_get(lua_State* L) {
-    const MapHandle& h = check_map(L, 1, "get");
-    if (const PwQPolynomial* c = find(*h.map, check_key(L, 2, "get"))) push_count(L, *c);
+    const CountMap& h = check_map(L, 1, "get");
+    if (const PwQPolynomial* c = find(h, check_key(L, 2, "get"))) push_count(L, *c);
     else lua_pushnil(L);
     return 1;
 }
 
-PwQPolynomial total(const MapHandle& h) {
-    PwQPolynomial sum = PwQPolynomial::constant(h.params, 0);
-    for (const auto& entry : h.map->entries()) sum = sum + entry.second;
-    return sum;
-}
-
 int map_sum(lua_State* L) {
-    push_count(L, total(check_map(L, 1, "sum")));
+    push_count(L, check_map(L, 1, "sum").total());
     return 1;
 }
 
 int map_eval_and_sum(lua_State* L) {
-    const MapHandle& h = check_map(L, 1, "eval_and_sum");
-    push_value(L, total(h).eval(parameter_table(L, 2, "eval_and_sum")));
+    const CountMap& h = check_map(L, 1, "eval_and_sum");
+    push_value(L, h.total().eval(parameter_table(L, 2, "eval_and_sum")));
     return 1;
 }
 
 // The entries of h whose keys `keep` accepts, as a new map (pushed).
 template <class Keep>
-void push_filtered(lua_State* L, const MapHandle& h, Keep&& keep) {
-    CountMap out;
-    for (const auto& [key, count] : h.map->entries())
+void push_filtered(lua_State* L, const CountMap& h, Keep&& keep) {
+    CountMap out(h.params());
+    for (const auto& [key, count] : h.entries())
         if (keep(key)) out.add(key, count);
-    push_map(L, std::move(out), h.params);
+    push_map(L, std::move(out));
 }
 
 // filter_by{field = value or list of values, ...}: a field a key does not have matches nothing.
 int map_filter_by(lua_State* L) {
     const char* f = "filter_by";
-    const MapHandle& h = check_map(L, 1, f);
+    const CountMap& h = check_map(L, 1, f);
     check_table(L, 2, f);
     std::vector<std::pair<std::string, int>> fields;  // name -> stack index of its allowed values (a list)
     lua_pushnil(L);
@@ -342,7 +334,7 @@ int map_filter_by(lua_State* L) {
 }
 
 int map_filter_by_func(lua_State* L) {
-    const MapHandle& h = check_map(L, 1, "filter_by_func");
+    const CountMap& h = check_map(L, 1, "filter_by_func");
     if (lua_type(L, 2) != LUA_TFUNCTION) arg_error(L, 2, "filter_by_func", "function expected");
     push_filtered(L, h, [&](const StatKey& key) {
         lua_pushvalue(L, 2);
@@ -357,32 +349,32 @@ int map_filter_by_func(lua_State* L) {
 
 // group_by("dtype", ...): keys keep only the named fields; counts of keys that become equal add up.
 int map_group_by(lua_State* L) {
-    const MapHandle& h = check_map(L, 1, "group_by");
+    const CountMap& h = check_map(L, 1, "group_by");
     std::set<std::string> keep;
     for (int i = 2; i <= lua_gettop(L); ++i) keep.insert(check_string(L, i, "group_by"));
-    CountMap out;
-    for (const auto& [key, count] : h.map->entries()) {
+    CountMap out(h.params());
+    for (const auto& [key, count] : h.entries()) {
         StatKey grouped{key.kind, key.fields};
         const std::vector<std::string>& names = key_fields(key.kind);
         for (std::size_t i = 0; i < names.size(); ++i)
             if (!keep.count(names[i])) grouped.fields[i] = std::nullopt;
         out.add(grouped, count);
     }
-    push_map(L, std::move(out), h.params);
+    push_map(L, std::move(out));
     return 1;
 }
 
 int map_to_bytes(lua_State* L) {
-    const MapHandle& h = check_map(L, 1, "to_bytes");
-    CountMap out;
-    for (const auto& [key, count] : h.map->entries()) {
+    const CountMap& h = check_map(L, 1, "to_bytes");
+    CountMap out(h.params());
+    for (const auto& [key, count] : h.entries()) {
         const std::vector<std::string>& names = key_fields(key.kind);
         const auto at = std::find(names.begin(), names.end(), "dtype");
         const StatField* dtype = at == names.end() ? nullptr : &key.fields[static_cast<std::size_t>(at - names.begin())];
         if (!dtype || !*dtype) raise("LoopyError", cat("to_bytes: ", to_string(key), " has no dtype"));
         out.add(key, count.scaled(static_cast<std::int64_t>(dtype_size(*dtype_from_name(std::get<std::string>(**dtype))))));
     }
-    push_map(L, std::move(out), h.params);
+    push_map(L, std::move(out));
     return 1;
 }
 
@@ -393,9 +385,9 @@ int map_index(lua_State* L) {
         lua_getfield(L, -1, lua_tostring(L, 2));
         return 1;
     }
-    const MapHandle& h = check_map(L, 1, "__index");
+    const CountMap& h = check_map(L, 1, "__index");
     const StatKey key = check_key(L, 2, "__index");
-    const PwQPolynomial* c = find(*h.map, key);
+    const PwQPolynomial* c = find(h, key);
     if (!c) raise("KeyError", cat("no count for ", to_string(key)));
     push_count(L, *c);
     return 1;
@@ -403,10 +395,10 @@ int map_index(lua_State* L) {
 
 // The entries as a list of {key, count} pairs, in the map's order.
 int map_items(lua_State* L) {
-    const MapHandle& h = check_map(L, 1, "items");
-    lua_createtable(L, static_cast<int>(h.map->entries().size()), 0);
+    const CountMap& h = check_map(L, 1, "items");
+    lua_createtable(L, static_cast<int>(h.entries().size()), 0);
     lua_Integer i = 0;
-    for (const auto& [key, count] : h.map->entries()) {
+    for (const auto& [key, count] : h.entries()) {
         lua_createtable(L, 2, 0);
         push_key(L, key);
         lua_rawseti(L, -2, 1);
@@ -418,15 +410,15 @@ int map_items(lua_State* L) {
 }
 
 int map_len(lua_State* L) {
-    lua_pushinteger(L, static_cast<lua_Integer>(check_map(L, 1, "__len").map->entries().size()));
+    lua_pushinteger(L, static_cast<lua_Integer>(check_map(L, 1, "__len").entries().size()));
     return 1;
 }
 
 // One line per key, sorted by key text as loopy prints them.
 int map_tostring(lua_State* L) {
-    const MapHandle& h = check_map(L, 1, "__tostring");
+    const CountMap& h = check_map(L, 1, "__tostring");
     std::vector<std::string> lines;
-    for (const auto& [key, count] : h.map->entries()) lines.push_back(to_string(key) + ": " + count.to_str());
+    for (const auto& [key, count] : h.entries()) lines.push_back(to_string(key) + ": " + count.to_str());
     std::sort(lines.begin(), lines.end());
     std::string out;
     for (const std::string& l : lines) out += (out.empty() ? "" : "\n") + l;
@@ -436,23 +428,23 @@ int map_tostring(lua_State* L) {
 
 // map + map: counts of equal keys add up. map * count (or integer): every count multiplied.
 int map_add(lua_State* L) {
-    const MapHandle& a = check_map(L, 1, "__add");
-    const MapHandle& b = check_map(L, 2, "__add");
-    CountMap out = *a.map;
-    for (const auto& [key, count] : b.map->entries()) out.add(key, count);
-    push_map(L, std::move(out), a.params);
+    const CountMap& a = check_map(L, 1, "__add");
+    const CountMap& b = check_map(L, 2, "__add");
+    CountMap out = a;
+    for (const auto& [key, count] : b.entries()) out.add(key, count);
+    push_map(L, std::move(out));
     return 1;
 }
 
 int map_mul(lua_State* L) {
     const int m = test_udata(L, 1, kMapMeta) ? 1 : 2;
-    const MapHandle& h = check_map(L, m, "__mul");
+    const CountMap& h = check_map(L, m, "__mul");
     const int other = 3 - m;
-    CountMap out;
-    for (const auto& [key, count] : h.map->entries())
+    CountMap out(h.params());
+    for (const auto& [key, count] : h.entries())
         out.add(key, test_udata(L, other, kCountMeta) ? count * check_count(L, other, "__mul")
                                                        : count.scaled(check_integer(L, other, "__mul")));
-    push_map(L, std::move(out), h.params);
+    push_map(L, std::move(out));
     return 1;
 }
 
@@ -485,14 +477,14 @@ Kernel preprocessed(const Kernel& k) { return preprocess_unlinearized(k, target_
 int get_op_map(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "get_op_map").kernel;
     const Kernel p = preprocessed(k);
-    push_map(L, op_map(p, stat_options(L, 2, "get_op_map", true)), count_params(*p));
+    push_map(L, op_map(p, stat_options(L, 2, "get_op_map", true)));
     return 1;
 }
 
 int get_mem_access_map(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "get_mem_access_map").kernel;
     const Kernel p = preprocessed(k);
-    push_map(L, mem_access_map(p, stat_options(L, 2, "get_mem_access_map", false)), count_params(*p));
+    push_map(L, mem_access_map(p, stat_options(L, 2, "get_mem_access_map", false)));
     return 1;
 }
 
@@ -500,7 +492,7 @@ int get_synchronization_map(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "get_synchronization_map").kernel;
     check_options(L, 2, "get_synchronization_map", {"subgroup_size"});
     const Kernel linear = preprocess_kernel(k, target_from_name(k->options.target));
-    push_map(L, synchronization_map(linear), count_params(*linear));
+    push_map(L, synchronization_map(linear));
     return 1;
 }
 

@@ -96,13 +96,20 @@ void CountMap::add(const StatKey& key, const PwQPolynomial& count) {
     else entries_[it->second].second = entries_[it->second].second + count;
 }
 
+PwQPolynomial CountMap::total() const {
+    PwQPolynomial sum = PwQPolynomial::constant(params_, 0);
+    for (const Entry& e : entries_) sum = sum + e.second;
+    return sum;
+}
+
+namespace {
+
+// The parameters counts are functions of: the kernel's, sorted (loopy's `[l, m, n] -> { ... }`).
 std::vector<std::string> count_params(const KernelData& k) {
     std::vector<std::string> params = all_params(k);
     std::sort(params.begin(), params.end());
     return params;
 }
-
-namespace {
 
 // --- How often an instruction runs, per granularity (loopy's count_insn_runs and _get_insn_count).
 
@@ -365,7 +372,7 @@ CountMap count_instructions(const Kernel& kernel, const StatOptions& opts, PerRu
     const Match within = Match::parse(opts.within);
     RunCounter runs(k, opts);
     ExprTyper typer(k);
-    CountMap out;
+    CountMap out(runs.params());
     for (const Instruction& insn : k.instructions) {
         if (insn.kind != InsnKind::Assignment || !within(insn, k.name)) continue;
         RunTally t;
@@ -397,7 +404,7 @@ CountMap synchronization_map(const Kernel& kernel) {
     const KernelData& k = *kernel;
     StatOptions opts;
     RunCounter runs(k, opts);
-    CountMap out;
+    CountMap out(runs.params());
     std::vector<std::string> loops;
     auto event = [&](const std::string& kind) {
         out.add({StatKind::Sync, {kind, k.name}}, runs.points(loops));

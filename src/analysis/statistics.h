@@ -54,15 +54,20 @@ Stride canonical_stride(const ExprPtr& e);
 /// loopy's count granularities: "workitem", "subgroup", "workgroup". LoopyError for any other name.
 void check_granularity(const std::string& name);
 
-/// Counts by key, in the order keys were first added.
+/// Counts by key, in the order keys were first added, all functions of the same parameters.
 class CountMap {
 public:
     using Entry = std::pair<StatKey, isl_util::PwQPolynomial>;
+    explicit CountMap(std::vector<std::string> params) : params_(std::move(params)) {}
+    const std::vector<std::string>& params() const { return params_; }
     /// Adds `count` to the count of `key`.
     void add(const StatKey& key, const isl_util::PwQPolynomial& count);
     const std::vector<Entry>& entries() const { return entries_; }
+    /// The sum of all counts (zero for no counts).
+    isl_util::PwQPolynomial total() const;
 
 private:
+    std::vector<std::string> params_;
     std::vector<Entry> entries_;
     std::map<StatKey, std::size_t> index_;
 };
@@ -82,8 +87,5 @@ CountMap mem_access_map(const Kernel& preprocessed, const StatOptions& opts);
 /// loopy's get_synchronization_map for a linearized kernel: per work-item, its barriers and the launches of
 /// its device kernels, each as often as the loops around it run.
 CountMap synchronization_map(const Kernel& linearized);
-
-/// The parameters counts are functions of: the kernel's, sorted (loopy's `[l, m, n] -> { ... }`).
-std::vector<std::string> count_params(const KernelData& k);
 
 }  // namespace loom
