@@ -12,13 +12,14 @@ local h = require("helpers")
 -- Ported tests that fail because of a Loom defect or a missing feature: kept below, not run, each with its
 -- failure. Remove an entry once Loom passes it.
 local PENDING = {
-  test_mem_access_tagged_variables = "ParseError: Loom's instruction syntax has no tagged variables (c$mmresult)",
-  test_gather_access_footprint = "lp.gather_access_footprints is not implemented (attempt to call a nil value)",
-  test_gather_access_footprint_2 = "lp.gather_access_footprints is not implemented (attempt to call a nil value)",
-  test_strided_footprint = "lp.gather_access_footprints is not implemented (attempt to call a nil value)",
-  test_stats_on_callable_kernel = "lp.make_function and lp.merge (callable kernels) are not implemented",
-  test_stats_on_callable_kernel_within_loop = "lp.make_function and lp.merge (callable kernels) are not implemented",
-  test_callable_kernel_with_substitution = "lp.make_function and lp.merge (callable kernels) are not implemented",
+  test_mem_access_tagged_variables = "ParseError: unexpected character '$' in instruction 'c$mmresult[i, j] = ...' " ..
+    "(loopy's tagged variables)",
+  test_gather_access_footprint = "attempt to call a nil value (field 'gather_access_footprints'): not implemented",
+  test_gather_access_footprint_2 = "attempt to call a nil value (field 'gather_access_footprints'): not implemented",
+  test_strided_footprint = "attempt to call a nil value (field 'gather_access_footprints'): not implemented",
+  test_stats_on_callable_kernel = "attempt to call a nil value (field 'make_function'): no callable kernels",
+  test_stats_on_callable_kernel_within_loop = "attempt to call a nil value (field 'make_function'): no callable kernels",
+  test_callable_kernel_with_substitution = "attempt to call a nil value (field 'make_function'): no callable kernels",
 }
 
 local port = require("loopy_port")
