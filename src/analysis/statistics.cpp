@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/types.h"
+#include "ir/access.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "ir/layout.h"
@@ -300,35 +301,52 @@ ExprPtr coefficient(const ExprPtr& e, const std::string& x) {
     }
 }
 
-class AccessCounter {
-public:
-    AccessCounter(const KernelData& k, ExprTyper& typer, RunTally& out) : k_(k), typer_(typer), out_(out) {}
-
-    void count(const ExprPtr& e, const char* direction) {
-        if (e->kind == ExprKind::Subscript || e->kind == ExprKind::Var) access(e, direction);
-        for (const ExprPtr& a : e->args) count(a, direction);
+// The stride of each hardware axis of kind `kind` ('l' or 'g') whose iname the subscripted access `a` of `v`
+// uses: the elements between the addresses of neighbouring work-items (work-groups).
+Strides strides(const KernelData& k, const Variable& v, const Access& a, char kind) {
+    const std::vector<std::size_t> skipped = sep_axes(v);
+    const std::optional<std::size_t> vec = vec_axis(v);
+    std::set<std::string> used;
+    for (const ExprPtr& i : a.indices)
+        for (const std::string& name : referenced_names(i)) used.insert(name);
+    Strides out;
+    for (const std::string& iname : used) {
+        const auto tag = k.iname_tags.find(iname);
+        if (tag == k.iname_tags.end() || !is_hardware_tag(tag->second) || tag->second[0] != kind) continue;
+        ExprPtr total = int_lit(0);
+        for (std::size_t axis = 0; axis < a.indices.size() && total; ++axis) {
+            if (std::count(skipped.begin(), skipped.end(), axis) || vec == axis) continue;
+            const ExprPtr c = coefficient(a.indices[axis], iname);
+            const ExprPtr stride = a.linear || v.strides.size() <= axis ? int_lit(1) : v.strides[axis];
+            total = c ? binary(BinOp::Add, total, binary(BinOp::Mul, c, stride)) : nullptr;
+        }
+        out[std::stoi(tag->second.substr(2))] = total ? canonical_stride(total) : Stride{};
     }
+    return out;
+}
 
-private:
-    void access(const ExprPtr& e, const char* direction) {
-        const Variable* v = find_variable(k_, e->name);
-        if (!v || !v->is_array) return;
+// The global and local memory accesses among those of `insn` (ir/access: its stores, and its loads, those of
+// subscripts and predicates included), as loopy's GlobalMemAccessCounter and LocalMemAccessCounter key them.
+void count_accesses(const KernelData& k, const Instruction& insn, RunTally& out) {
+    for (const Access& a : accesses_of(insn)) {
+        const Variable* v = find_variable(k, a.name);
+        if (!v || !v->is_array) continue;
         const bool global = v->kind == VarKind::GlobalArg ||
                             (v->kind == VarKind::Temporary && v->address_space == AddressSpace::Global);
         const bool local = v->kind == VarKind::Temporary && v->address_space == AddressSpace::Local;
-        if (!global && !local) return;
-        const std::string dtype = dtype_name(typer_.type(e).dtype);
-        StatKey key{StatKind::MemAccess, {std::string(global ? "global" : "local"), dtype, std::nullopt, std::nullopt,
-                                          std::string(direction), e->name, std::nullopt, std::nullopt, k_.name}};
+        if (!global && !local) continue;
+        StatKey key{StatKind::MemAccess, {std::string(global ? "global" : "local"), dtype_name(v->dtype), std::nullopt,
+                                          std::nullopt, std::string(a.is_write ? "store" : "load"), a.name,
+                                          std::nullopt, std::nullopt, k.name}};
         Granularity g = Granularity::SubGroup;
-        if (e->kind == ExprKind::Subscript) {
-            const Strides lid = strides(*v, e, 'l'), gid = strides(*v, e, 'g');
+        if (a.subscripted) {
+            const Strides lid = strides(k, *v, a, 'l');
             // An access whose address varies along work-item axis 0 counts per work-item; a uniform one (a
             // broadcast) once per sub-group.
             const auto l0 = lid.find(0);
             if (global && l0 != lid.end() && l0->second != Stride(std::int64_t{0})) g = Granularity::WorkItem;
             key.fields[2] = lid;
-            key.fields[3] = gid;
+            key.fields[3] = strides(k, *v, a, 'g');
         } else if (global) {
             g = Granularity::WorkItem;  // loopy's map_variable
             key.fields[2] = key.fields[3] = Strides{};
@@ -336,34 +354,9 @@ private:
             key.fields[5] = std::nullopt;  // loopy's unsubscripted local access names no variable
         }
         key.fields[7] = std::string(granularity_name(g));
-        tally(out_, std::move(key), g);
+        tally(out, std::move(key), g);
     }
-
-    // The stride of each hardware axis of kind `kind` ('l' or 'g') whose iname the subscript uses.
-    Strides strides(const Variable& v, const ExprPtr& e, char kind) const {
-        const std::vector<std::string> used = referenced_names(e);
-        const std::vector<std::size_t> skipped = sep_axes(v);
-        const std::optional<std::size_t> vec = vec_axis(v);
-        Strides out;
-        for (const std::string& iname : used) {
-            const auto tag = k_.iname_tags.find(iname);
-            if (tag == k_.iname_tags.end() || !is_hardware_tag(tag->second) || tag->second[0] != kind) continue;
-            ExprPtr total = int_lit(0);
-            for (std::size_t axis = 0; axis < e->args.size() && total; ++axis) {
-                if (std::count(skipped.begin(), skipped.end(), axis) || vec == axis) continue;
-                const ExprPtr c = coefficient(e->args[axis], iname);
-                const ExprPtr stride = e->linear || v.strides.size() <= axis ? int_lit(1) : v.strides[axis];
-                total = c ? binary(BinOp::Add, total, binary(BinOp::Mul, c, stride)) : nullptr;
-            }
-            out[std::stoi(tag->second.substr(2))] = total ? canonical_stride(total) : Stride{};
-        }
-        return out;
-    }
-
-    const KernelData& k_;
-    ExprTyper& typer_;
-    RunTally& out_;
-};
+}
 
 // Counts what `per_run` finds in each counted assignment, times its runs.
 template <class PerRun>
@@ -393,11 +386,7 @@ CountMap op_map(const Kernel& k, const StatOptions& opts) {
 }
 
 CountMap mem_access_map(const Kernel& k, const StatOptions& opts) {
-    return count_instructions(k, opts, [&](const Instruction& insn, ExprTyper& typer, RunTally& t) {
-        AccessCounter accesses(*k, typer, t);
-        accesses.count(insn.expression, "load");
-        for (const ExprPtr& a : insn.assignees) accesses.count(a, "store");
-    });
+    return count_instructions(k, opts, [&](const Instruction& insn, ExprTyper&, RunTally& t) { count_accesses(*k, insn, t); });
 }
 
 CountMap synchronization_map(const Kernel& kernel) {

@@ -82,7 +82,8 @@ struct StatOptions {
 /// loopy's get_op_map for a preprocessed kernel (types known, reductions realized).
 CountMap op_map(const Kernel& preprocessed, const StatOptions& opts);
 /// loopy's get_mem_access_map for a preprocessed kernel: loads and stores of global arrays (arguments and
-/// global temporaries) and of local temporaries.
+/// global temporaries) and of local temporaries, the accesses of ir/access (unlike loopy, the loads of `if=`
+/// conditions count, and loads in an assignee's subscript are loads).
 CountMap mem_access_map(const Kernel& preprocessed, const StatOptions& opts);
 /// loopy's get_synchronization_map for a linearized kernel: per work-item, its barriers and the launches of
 /// its device kernels, each as often as the loops around it run.
