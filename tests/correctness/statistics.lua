@@ -81,6 +81,18 @@ do
   h.check_equal(lp.MemAccess { count_granularity = CG.WORKGROUP }.count_granularity, "workgroup", "granularity field")
 end
 
+-- The accesses of ir/access: a predicate's loads count, a load in an assignee's subscript is a load.
+do
+  local knl = lp.make_kernel("{[i]: 0<=i<n}", "out[idx[i]] = 2*a[i]  {if=c[i] > 0}",
+    { lp.GlobalArg("out", "float32", { shape = "n" }), "..." })
+  knl = lp.add_and_infer_dtypes(knl, { a = "float32", c = "float32", idx = "int32" })
+  local by = lp.get_mem_access_map(knl, { subgroup_size = 32 }):group_by("variable", "direction")
+  for _, v in ipairs({ { "a", "load" }, { "c", "load" }, { "idx", "load" }, { "out", "store" } }) do
+    h.check_equal(by[lp.MemAccess { variable = v[1], direction = v[2] }]:eval { n = 9 }, 9, v[1] .. " " .. v[2])
+  end
+  h.check_equal(#by, 4, "accesses")
+end
+
 -- Printing: keys as loopy prints them (numpy type names), counts as isl does.
 do
   h.check_equal(tostring(lp.Op("float32", "add", CG.SUBGROUP, "k")), 'Op(float32, add, subgroup, "k")', "Op text")
