@@ -93,6 +93,21 @@ do
   h.check_equal(#by, 4, "accesses")
 end
 
+-- A global barrier in a loop: the loop runs on the host, each iteration launches both device kernels.
+do
+  local knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<m}", [[
+    for j
+      a[i, j] = 2*b[i, j] {id=w}
+      ... gbarrier {id=g, dep=w}
+      c[i, j] = a[n - 1 - i, j] {dep=g}
+    end
+  ]])
+  knl = lp.tag_inames(lp.add_and_infer_dtypes(knl, { b = "float32" }), { i = "g.0" })
+  local sync = lp.get_synchronization_map(knl)
+  h.check_equal(sync[lp.Sync("barrier_global", "loopy_kernel")]:eval { n = 4, m = 6 }, 6, "global barriers")
+  h.check_equal(sync[lp.Sync("kernel_launch", "loopy_kernel")]:eval { n = 4, m = 6 }, 12, "launches")
+end
+
 -- Printing: keys as loopy prints them (numpy type names), counts as isl does.
 do
   h.check_equal(tostring(lp.Op("float32", "add", CG.SUBGROUP, "k")), 'Op(float32, add, subgroup, "k")', "Op text")
