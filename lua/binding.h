@@ -50,6 +50,8 @@ void register_transform_api(lua_State* L, int module_table);
 void register_exec_api(lua_State* L, int module_table);
 /// set_instruction_priority, add_dependency, add_nosync, add_barrier (lua/instruction_binding.cpp).
 void register_instruction_api(lua_State* L, int module_table);
+/// get_op_map, get_mem_access_map, get_synchronization_map and their keys (lua/statistics_binding.cpp).
+void register_statistics_api(lua_State* L, int module_table);
 /// auto_test_vs_ref (lua/auto_test.cpp).
 void register_auto_test_api(lua_State* L, int module_table);
 
