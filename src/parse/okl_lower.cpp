@@ -107,7 +107,7 @@ const std::set<std::string>& reserved_names() {
         "end",  "else",  "elif", "true",  "false", "infty", "NaN",     "sum",    "product", "argmax", "argmin",
         "cast", "with",  "nop",  "lbarrier", "gbarrier", "abs", "sqrt", "exp",   "log",    "sin",    "cos",
         "tan",  "pow",   "fabs", "fmin",  "fmax",  "real",  "imag",    "conj",   "clamp",  "simul_reduce",
-        "reduce", "in",  "inf",  "nan"};
+        "reduce"};
     return words;
 }
 
@@ -344,6 +344,7 @@ private:
             v.shape.push_back(parse_expression(std::to_string(*n)));
         }
         set_default_strides(v);
+        if (!shared) private_.insert(v.name);
         if (d.init) initialize_array(d, b, v);
         temporaries_.push_back(std::move(v));
         bind(d.name, b);
@@ -422,19 +423,12 @@ private:
             bind(d.name, b);
             return;
         }
-        Variable v;
-        v.name = unique(d.name);
-        v.kind = VarKind::Temporary;
-        v.is_array = false;
-        v.dtype = *dtype_from_name(d.type.base);
-        v.address_space = AddressSpace::Private;
-        temporaries_.push_back(v);
         Binding b;
         b.kind = Binding::Kind::Scalar;
-        b.name = v.name;
+        b.name = private_temporary(d.name, d.type.base);
         b.dtype = d.type.base;
         bind(d.name, b);
-        if (init) emit(v.name + " = " + init->text, reads, {v.name}, d.pos, false);
+        if (init) emit(b.name + " = " + init->text, reads, {b.name}, d.pos, false);
     }
 
     // An integer value converted to `dtype` (C's conversion on initialization).
@@ -756,16 +750,9 @@ private:
             b.value = v;
             return b;
         }
-        Variable t;
-        t.name = unique(param.name);
-        t.kind = VarKind::Temporary;
-        t.is_array = false;
-        t.dtype = *dtype_from_name(param.type.base);
-        t.address_space = AddressSpace::Private;
-        temporaries_.push_back(t);
-        emit(t.name + " = " + v.text, reads, {t.name}, param.pos, false);
         b.kind = Binding::Kind::Scalar;
-        b.name = t.name;
+        b.name = private_temporary(param.name, param.type.base);
+        emit(b.name + " = " + v.text, reads, {b.name}, param.pos, false);
         b.dtype = param.type.base;
         return b;
     }
@@ -820,8 +807,8 @@ private:
     }
 
     // One element of an array or pointer (`a[i]`, `m[i][j]`, `a(i, j)` with @dim, `*p`): its value and where
-    // it lives. Index expressions are read.
-    std::pair<Val, PointerRef> element(const OklExprPtr& e) {
+    // it lives. Index expressions are read; the element itself only when `is_read` (not for a store).
+    std::pair<Val, PointerRef> element(const OklExprPtr& e, bool is_read = true) {
         std::vector<OklExprPtr> indices;
         OklExprPtr base = e;
         if (e->kind == OklExprKind::Call) {
@@ -831,11 +818,11 @@ private:
             if (b.dim_sizes.empty()) fail(e->pos, "'", base->name, "' is indexed with (...) but has no [@dim]");
             if (indices.size() != b.dim_sizes.size())
                 fail(e->pos, "[@dim] of '", base->name, "' has ", b.dim_sizes.size(), " dimensions, indexed with ", indices.size());
-            return {element_at(pointer(base), dim_index(b, indices, e->pos), e->pos), pointer(base)};
+            return {element_at(pointer(base), dim_index(b, indices, e->pos), e->pos, is_read), pointer(base)};
         }
         if (e->kind == OklExprKind::Unary && e->op == "*") {
             PointerRef p = pointer(e->args[0]);
-            return {element_at(p, constant_val(0), e->pos), p};
+            return {element_at(p, constant_val(0), e->pos, is_read), p};
         }
         while (base->kind == OklExprKind::Index) {
             indices.insert(indices.begin(), base->args[1]);
@@ -843,14 +830,15 @@ private:
         }
         if (base->kind == OklExprKind::Name) {
             const Binding& b = bound(*base);
-            if (b.kind == Binding::Kind::Array) return {array_element(b, indices, e->pos), PointerRef{b.name, b.dtype, constant_val(0), nullptr}};
+            if (b.kind == Binding::Kind::Array)
+                return {array_element(b, indices, e->pos, is_read), PointerRef{b.name, b.dtype, constant_val(0), nullptr}};
         }
         if (indices.size() != 1) fail(e->pos, "pointers are indexed with one [index]");
         PointerRef p = pointer(base);
-        return {element_at(p, rvalue(indices[0]), e->pos), p};
+        return {element_at(p, rvalue(indices[0]), e->pos, is_read), p};
     }
 
-    Val array_element(const Binding& b, const std::vector<OklExprPtr>& indices, const OklPos& pos) {
+    Val array_element(const Binding& b, const std::vector<OklExprPtr>& indices, const OklPos& pos, bool is_read) {
         if (indices.size() != b.dims.size())
             fail(pos, "array '", b.name, "' has ", b.dims.size(), " dimensions, indexed with ", indices.size());
         Val v;
@@ -862,7 +850,7 @@ private:
         }
         v.text += "]";
         v.dtype = b.dtype;
-        if (reads_) reads_->insert(b.name);
+        if (reads_ && is_read) reads_->insert(b.name);
         return v;
     }
 
@@ -877,13 +865,13 @@ private:
         return index;
     }
 
-    Val element_at(const PointerRef& p, const Val& index, const OklPos& pos) {
+    Val element_at(const PointerRef& p, const Val& index, const OklPos& pos, bool is_read = true) {
         if (is_float_type(index.dtype)) fail(pos, "pointer index is not an integer");
         Val at = p.offset.constant && *p.offset.constant == 0 ? index : binary_val("+", p.offset, index, pos);
         Val v;
         v.text = p.base + "[" + at.text + "]";
         v.dtype = p.dtype;
-        if (reads_) reads_->insert(p.base);
+        if (reads_ && is_read) reads_->insert(p.base);
         return v;
     }
 
@@ -1012,15 +1000,38 @@ private:
             fail(e->pos, "'", e->name, "' cannot be assigned");
         }
         if (e->kind == OklExprKind::Index || e->kind == OklExprKind::Call || (e->kind == OklExprKind::Unary && e->op == "*")) {
-            auto [val, ref] = element(e);
+            auto [val, ref] = element(e, false);
             return Target{val.text, ref.base, val.dtype};
         }
         if (e->kind == OklExprKind::Member) fail(e->pos, "struct fields ('.", e->name, "') are not supported by Loom's OKL front end");
         fail(e->pos, "expression cannot be assigned");
     }
 
+    // Loom (as loopy) never orders an instruction after its own earlier iterations, so an update of shared
+    // memory that reads what other work-items wrote in an earlier iteration of a sequential loop
+    // (`s[i] += s[i + d]`) is split in two: the value into a private temporary, then the store, which depends
+    // on the read and so gets the barriers the exact analysis finds needed.
     void store(const Target& t, const Val& rhs, const std::set<std::string>& reads, const OklPos& pos, bool atomic) {
-        emit(t.text + " = " + rhs.text, reads, {t.var}, pos, atomic);
+        if (atomic || sequential_depth_ == 0 || !reads.count(t.var) || private_.count(t.var))
+            return emit(t.text + " = " + rhs.text, reads, {t.var}, pos, atomic);
+        const std::string tmp = private_temporary(t.var + "_new", t.dtype);
+        emit(tmp + " = " + rhs.text, reads, {tmp}, pos, false);
+        std::set<std::string> index_reads = reads;
+        index_reads.erase(t.var);
+        index_reads.insert(tmp);
+        emit(t.text + " = " + tmp, index_reads, {t.var}, pos, false);
+    }
+
+    std::string private_temporary(const std::string& base, const std::string& dtype) {
+        Variable v;
+        v.name = unique(base);
+        v.kind = VarKind::Temporary;
+        v.is_array = false;
+        v.dtype = *dtype_from_name(dtype);
+        v.address_space = AddressSpace::Private;
+        temporaries_.push_back(v);
+        private_.insert(v.name);
+        return v.name;
     }
 
     // `if (c) A else B`: c is evaluated once, before A, as C does; when it reads memory it is kept in a
@@ -1034,16 +1045,10 @@ private:
         std::string cond = condition_text(c);
         std::set<std::string> cond_reads;
         if (!reads.empty()) {
-            Variable t;
-            t.name = unique("cond");
-            t.kind = VarKind::Temporary;
-            t.is_array = false;
-            t.dtype = DType::Bool;
-            t.address_space = AddressSpace::Private;
-            temporaries_.push_back(t);
-            emit(t.name + " = " + cond, reads, {t.name}, s.pos, false);
-            cond = t.name;
-            cond_reads = {t.name};
+            const std::string t = private_temporary("cond", "bool");
+            emit(t + " = " + cond, reads, {t}, s.pos, false);
+            cond = t;
+            cond_reads = {t};
         }
         branch(*s.body[0], cond, cond_reads);
         if (s.body.size() > 1) branch(*s.body[1], "(not " + cond + ")", cond_reads);
@@ -1287,12 +1292,15 @@ private:
 
     void loop_body(const OklStmt& s, const std::vector<std::string>& inames, bool inner) {
         loops_.push_back(inames);
+        const bool sequential = !axes_.count({&s, 0}) || (okl_find_attr(s.attrs, "tile") && !axes_.count({&s, 1}));
+        sequential_depth_ += sequential;
         const std::size_t first = insns_.size();
         const bool waived = inner && !nobarrier_sources_.empty();
         std::vector<std::string> waive;
         if (waived) waive.swap(nobarrier_sources_);
         statement(*s.body[0]);
         loops_.pop_back();
+        sequential_depth_ -= sequential;
         if (waived)
             for (std::size_t k = first; k < insns_.size(); ++k) insns_[k].nosync.insert(insns_[k].nosync.end(), waive.begin(), waive.end());
         if (okl_find_attr(s.attrs, "nobarrier"))
@@ -1387,6 +1395,9 @@ private:
         in_.instructions = {join(instruction_text(), "\n")};
         for (Variable& t : temporaries_) in_.args.push_back(t);
         in_.guess_remaining_args = false;
+        // OKL code writes from one work-item by guarding on its index (`if (item == 0)`), which Loom's
+        // write-race heuristic does not see; races are the kernel author's, as in OCCA.
+        in_.silenced_warnings = {"write_race(*)"};
         Kernel k = make_kernel(in_);
         return tags_.empty() ? k : tag_inames(k, tags_);
     }
@@ -1402,6 +1413,8 @@ private:
     std::vector<std::pair<std::string, std::string>> tags_;
     std::vector<Insn> insns_;
     std::vector<std::vector<std::string>> loops_;
+    int sequential_depth_ = 0;
+    std::set<std::string> private_;  // private temporaries
     std::vector<std::string> predicates_;
     std::vector<std::set<std::string>> predicate_reads_;
     std::vector<std::string> nobarrier_sources_;

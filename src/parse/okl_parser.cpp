@@ -695,9 +695,13 @@ std::optional<std::int64_t> checked(const OklExpr& e, bool overflow, std::int64_
 std::optional<std::int64_t> binary_constant(const OklExpr& e, std::int64_t a, std::int64_t b) {
     std::int64_t r = 0;
     const std::string& op = e.op;
-    if (op == "+") return checked(e, __builtin_add_overflow(a, b, &r), r);
-    if (op == "-") return checked(e, __builtin_sub_overflow(a, b, &r), r);
-    if (op == "*") return checked(e, __builtin_mul_overflow(a, b, &r), r);
+    // The overflow test runs before `r` is read: arguments are evaluated in no fixed order.
+    if (op == "+" || op == "-" || op == "*") {
+        const bool overflow = op == "+"   ? __builtin_add_overflow(a, b, &r)
+                              : op == "-" ? __builtin_sub_overflow(a, b, &r)
+                                          : __builtin_mul_overflow(a, b, &r);
+        return checked(e, overflow, r);
+    }
     if (op == "/" || op == "%") {
         if (b == 0) okl_error(e.pos.file_name(), e.pos.line, "division by zero in a constant expression");
         if (a == INT64_MIN && b == -1) return checked(e, true, 0);
@@ -706,7 +710,8 @@ std::optional<std::int64_t> binary_constant(const OklExpr& e, std::int64_t a, st
     if (op == "<<" || op == ">>") {
         if (b < 0 || b > 62) okl_error(e.pos.file_name(), e.pos.line, "shift by ", b, " in a constant expression");
         if (op == ">>") return a >> b;
-        return checked(e, a < 0 || a > (INT64_MAX >> b), a << b);
+        const bool overflow = a < 0 || a > (INT64_MAX >> b);
+        return checked(e, overflow, overflow ? 0 : a << b);
     }
     if (op == "<") return a < b;
     if (op == "<=") return a <= b;
@@ -735,7 +740,7 @@ std::optional<std::int64_t> okl_try_constant(const OklExprPtr& e, const OklNameV
         case OklExprKind::Unary: {
             auto a = okl_try_constant(e->args[0], names);
             if (!a) return std::nullopt;
-            if (e->op == "-") return checked(*e, *a == INT64_MIN, -*a);
+            if (e->op == "-") return *a == INT64_MIN ? checked(*e, true, 0) : -*a;
             if (e->op == "+") return a;
             if (e->op == "!") return !*a;
             if (e->op == "~") return ~*a;
