@@ -1,5 +1,6 @@
 #include "parse/okl_lower.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -7,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "isl/isl.h"
 #include "parse/instructions.h"
 #include "parse/make_kernel.h"
 #include "parse/okl_parser.h"
@@ -559,6 +561,11 @@ private:
         const std::string t = common_type(a.dtype == "bool" ? "int32" : a.dtype, b.dtype == "bool" ? "int32" : b.dtype);
         v.dtype = t;
         const bool ints = !is_float_type(t);
+        if (ints && (op == "/" || op == "%") && !(a.nonneg && b.nonneg) && b.constant && *b.constant > 0 && known_nonneg(a)) {
+            Val known = a;
+            known.nonneg = true;
+            return binary_val(op, known, b, pos);
+        }
         if ((op == "%" || op == "<<" || op == ">>" || op == "&" || op == "|" || op == "^") && !ints)
             fail(pos, "'", op, "' needs integer operands");
         if (op == "<<" || op == ">>") v.dtype = promoted(a.dtype == "bool" ? "int32" : a.dtype);
@@ -674,9 +681,27 @@ private:
         }
         Val v;
         v.dtype = minmax ? t : is_float_type(t) ? t : "float64";
+        if ((name == "min" || name == "max") && args.size() == 2) return min_max(name, args[0], args[1], t);
         v.text = name + "(";
         for (std::size_t k = 0; k < args.size(); ++k) v.text += (k ? ", " : "") + args[k].text;
         v.text += ")";
+        return v;
+    }
+
+    // Loom reads `min(x, e)` with a bare name x as a reduction over iname x, so a bare name never comes first.
+    static Val min_max(const std::string& name, Val a, Val b, const std::string& dtype) {
+        auto bare = [](const Val& v) { return !v.text.empty() && (std::isalpha(static_cast<unsigned char>(v.text[0])) || v.text[0] == '_') && v.text.find_first_of("([ ") == std::string::npos; };
+        Val v;
+        v.dtype = dtype;
+        if (is_float_type(dtype)) {
+            v.text = "f" + name + "(" + a.text + ", " + b.text + ")";
+        } else if (bare(a) && bare(b)) {
+            v.text = "if(" + a.text + (name == "min" ? " < " : " > ") + b.text + ", " + a.text + ", " + b.text + ")";
+        } else {
+            if (bare(a)) std::swap(a, b);
+            v.text = name + "(" + a.text + ", " + b.text + ")";
+        }
+        v.nonneg = name == "max" ? a.nonneg || b.nonneg : a.nonneg && b.nonneg;
         return v;
     }
 
@@ -1198,22 +1223,20 @@ private:
 
     std::string plain_loop(const LoopShape& l, std::optional<OklAxis> axis) {
         const std::string k = unique(l.var);
-        std::string domain;
         Binding b;
         b.is_loop_index = true;
         b.value.dtype = "int32";
         if (l.step == 1) {
-            domain = "{ [" + k + "] : " + l.start.isl + " <= " + k + " and " + constraint(l, k) + " }";
+            add_domain({k}, l.start.isl + " <= " + k + " and " + constraint(l, k));
             b.value.text = b.value.isl = k;
             b.value.nonneg = l.start.nonneg;
         } else {
             const std::string at = index_text(l.start.isl, l.step, k, false);
-            domain = "{ [" + k + "] : " + k + " >= 0 and " + constraint(l, at) + " }";
+            add_domain({k}, k + " >= 0 and " + constraint(l, at));
             b.value.text = index_text(l.start.text, l.step, k, l.start.constant == 0);
             b.value.isl = at;
             b.value.nonneg = l.step > 0 ? l.start.nonneg : l.bound.nonneg && l.cmp[0] == '>';
         }
-        domains_.push_back(domain);
         if (axis) tags_.push_back({k, cat(axis->outer ? "g." : "l.", axis->axis)});
         bind(l.var, b);
         return k;
@@ -1232,8 +1255,7 @@ private:
         const std::string k_isl = "(" + t + "*" + kt + " + " + ki + ")";
         const std::string first = index_text(l.start.isl, l.step, "(" + t + "*" + kt + ")", false);
         const std::string at = index_text(l.start.isl, l.step, k_isl, false);
-        domains_.push_back("{ [" + kt + ", " + ki + "] : " + kt + " >= 0 and 0 <= " + ki + " < " + t + " and " +
-                           constraint(l, check ? at : first) + " }");
+        add_domain({kt, ki}, kt + " >= 0 and 0 <= " + ki + " < " + t + " and " + constraint(l, check ? at : first));
         Binding b;
         b.is_loop_index = true;
         b.value.text = index_text(l.start.text, l.step, k_isl, l.start.constant == 0);
@@ -1281,7 +1303,7 @@ private:
         table.read_only = true;
         set_default_strides(table);
         temporaries_.push_back(table);
-        domains_.push_back("{ [" + k + "] : 0 <= " + k + " < " + std::to_string(values.size()) + " }");
+        add_domain({k}, "0 <= " + k + " < " + std::to_string(values.size()));
         Binding b;
         b.is_loop_index = true;
         b.value.text = table.name + "[" + k + "]";
@@ -1290,8 +1312,29 @@ private:
         loop_body(s, {k}, false);
     }
 
+    // A loop's domain; its constraints hold in the loop body (see `known_nonneg`).
+    void add_domain(const std::vector<std::string>& inames, const std::string& constraint) {
+        domains_.push_back("{ [" + join(inames, ", ") + "] : " + constraint + " }");
+        next_context_ = constraint;
+    }
+
+    // Whether the affine value `v` is never negative where it is computed (isl decides over the enclosing
+    // loops' domains), so that C's truncating division of it is Loom's floor division.
+    bool known_nonneg(const Val& v) const {
+        if (v.nonneg) return true;
+        if (v.isl.empty()) return false;
+        std::string constraints = "(" + v.isl + ") < 0";
+        for (const std::string& c : context_) constraints += " and " + c;
+        try {
+            return isl_util::parse_domain("{ [" + join(current_inames(), ", ") + "] : " + constraints + " }").is_empty();
+        } catch (const Error&) {
+            return false;  // isl cannot tell: the division keeps its exact form for any sign
+        }
+    }
+
     void loop_body(const OklStmt& s, const std::vector<std::string>& inames, bool inner) {
         loops_.push_back(inames);
+        context_.push_back(next_context_);
         const bool sequential = !axes_.count({&s, 0}) || (okl_find_attr(s.attrs, "tile") && !axes_.count({&s, 1}));
         sequential_depth_ += sequential;
         const std::size_t first = insns_.size();
@@ -1300,6 +1343,7 @@ private:
         if (waived) waive.swap(nobarrier_sources_);
         statement(*s.body[0]);
         loops_.pop_back();
+        context_.pop_back();
         sequential_depth_ -= sequential;
         if (waived)
             for (std::size_t k = first; k < insns_.size(); ++k) insns_[k].nosync.insert(insns_[k].nosync.end(), waive.begin(), waive.end());
@@ -1414,6 +1458,8 @@ private:
     std::vector<Insn> insns_;
     std::vector<std::vector<std::string>> loops_;
     int sequential_depth_ = 0;
+    std::vector<std::string> context_;  // constraints of the enclosing loops
+    std::string next_context_;
     std::set<std::string> private_;  // private temporaries
     std::vector<std::string> predicates_;
     std::vector<std::set<std::string>> predicate_reads_;

@@ -23,7 +23,7 @@ const std::map<std::string, std::string>& named_types() {
         {"size_t", "uint64"},  {"ptrdiff_t", "int64"}, {"int8_t", "int8"},   {"int16_t", "int16"},
         {"int32_t", "int32"},  {"int64_t", "int64"},   {"uint8_t", "uint8"}, {"uint16_t", "uint16"},
         {"uint32_t", "uint32"}, {"uint64_t", "uint64"}, {"float", "float32"}, {"double", "float64"},
-        {"bool", "bool"},      {"void", "void"},       {"half", "float16"}};
+        {"bool", "bool"},      {"void", "void"}};
     return t;
 }
 
