@@ -29,7 +29,7 @@ std::string define_text(lua_State* L, int arg, const char* fname, const std::str
 }
 
 OklOptions read_options(lua_State* L, int arg, const char* fname) {
-    check_options(L, arg, fname, {"defines", "include_paths"});
+    check_options(L, arg, fname, {"defines", "include_paths", "auto_shapes", "parameters"});
     OklOptions o;
     if (lua_istable(L, arg)) {
         lua_getfield(L, arg, "defines");
@@ -46,6 +46,17 @@ OklOptions read_options(lua_State* L, int arg, const char* fname) {
         }
         lua_pop(L, 1);
         if (auto paths = opt_string_list(L, arg, "include_paths", fname)) o.include_paths = *paths;
+        o.auto_shapes = opt_bool(L, arg, "auto_shapes", fname).value_or(false);
+        lua_getfield(L, arg, "parameters");
+        if (!lua_isnil(L, -1)) {
+            if (!lua_istable(L, -1)) arg_error(L, arg, fname, "option 'parameters' must be a table {name=integer}");
+            for (const auto& [name, value] : parameter_values(L, lua_gettop(L), arg, fname)) {
+                auto v = value->kind == ExprKind::IntLit ? std::optional<long>(value->ival) : std::nullopt;
+                if (!v) arg_error(L, arg, fname, cat("option 'parameters': '", name, "' is not an integer"));
+                o.parameters[name] = *v;
+            }
+        }
+        lua_pop(L, 1);
     }
     return o;
 }

@@ -44,6 +44,12 @@ std::vector<OklToken> okl_lex(std::string_view text, const std::shared_ptr<const
 struct OklOptions {
     std::map<std::string, std::string> defines;  // injected as `#define NAME VALUE`
     std::vector<std::string> include_paths;      // searched by `#include "..."` after the including file's folder
+    /// Pointer arguments get the shapes their accesses imply (lp.auto) instead of an unknown extent (lp.none):
+    /// calls then check the arrays' sizes and allocate outputs, but every index must be affine.
+    bool auto_shapes = false;
+    /// Integer arguments fixed to these values where the kernel uses them (the kernel is specialized, as by
+    /// fix_parameters, but before lowering: products such as `row * cols` become affine).
+    std::map<std::string, long> parameters;
 };
 
 /// Runs the C preprocessor over `source` (named `file` in errors): `#define` (object- and function-like, `#`,

@@ -132,8 +132,9 @@ std::string trunc_div_isl(const Val& a, std::int64_t c) {
 
 class Lowerer {
 public:
-    Lowerer(const OklProgram& program, const OklFunction& kernel, OklAxes axes)
-        : program_(program), kernel_(kernel), axes_(std::move(axes)) {}
+    Lowerer(const OklProgram& program, const OklFunction& kernel, OklAxes axes, const OklOptions& options)
+        : program_(program), kernel_(kernel), axes_(std::move(axes)), auto_shapes_(options.auto_shapes),
+          parameters_(options.parameters) {}
 
     Kernel run() {
         scopes_.emplace_back();
@@ -251,7 +252,7 @@ private:
         if (p.type.pointers > 1) fail(p.pos, "pointer-to-pointer parameter '", p.name, "' is not supported");
         if (p.type.pointers == 1) {
             v.kind = VarKind::GlobalArg;
-            v.no_shape = true;
+            (auto_shapes_ ? v.shape_auto : v.no_shape) = true;
             b.kind = Binding::Kind::Pointer;
             b.value = constant_val(0);
         } else {
@@ -259,7 +260,10 @@ private:
             v.kind = VarKind::ValueArg;
             v.is_array = false;
             b.kind = Binding::Kind::Value;
-            if (!assigned_.count(p.name) && !is_float_type(p.type.base)) {
+            if (auto fixed = parameters_.find(p.name); fixed != parameters_.end() && !is_float_type(p.type.base)) {
+                b.kind = Binding::Kind::Pure;
+                b.value = constant_val(fixed->second);
+            } else if (!assigned_.count(p.name) && !is_float_type(p.type.base)) {
                 b.value.text = b.value.isl = p.name;
                 b.value.dtype = p.type.base;
                 b.value.nonneg = is_unsigned_type(p.type.base);
@@ -1449,6 +1453,8 @@ private:
     const OklProgram& program_;
     const OklFunction& kernel_;
     OklAxes axes_;
+    bool auto_shapes_;
+    std::map<std::string, long> parameters_;
     std::vector<std::map<std::string, Binding>> scopes_;
     std::set<std::string> used_, ids_, assigned_, collecting_;
     MakeKernelInput in_;
@@ -1478,7 +1484,7 @@ std::vector<Kernel> okl_kernels(const std::string& source, const std::string& fi
     for (const OklFunction& f : program.functions) {
         if (!okl_find_attr(f.attrs, "kernel")) continue;
         if (!f.body) fail(f.pos, "[@kernel] function '", f.name, "' has no body");
-        out.push_back(Lowerer(program, f, okl_validate_kernel(f)).run());
+        out.push_back(Lowerer(program, f, okl_validate_kernel(f), options).run());
     }
     if (out.empty()) okl_error(file, 1, "No [@kernel] functions found");
     return out;
