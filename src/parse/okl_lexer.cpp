@@ -306,8 +306,9 @@ private:
     }
 
     void include(const Line& line, const std::string& file, int depth) {
-        if (line.size() < 3 || line[2].kind != OklTok::String)
-            okl_error(line[1], "#include needs a \"file\" (system includes <...> are not supported)");
+        // System headers (<math.h>) declare what Loom already knows: OKL's math functions are builtins.
+        if (line.size() >= 3 && line[2].is("<")) return;
+        if (line.size() < 3 || line[2].kind != OklTok::String) okl_error(line[1], "#include needs a \"file\" or <header>");
         if (depth >= kMaxIncludeDepth) okl_error(line[1], "#include nested more than ", kMaxIncludeDepth, " deep");
         const std::string want = line[2].text.substr(1, line[2].text.size() - 2);
         std::vector<std::filesystem::path> dirs{std::filesystem::path(file).parent_path()};

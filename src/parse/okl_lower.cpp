@@ -1,6 +1,7 @@
 #include "parse/okl_lower.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -59,6 +60,7 @@ struct Val {
     std::string dtype = "int32";
     bool nonneg = false;                   // a non-negative integer
     std::optional<std::int64_t> constant;  // a compile-time integer constant
+    std::optional<double> fconstant;       // a compile-time floating-point constant
     std::string isl;                       // the value as an isl quasi-affine expression; empty if not affine
 };
 
@@ -226,15 +228,86 @@ private:
 
     // --- declarations
 
+    // File-scope constants: scalars are their values, arrays read-only tables.
     void declare_globals() {
         for (const OklDecl& d : program_.globals) {
-            if (!d.init || !d.dims.empty() || d.type.pointers) fail(d.pos, "file-scope variable '", d.name, "' must be a constant scalar");
-            auto v = constant_of(d.init);
-            if (!v) fail(d.pos, "file-scope variable '", d.name, "' must be initialized with an integer constant");
+            if (!d.init || !d.type.is_const || d.type.pointers)
+                fail(d.pos, "file-scope variable '", d.name, "' must be a const scalar or array with an initializer");
+            if (!d.dims.empty()) {
+                array_declaration(d);
+                continue;
+            }
             Binding b;
-            b.value = constant_val(*v);
+            if (auto v = constant_of(d.init)) {
+                b.value = constant_val(*v);
+            } else if (auto f = number_of(d.init)) {
+                b.value = float_constant_val(*f, d.type.base);
+            } else {
+                fail(d.pos, "file-scope constant '", d.name, "' must be initialized with a constant expression");
+            }
             bind(d.name, b);
         }
+    }
+
+    // A floating-point constant expression evaluated as C does (float32 operations rounded to float), with its
+    // type; integer constants included.
+    std::optional<std::pair<double, bool>> number_typed(const OklExprPtr& e) const {
+        if (auto c = constant_of(e)) return std::make_pair(static_cast<double>(*c), false);
+        switch (e->kind) {
+            case OklExprKind::Float: return std::make_pair(e->float32 ? double(float(e->fval)) : e->fval, e->float32);
+            case OklExprKind::Name: {
+                const Binding* b = lookup(e->name);
+                if (!b || b->kind != Binding::Kind::Pure || !b->value.fconstant) return std::nullopt;
+                return std::make_pair(*b->value.fconstant, b->value.dtype == "float32");
+            }
+            case OklExprKind::Unary: {
+                auto a = number_typed(e->args[0]);
+                if (!a || (e->op != "-" && e->op != "+")) return std::nullopt;
+                return std::make_pair(e->op == "-" ? -a->first : a->first, a->second);
+            }
+            case OklExprKind::Cast: {
+                auto a = number_typed(e->args[0]);
+                if (!a || e->type->pointers || !is_float_type(e->type->base)) return std::nullopt;
+                const bool single = e->type->base == "float32";
+                return std::make_pair(single ? double(float(a->first)) : a->first, single);
+            }
+            case OklExprKind::Binary: {
+                auto a = number_typed(e->args[0]), b = number_typed(e->args[1]);
+                if (!a || !b) return std::nullopt;
+                const double x = a->first, y = b->first;
+                double r = 0;
+                if (e->op == "+") r = x + y;
+                else if (e->op == "-") r = x - y;
+                else if (e->op == "*") r = x * y;
+                else if (e->op == "/") r = x / y;
+                else return std::nullopt;
+                // Integer operands were folded by constant_of; here one side is floating-point.
+                const bool single = (a->second || !is_float_operand(e->args[0])) && (b->second || !is_float_operand(e->args[1]));
+                if (!std::isfinite(r)) fail(e->pos, "floating-point constant expression is not finite");
+                return std::make_pair(single ? double(float(r)) : r, single);
+            }
+            default: return std::nullopt;
+        }
+    }
+
+    bool is_float_operand(const OklExprPtr& e) const { return !constant_of(e).has_value(); }
+
+    std::optional<double> number_of(const OklExprPtr& e) const {
+        auto v = number_typed(e);
+        return v ? std::optional<double>(v->first) : std::nullopt;
+    }
+
+    static Val float_constant_val(double v, const std::string& dtype) {
+        const bool single = dtype == "float32";
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.17g", single ? double(float(v)) : v);
+        std::string t = buf;
+        if (t.find_first_of(".en") == std::string::npos) t += ".0";
+        Val out;
+        out.text = single ? "(" + t + "f)" : "cast(float64, " + t + ")";
+        out.dtype = is_float_type(dtype) ? dtype : "float64";
+        out.fconstant = single ? double(float(v)) : v;
+        return out;
     }
 
     void parameter(const OklDecl& p) {
@@ -342,7 +415,9 @@ private:
         b.dtype = d.type.base;
         std::int64_t total = 1;
         for (const OklExprPtr& e : d.dims) {
-            auto n = constant_of(e);
+            // `T a[] = {...}`: the first extent is the initializer's length.
+            const bool from_init = !e && &e == &d.dims.front() && d.init && d.init->kind == OklExprKind::InitList;
+            auto n = from_init ? std::optional<std::int64_t>(static_cast<std::int64_t>(d.init->args.size())) : e ? constant_of(e) : std::nullopt;
             if (!n) fail(d.pos, shared ? "[@shared] variables must have sizes known at compile-time" : "array sizes must be known at compile-time");
             if (*n <= 0 || *n > kMaxArrayElements || (total *= *n) > kMaxArrayElements)
                 fail(d.pos, "array '", d.name, "' has an invalid size");
@@ -391,15 +466,9 @@ private:
     bool constant_table(const std::vector<OklExprPtr>& flat, std::size_t total, Variable& v) {
         std::vector<double> values;
         for (const OklExprPtr& e : flat) {
-            if (e->kind == OklExprKind::Float) {
-                values.push_back(e->fval);
-            } else if (e->kind == OklExprKind::Unary && e->op == "-" && e->args[0]->kind == OklExprKind::Float) {
-                values.push_back(-e->args[0]->fval);
-            } else if (auto c = constant_of(e)) {
-                values.push_back(static_cast<double>(*c));
-            } else {
-                return false;
-            }
+            auto x = number_of(e);
+            if (!x) return false;
+            values.push_back(*x);
         }
         values.resize(total, 0.0);
         v.initializer = std::move(values);
@@ -492,8 +561,10 @@ private:
         std::string t = buf;
         if (t.find_first_of(".en") == std::string::npos) t += ".0";
         Val v;
-        v.text = x.float32 ? t + "f" : t;
+        // Loom types an unsuffixed literal like the other operand (numpy's weak scalars); C computes in double.
+        v.text = x.float32 ? t + "f" : "cast(float64, " + t + ")";
         v.dtype = x.float32 ? "float32" : "float64";
+        v.fconstant = x.float32 ? double(float(x.fval)) : x.fval;
         return v;
     }
 
@@ -800,6 +871,8 @@ private:
         const OklExpr& x = *e;
         if (x.kind == OklExprKind::Name) {
             const Binding& b = bound(x);
+            // A one-dimensional array is a pointer to its first element, as in C.
+            if (b.kind == Binding::Kind::Array && b.dims.size() == 1) return PointerRef{b.name, b.dtype, constant_val(0), nullptr};
             if (b.kind != Binding::Kind::Pointer) fail(x.pos, "'", x.name, "' is not a pointer");
             return PointerRef{b.name, b.dtype, b.value, &b};
         }

@@ -241,8 +241,7 @@ private:
         else if (!name_optional)
             fail(peek(), "expected a name but found '", peek().text, "'");
         while (accept("[")) {
-            if (peek().is("]")) fail(peek(), "array '", d.name, "' needs a size");
-            d.dims.push_back(expression());
+            d.dims.push_back(peek().is("]") ? nullptr : expression());  // `[]`: sized by the initializer
             expect("]");
         }
         while (at_attribute()) attrs.push_back(attribute());
