@@ -105,13 +105,10 @@ struct Insn {
 };
 
 const std::set<std::string>& reserved_names() {
-    // Words of Loom's instruction syntax, isl's set syntax and Loom's functions.
-    static const std::set<std::string> words{
-        "and",  "or",    "not",  "mod",   "floor", "ceil",  "min",     "max",    "exists", "if",     "for",
-        "end",  "else",  "elif", "true",  "false", "infty", "NaN",     "sum",    "product", "argmax", "argmin",
-        "cast", "with",  "nop",  "lbarrier", "gbarrier", "abs", "sqrt", "exp",   "log",    "sin",    "cos",
-        "tan",  "pow",   "fabs", "fmin",  "fmax",  "real",  "imag",    "conj",   "clamp",  "simul_reduce",
-        "reduce"};
+    // Words of isl's set syntax and of Loom's instruction syntax, which cannot name inames or variables.
+    static const std::set<std::string> words{"and",  "or",   "not",  "mod",   "floor", "ceil", "min",  "max",
+                                             "exists", "infty", "NaN", "true", "false", "if",  "for",  "end",
+                                             "else", "elif", "with", "nop",  "lbarrier", "gbarrier"};
     return words;
 }
 

@@ -210,8 +210,10 @@ private:
             ty.base = named_types().at(named);
             return ty;
         }
-        if (!saw_int && !saw_char && !longs && !saw_short && !is_unsigned && !is_signed)
+        if (!saw_int && !saw_char && !longs && !saw_short && !is_unsigned && !is_signed) {
+            if (peek().kind == OklTok::Ident && (ty.is_const || !attrs.empty())) fail(peek(), "unknown type '", peek().text, "'");
             fail(start, "expected a type but found '", start.text, "'");
+        }
         const std::string bits = saw_char ? "8" : saw_short ? "16" : longs ? "64" : "32";
         ty.base = std::string(is_unsigned ? "uint" : "int") + bits;
         return ty;
