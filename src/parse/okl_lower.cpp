@@ -21,7 +21,8 @@ namespace loom {
 namespace {
 
 // Bounds that keep hostile input an error rather than an endless build.
-constexpr std::size_t kMaxInstructions = 20000;
+// Each instruction depends on every earlier one it conflicts with: the dependencies grow as the square.
+constexpr std::size_t kMaxInstructions = 600;
 constexpr std::int64_t kMaxArrayElements = 1 << 24;
 constexpr std::size_t kMaxInitializedElements = 4096;
 constexpr std::size_t kMaxTableLoop = 4096;

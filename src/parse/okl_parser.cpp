@@ -470,7 +470,8 @@ private:
 
     OklExprPtr expression() {
         OklExprPtr e = assignment();
-        while (peek().is(",")) {
+        for (int chain = 0; peek().is(","); ++chain) {
+            if (chain + depth_ > kMaxNesting) fail(peek(), "nesting deeper than ", kMaxNesting, " levels");
             auto c = make(OklExprKind::Comma, take(), ",");
             c->args = {e, assignment()};
             e = c;
@@ -515,7 +516,10 @@ private:
     OklExprPtr binary(int min_prec) {
         Guard g(*this);
         OklExprPtr lhs = unary();
+        int chain = 0;
         while (precedence(peek()) > min_prec) {
+            // A chain `a + b + ...` nests to the left: it counts as nesting too.
+            if (++chain + depth_ > kMaxNesting) fail(peek(), "nesting deeper than ", kMaxNesting, " levels");
             const OklToken& op = take();
             auto e = make(OklExprKind::Binary, op, op.text);
             e->args = {lhs, binary(precedence(op))};
@@ -569,8 +573,9 @@ private:
     }
 
     OklExprPtr postfix(OklExprPtr e) {
-        while (true) {
+        for (int chain = 0;; ++chain) {
             Guard g(*this);
+            if (chain + depth_ > kMaxNesting) fail(peek(), "nesting deeper than ", kMaxNesting, " levels");
             const OklToken& t = peek();
             if (t.is("[")) {
                 auto s = make(OklExprKind::Index, take(), "[]");

@@ -110,6 +110,9 @@ rejects(1, "division by zero in a constant expression", "#if 1 / 0\n#endif")
 -- Hostile input: errors, never crashes.
 rejects(2, "nesting deeper than", kernel(string.rep("{", 5000)))
 rejects(2, "nesting deeper than", kernel("a[0] = " .. string.rep("(", 5000) .. "1" .. string.rep(")", 5000) .. ";"))
+rejects(2, "nesting deeper than", kernel("a[0] = a[1]" .. string.rep(" + a[1]", 100000) .. ";"))
+rejects(2, "nesting deeper than", kernel("a[0]" .. string.rep("[0]", 100000) .. " = 1;"))
+rejects(4, "kernel has more than 600 statements", in_inner(string.rep("a[j] = 1; ", 601)))
 rejects(2, "integer literal '99999999999999999999999' is too large", kernel("a[0] = 99999999999999999999999;"))
 local doubling, chain = {}, {}
 for k = 1, 40 do doubling[#doubling + 1] = string.format("#define M%d M%d M%d", k, k + 1, k + 1) end
