@@ -17,6 +17,10 @@ T.check(ok, "loom okl --target c failed:\n%s", out)
 T.check_contains(out, "void reduction(int const entries")
 T.check_contains(out, "float s_vec[8]")
 
+out, ok = loom("examples/okl/reduction.okl --target cuda")
+T.check(ok and T.contains(out, "__shared__ float s_vec[256]") and T.contains(out, "__syncthreads()"),
+  "loom okl --target cuda:\n%s", out)
+
 -- --run: block_scan on 16 entries of (i*7 + 2) % 13 (the generated input of its second argument).
 out, ok = loom("examples/okl/scan.okl --run --size 16 --target c")
 T.check(ok, "loom okl --run failed:\n%s", out)

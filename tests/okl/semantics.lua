@@ -258,4 +258,23 @@ do
   end)
 end
 
+-- @nobarrier waives the barrier the exact analysis would put between its loop and the next @inner loop; the
+-- barrier stays where a later loop needs it, and none goes where nothing crosses work-items.
+do
+  local function barriers(first_loop_attr, second_index)
+    local code = lp.generate_code(kernel(([==[
+      @kernel void k(float *a) {
+        for (int b = 0; b < 4; ++b; @outer) {
+          @shared float s[17];
+          ATTR for (int t = 0; t < 16; ++t; @inner) { s[t] = t; }
+          for (int t = 0; t < 16; ++t; @inner) { a[b * 16 + t] = s[INDEX]; }
+        }
+      }]==]):gsub("ATTR", first_loop_attr):gsub("INDEX", second_index), nil))
+    return T.count_plain(code, "barrier(CLK_LOCAL_MEM_FENCE)")
+  end
+  T.check_equal(barriers("", "t + 1"), 1, "barriers where a neighbour's value is read")
+  T.check_equal(barriers("@nobarrier", "t + 1"), 0, "barriers under @nobarrier")
+  T.check_equal(barriers("", "t"), 0, "barriers where each work-item reads its own value")
+end
+
 print("okl semantics: ok")
