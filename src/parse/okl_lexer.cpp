@@ -399,11 +399,8 @@ private:
         for (std::size_t k = 0; k < b.size(); ++k) {
             const bool pasted = (k + 1 < b.size() && b[k + 1].is("##")) || (k > 0 && b[k - 1].is("##"));
             if (b[k].is("##")) continue;
-            if (b[k].is("#") && k + 1 < b.size() && param(b[k + 1]) >= 0) {
-                out.push_back(stringize(args[static_cast<std::size_t>(param(b[k + 1]))], b[k]));
-                ++k;
-                continue;
-            }
+            // Strings have no use in OKL kernels: `#x` would make one.
+            if (b[k].is("#") && k + 1 < b.size() && param(b[k + 1]) >= 0) okl_error(use, "stringizing (#", b[k + 1].text, ") in macro '", use.text, "' is not supported");
             std::vector<OklToken> piece;
             if (int p = param(b[k]); p >= 0)
                 piece = pasted ? args[static_cast<std::size_t>(p)] : expand(args[static_cast<std::size_t>(p)], disabled, depth + 1);
@@ -416,15 +413,6 @@ private:
             out.insert(out.end(), piece.begin(), piece.end());
         }
         return out;
-    }
-
-    static OklToken stringize(const std::vector<OklToken>& arg, const OklToken& at) {
-        OklToken s = at;
-        s.kind = OklTok::String;
-        std::string text;
-        for (const OklToken& t : arg) text += (text.empty() ? "" : " ") + t.text;
-        s.text = "\"" + text + "\"";
-        return s;
     }
 
     // `a ## b`: the two tokens become the one token their texts spell.

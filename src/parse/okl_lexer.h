@@ -52,8 +52,9 @@ struct OklOptions {
     std::map<std::string, long> parameters;
 };
 
-/// Runs the C preprocessor over `source` (named `file` in errors): `#define` (object- and function-like, `#`,
-/// `##`), `#undef`, `#if/#ifdef/#ifndef/#elif/#else/#endif`, `#include "..."`, `#error`; `#pragma` is ignored.
+/// Runs the C preprocessor over `source` (named `file` in errors): `#define` (object- and function-like, with
+/// `##`; `#` stringizing is an error), `#undef`, `#if/#ifdef/#ifndef/#elif/#else/#endif`, `#include "..."`,
+/// `#error`; `#pragma` and `#include <...>` are ignored.
 /// Returns the expanded tokens, ending with End.
 std::vector<OklToken> okl_preprocess(const std::string& source, const std::string& file, const OklOptions& options);
 
