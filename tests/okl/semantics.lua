@@ -258,6 +258,27 @@ do
   end)
 end
 
+-- Typedefs carrying @shared and @exclusive (the OKL document's examples), @max_inner_dims and @simd_length.
+do
+  local knl = kernel([==[
+    typedef float sh_float32_t @shared;
+    typedef float ex_float32_t @exclusive;
+    @kernel void typed(float *out) {
+      for (int i = 0; i < 4; ++i; @outer @max_inner_dims(8) @simd_length(8)) {
+        sh_float32_t b[8];
+        ex_float32_t e;
+        for (int j = 0; j < 8; ++j; @inner) { e = i * 10 + j; b[j] = e; }
+        for (int j = 0; j < 8; ++j; @inner) { out[i * 8 + j] = b[7 - j] + e; }
+      }
+    }]==])
+  T.check_contains(lp.generate_code(knl), "__local float b[8]")
+  T.on_each_executor(function(exec, name)
+    local out = lp.zeros({ 32 }, "float32")
+    knl(exec, { out = out })
+    T.check_array(out, function(k) return 20 * (k // 8) + 7 end, "typedef'd @shared/@exclusive on " .. name)
+  end)
+end
+
 -- @nobarrier waives the barrier the exact analysis would put between its loop and the next @inner loop; the
 -- barrier stays where a later loop needs it, and none goes where nothing crosses work-items.
 do
