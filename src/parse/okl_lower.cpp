@@ -91,7 +91,6 @@ struct PointerRef {
     std::string base;
     std::string dtype;
     Val offset;
-    const Binding* binding = nullptr;  // the @dim information, when the pointer is a declared name
 };
 
 struct Insn {
@@ -870,9 +869,9 @@ private:
         if (x.kind == OklExprKind::Name) {
             const Binding& b = bound(x);
             // A one-dimensional array is a pointer to its first element, as in C.
-            if (b.kind == Binding::Kind::Array && b.dims.size() == 1) return PointerRef{b.name, b.dtype, constant_val(0), nullptr};
+            if (b.kind == Binding::Kind::Array && b.dims.size() == 1) return PointerRef{b.name, b.dtype, constant_val(0)};
             if (b.kind != Binding::Kind::Pointer) fail(x.pos, "'", x.name, "' is not a pointer");
-            return PointerRef{b.name, b.dtype, b.value, &b};
+            return PointerRef{b.name, b.dtype, b.value};
         }
         if (x.kind == OklExprKind::Binary && (x.op == "+" || x.op == "-")) {
             const bool left = is_pointer_expr(x.args[0]);
@@ -881,7 +880,6 @@ private:
             Val n = rvalue(x.args[left ? 1 : 0]);
             if (is_float_type(n.dtype)) fail(x.pos, "pointer arithmetic needs an integer");
             p.offset = binary_val(x.op, p.offset, n, x.pos);
-            p.binding = nullptr;
             return p;
         }
         if (x.kind == OklExprKind::Unary && x.op == "&") {
@@ -931,7 +929,7 @@ private:
         if (base->kind == OklExprKind::Name) {
             const Binding& b = bound(*base);
             if (b.kind == Binding::Kind::Array)
-                return {array_element(b, indices, e->pos, is_read), PointerRef{b.name, b.dtype, constant_val(0), nullptr}};
+                return {array_element(b, indices, e->pos, is_read), PointerRef{b.name, b.dtype, constant_val(0)}};
         }
         if (indices.size() != 1) fail(e->pos, "pointers are indexed with one [index]");
         PointerRef p = pointer(base);

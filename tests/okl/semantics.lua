@@ -258,6 +258,26 @@ do
   end)
 end
 
+-- @tile with check=false runs the last tile whole; with a step and a start, and @inner loops starting at 1.
+do
+  local knl = kernel([==[
+    @kernel void tiles(const int n, int *a, int *b, int *c) {
+      for (int i = 0; i < n; ++i; @tile(16, @outer, @inner, check=false)) { a[i] = i + 1; }
+      for (int i = 3; i < n; i += 2; @tile(4, @outer, @inner)) { b[i] = i; }
+      for (int g = 0; g < 2; ++g; @outer) {
+        for (int t = 1; t <= 16; ++t; @inner) { c[g * 17 + t] = t; }
+      }
+    }]==])
+  local n = 40
+  T.on_each_executor(function(exec, name)
+    local a, b, c = lp.zeros({ 64 }, "int32"), lp.zeros({ 64 }, "int32"), lp.zeros({ 34 }, "int32")
+    knl(exec, { n = n, a = a, b = b, c = c })
+    T.check_array(a, function(i) return i < 48 and i + 1 or 0 end, "@tile check=false on " .. name)
+    T.check_array(b, function(i) return (i >= 3 and i < n and i % 2 == 1) and i or 0 end, "@tile with a step on " .. name)
+    T.check_array(c, function(k) return k % 17 end, "@inner from 1 on " .. name)
+  end)
+end
+
 -- Typedefs carrying @shared and @exclusive (the OKL document's examples), @max_inner_dims and @simd_length.
 do
   local knl = kernel([==[
