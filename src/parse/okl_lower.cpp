@@ -101,6 +101,7 @@ struct Insn {
     std::set<std::string> reads, writes;
     bool barrier = false;
     bool atomic = false;
+    bool replay = false;  // a copy of top-level setup code, run again in a later device kernel
     std::vector<std::string> nosync;
 };
 
@@ -1285,7 +1286,10 @@ private:
         check_affine(s, l, okl);
         // Top-level @outer loops run one after the other, as OCCA launches them: a global barrier between.
         const bool parallel = axis0 != axes_.end();
-        if (parallel && axis0->second.outer && loops_.empty() && outer_loops_++ > 0) barrier(s.pos, true);
+        if (parallel && axis0->second.outer && loops_.empty() && outer_loops_++ > 0) {
+            barrier(s.pos, true);
+            replay_setup();
+        }
         std::vector<std::string> inames;
         if (tile)
             inames = tiled_loop(s, l, *tile);
@@ -1432,8 +1436,9 @@ private:
         return out;
     }
 
-    std::string next_id(const OklPos& pos) {
-        std::string base = "s" + std::to_string(pos.line);
+    std::string next_id(const OklPos& pos) { return fresh_id("s" + std::to_string(pos.line)); }
+
+    std::string fresh_id(const std::string& base) {
         std::string id = base;
         for (int k = 1; ids_.count(id); ++k) id = base + "_" + std::to_string(k);
         ids_.insert(id);
@@ -1462,6 +1467,35 @@ private:
         i.inames = current_inames();
         i.barrier = true;
         insns_.push_back(std::move(i));
+    }
+
+    // The global barrier between @outer loops starts a new device kernel, where private values computed by the
+    // setup code outside the loops do not survive: the setup runs again there. That is exact as long as the
+    // setup writes only private temporaries and no loop writes what it reads (checked by `check_replays`).
+    void replay_setup() {
+        const std::size_t n = insns_.size();
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!insns_[k].inames.empty() || insns_[k].barrier || insns_[k].replay) continue;
+            Insn copy = insns_[k];
+            copy.id = fresh_id(insns_[k].id + "_again");
+            copy.replay = true;
+            insns_.push_back(std::move(copy));
+        }
+    }
+
+    void check_replays() const {
+        for (const Insn& r : insns_) {
+            if (!r.replay) continue;
+            for (const std::string& w : r.writes)
+                if (!private_.count(w))
+                    fail(kernel_.pos, "code before the @outer loops writes '", w, "', and this kernel's @outer loops run as ",
+                         "separate device kernels: only private values can be set up for all of them");
+            for (const Insn& i : insns_)
+                for (const std::string& v : r.reads)
+                    if (!i.inames.empty() && i.writes.count(v) && !private_.count(v))
+                        fail(kernel_.pos, "code before the @outer loops reads '", v, "', which an @outer loop writes; the ",
+                             "setup runs again before each @outer loop (each is its own device kernel)");
+        }
     }
 
     static bool conflict(const Insn& a, const Insn& b) {
@@ -1508,6 +1542,7 @@ private:
     }
 
     Kernel build() {
+        check_replays();
         in_.domains = domains_;
         in_.instructions = {join(instruction_text(), "\n")};
         for (Variable& t : temporaries_) in_.args.push_back(t);

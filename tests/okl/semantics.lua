@@ -240,22 +240,31 @@ end
 -- Code before the first @outer loop is scalar setup; consecutive @outer loops run in order (a global barrier).
 do
   local knl = kernel([==[
-    @kernel void two_phase(const int n, float *a, float *b) {
+    @kernel void two_phase(const int n, const float *p, float *a, float *b) {
       const float scale = 3.0f;
       int half = n / 2;
+      float offset = p[0];
       for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) {
-        a[i] = i * scale;
+        a[i] = i * scale + offset;
       }
       for (int i = 0; i < half; ++i; @tile(16, @outer, @inner)) {
-        b[i] = a[n - 1 - i] + a[i] + half;
+        b[i] = a[n - 1 - i] + a[i] + half - offset;
       }
     }]==])
   local n = 50
+  local p = lp.array({ 0.5 }, "float32")
   T.on_each_executor(function(exec, name)
     local a, b = lp.zeros({ n }, "float32"), lp.zeros({ n // 2 }, "float32")
-    knl(exec, { n = n, a = a, b = b })
-    T.check_array(b, function(i) return 3 * (n - 1 - i) + 3 * i + n // 2 end, "two @outer loops on " .. name)
+    knl(exec, { n = n, p = p, a = a, b = b })
+    T.check_array(b, function(i) return 3 * (n - 1 - i) + 3 * i + n // 2 + 0.5 end, "two @outer loops on " .. name)
   end)
+  -- The setup runs again before the second loop, which is exact only if no loop changes what it reads.
+  T.expect_error("OKLError", "code before the @outer loops reads 'a', which an @outer loop writes", lp.parse_okl, [==[
+    @kernel void k(const int n, float *a) {
+      float first = a[0];
+      for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { a[i] = i; }
+      for (int i = 0; i < n; ++i; @tile(16, @outer, @inner)) { a[i] += first; }
+    }]==])
 end
 
 -- @tile with check=false runs the last tile whole; with a step and a start, and @inner loops starting at 1.
