@@ -800,6 +800,7 @@ private:
         std::vector<Binding> params;
         for (std::size_t k = 0; k < f.params.size(); ++k) params.push_back(argument(f.params[k], call.args[k + 1], !single_return));
         ++inline_depth_;
+        jumps_.push_back({});  // a jump in a function cannot leave the caller's loop
         Scope scope(*this);
         for (std::size_t k = 0; k < f.params.size(); ++k) bind(f.params[k].name, params[k]);
         std::optional<Val> result;
@@ -813,6 +814,7 @@ private:
             }
         }
         --inline_depth_;
+        jumps_.pop_back();
         if (want_value && !result) fail(call.pos, "device function '", f.name, "' returns no value");
         return result ? *result : constant_val(0);
     }
@@ -992,8 +994,7 @@ private:
                      " loops are not representable in Loom's loop model (use a for loop with affine bounds)");
             case OklStmtKind::Return: fail(s.pos, "'return' inside a kernel is not supported (only as its last statement)");
             case OklStmtKind::Break:
-            case OklStmtKind::Continue:
-                fail(s.pos, "'", s.kind == OklStmtKind::Break ? "break" : "continue", "' is not representable in Loom's loop model");
+            case OklStmtKind::Continue: return jump(s);
             default: fail(s.pos, "unsupported statement");
         }
     }
@@ -1409,9 +1410,49 @@ private:
         }
     }
 
+    // `break` and `continue` in a sequential loop: its iterations go on, but a private flag set by the jump
+    // predicates the rest of the body (`continue`: of this iteration; `break`: of every later one), which
+    // then does exactly what the jump would have left undone.
+    struct JumpFlags {
+        std::string broken, continued;
+    };
+
+    static bool jumps(const OklStmt& s, OklStmtKind kind) {
+        if (s.kind == kind) return true;
+        if (s.kind == OklStmtKind::For || s.kind == OklStmtKind::While || s.kind == OklStmtKind::Do) return false;
+        for (const OklStmtPtr& b : s.body)
+            if (jumps(*b, kind)) return true;
+        return false;
+    }
+
+    std::string jump_flag(const char* name, const OklPos& pos) {
+        const std::string flag = private_temporary(name, "int32");
+        emit(flag + " = 0", {}, {flag}, pos, false);
+        return flag;
+    }
+
+    void push_predicate(const std::string& flag) {
+        predicates_.push_back("(" + flag + " == 0)");
+        predicate_reads_.push_back({flag});
+    }
+
+    void jump(const OklStmt& s) {
+        const bool is_break = s.kind == OklStmtKind::Break;
+        const std::string flag = jumps_.empty() ? "" : is_break ? jumps_.back().broken : jumps_.back().continued;
+        if (flag.empty()) fail(s.pos, "'", is_break ? "break" : "continue", "' outside a loop");
+        emit(flag + " = 1", {}, {flag}, s.pos, false);
+    }
+
     void loop_body(const OklStmt& s, const std::vector<std::string>& inames, bool inner) {
+        JumpFlags flags;
+        if (jumps(*s.body[0], OklStmtKind::Break)) flags.broken = jump_flag("broken", s.pos);
         loops_.push_back(inames);
         context_.push_back(next_context_);
+        if (jumps(*s.body[0], OklStmtKind::Continue)) flags.continued = jump_flag("continued", s.pos);
+        const std::size_t pushed = predicates_.size();
+        for (const std::string& f : {flags.broken, flags.continued})
+            if (!f.empty()) push_predicate(f);
+        jumps_.push_back(flags);
         const bool sequential = !axes_.count({&s, 0}) || (okl_find_attr(s.attrs, "tile") && !axes_.count({&s, 1}));
         sequential_depth_ += sequential;
         const std::size_t first = insns_.size();
@@ -1419,6 +1460,9 @@ private:
         std::vector<std::string> waive;
         if (waived) waive.swap(nobarrier_sources_);
         statement(*s.body[0]);
+        jumps_.pop_back();
+        predicates_.resize(pushed);
+        predicate_reads_.resize(pushed);
         loops_.pop_back();
         context_.pop_back();
         sequential_depth_ -= sequential;
@@ -1574,6 +1618,7 @@ private:
     std::vector<std::string> predicates_;
     std::vector<std::set<std::string>> predicate_reads_;
     std::vector<std::string> nobarrier_sources_;
+    std::vector<JumpFlags> jumps_;
     std::set<std::string>* reads_ = nullptr;
     int conditional_ = 0;
     int inline_depth_ = 0;

@@ -92,6 +92,7 @@ rejects(1, "[@dimOrder] Duplicate index",
 
 -- What Loom's loop model cannot represent: named, never lowered into something else.
 rejects(4, "while loops are not representable", in_inner("while (a[j] > 0) a[j] -= 1;"))
+rejects(1, "'break' outside a loop", "void f(float *a) { break; }\n" .. in_inner("f(a);"))
 rejects(4, "must be affine in the enclosing loop indices", in_inner("for (int k = 0; k < a[j]; ++k) a[k] = 0;"))
 rejects(4, "loop index 'k' is modified in the loop body", in_inner("for (int k = 0; k < 8; ++k) { k += 1; }"))
 rejects(4, "assignment inside an expression is not supported", in_inner("a[j] = (a[0] = 2) + 1;"))

@@ -287,6 +287,47 @@ do
   end)
 end
 
+-- break and continue in sequential loops: the rest of the body is predicated on a flag the jump sets.
+do
+  local knl = kernel([==[
+    @kernel void jumps(const int n, const int *a, int *first, int *sum_odd) {
+      for (int i = 0; i < n; ++i; @tile(8, @outer, @inner)) {
+        int f = -1;
+        for (int k = 0; k < 20; ++k) {
+          if (a[i * 20 + k] > 80) {
+            f = k;
+            break;
+          }
+        }
+        first[i] = f;
+        int s = 0;
+        for (int k = 0; k < 20; ++k) {
+          if (k % 2 == 0) continue;
+          for (int m = 0; m < 3; ++m) {
+            if (m == 2) break;
+            s += a[i * 20 + k];
+          }
+        }
+        sum_odd[i] = s;
+      }
+    }]==])
+  local n = 12
+  local a = T.array_from({ n * 20 }, "int32", function(x) return (x * 37 + 11) % 97 end)
+  T.on_each_executor(function(exec, name)
+    local first, sum_odd = lp.zeros({ n }, "int32"), lp.zeros({ n }, "int32")
+    knl(exec, { n = n, a = a, first = first, sum_odd = sum_odd })
+    T.check_array(first, function(i)
+      for k = 0, 19 do if a:get(i * 20 + k) > 80 then return k end end
+      return -1
+    end, "break on " .. name)
+    T.check_array(sum_odd, function(i)
+      local s = 0
+      for k = 1, 19, 2 do s = s + 2 * a:get(i * 20 + k) end
+      return s
+    end, "continue on " .. name)
+  end)
+end
+
 -- Typedefs carrying @shared and @exclusive (the OKL document's examples), @max_inner_dims and @simd_length.
 do
   local knl = kernel([==[
