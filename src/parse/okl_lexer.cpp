@@ -143,7 +143,7 @@ struct Macro {
 
 // Bounds that keep hostile input (self-feeding macros, include cycles, exponential expansion) an error.
 constexpr int kMaxExpansionDepth = 200;
-constexpr std::size_t kMaxTokens = 2'000'000;
+constexpr std::size_t kMaxTokens = 250'000;
 constexpr int kMaxIncludeDepth = 64;
 
 using Line = std::vector<OklToken>;
