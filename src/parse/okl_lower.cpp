@@ -984,6 +984,7 @@ private:
             case OklStmtKind::Decl: return declaration(s);
             case OklStmtKind::Block: return block(s);
             case OklStmtKind::If: return if_statement(s);
+            case OklStmtKind::Switch: return switch_statement(s);
             case OklStmtKind::For: return for_statement(s);
             case OklStmtKind::Empty:
                 if (okl_find_attr(s.attrs, "barrier")) barrier(s.pos, false);
@@ -1137,21 +1138,54 @@ private:
     // `if (c) A else B`: c is evaluated once, before A, as C does; when it reads memory it is kept in a
     // temporary so that A cannot change the outcome for B or for its own later statements.
     void if_statement(const OklStmt& s) {
+        const auto [cond, reads] = evaluated_once(s.expr, s.pos, true);
+        branch(*s.body[0], cond, reads);
+        if (s.body.size() > 1) branch(*s.body[1], "(not " + cond + ")", reads);
+    }
+
+    // The text of `e` (as a condition when `as_condition`) for predicates, and what it reads: when it reads
+    // memory it is stored in a private temporary first, so that it is evaluated once, before the statements
+    // it guards.
+    std::pair<std::string, std::set<std::string>> evaluated_once(const OklExprPtr& e, const OklPos& pos, bool as_condition = false) {
         std::set<std::string> reads;
         std::set<std::string>* saved = reads_;
         reads_ = &reads;
-        Val c = rvalue(s.expr);
+        Val v = rvalue(e);
         reads_ = saved;
-        std::string cond = condition_text(c);
-        std::set<std::string> cond_reads;
-        if (!reads.empty()) {
-            const std::string t = private_temporary("cond", "bool");
-            emit(t + " = " + cond, reads, {t}, s.pos, false);
-            cond = t;
-            cond_reads = {t};
+        if (!as_condition && (is_float_type(v.dtype) || v.dtype == "bool")) fail(pos, "a switch selector must be an integer");
+        const std::string text = as_condition ? condition_text(v) : v.text;
+        if (reads.empty()) return {text, {}};
+        const std::string t = private_temporary(as_condition ? "cond" : "selector", as_condition ? "bool" : v.dtype);
+        emit(t + " = " + text, reads, {t}, pos, false);
+        return {t, {t}};
+    }
+
+    // `switch`: each case's statements run under "the selector equals one of the labels reaching them";
+    // a case ends with `break` or is the last (fallthrough into statements is not supported).
+    void switch_statement(const OklStmt& s) {
+        const auto [sel, reads] = evaluated_once(s.expr, s.pos);
+        std::vector<std::string> all_labels, labels;
+        bool has_default = false;
+        for (const OklStmtPtr& c : s.body)
+            if (c->expr) all_labels.push_back("(" + sel + " == " + std::to_string(required_constant(c->expr, "a case label")) + ")");
+        std::size_t label = 0;
+        for (std::size_t k = 0; k < s.body.size(); ++k) {
+            const OklStmt& c = *s.body[k];
+            if (c.expr) labels.push_back(all_labels[label++]);
+            has_default |= !c.expr;
+            if (c.body.empty() && k + 1 < s.body.size()) continue;  // `case 1: case 2:` share the statements
+            const bool ends_in_break = !c.body.empty() && c.body.back()->kind == OklStmtKind::Break;
+            if (!ends_in_break && k + 1 < s.body.size()) fail(c.pos, "a switch case must end with 'break' (fallthrough is not supported)");
+            std::string predicate = labels.empty() ? "" : "(" + join(labels, " or ") + ")";
+            if (has_default)
+                predicate = all_labels.empty() ? "(0 == 0)" : "(not (" + join(all_labels, " or ") + ")" + (labels.empty() ? "" : " or " + predicate) + ")";
+            auto body = std::make_shared<OklStmt>(c);
+            body->kind = OklStmtKind::Block;
+            if (ends_in_break) body->body.pop_back();
+            branch(*body, predicate, reads);
+            labels.clear();
+            has_default = false;
         }
-        branch(*s.body[0], cond, cond_reads);
-        if (s.body.size() > 1) branch(*s.body[1], "(not " + cond + ")", cond_reads);
     }
 
     void branch(const OklStmt& body, const std::string& predicate, const std::set<std::string>& reads) {
@@ -1420,6 +1454,7 @@ private:
     static bool jumps(const OklStmt& s, OklStmtKind kind) {
         if (s.kind == kind) return true;
         if (s.kind == OklStmtKind::For || s.kind == OklStmtKind::While || s.kind == OklStmtKind::Do) return false;
+        if (s.kind == OklStmtKind::Switch && kind == OklStmtKind::Break) return false;  // a break of the switch
         for (const OklStmtPtr& b : s.body)
             if (jumps(*b, kind)) return true;
         return false;

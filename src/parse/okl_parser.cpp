@@ -360,7 +360,7 @@ private:
             expect(")");
             expect(";");
         } else if (t.is("switch")) {
-            fail(t, "switch statements are not supported by Loom's OKL front end");
+            s = switch_statement();
         } else if (t.is("return")) {
             s = node(OklStmtKind::Return, take());
             if (!peek().is(";")) s->expr = expression();
@@ -418,6 +418,28 @@ private:
         }
         expect("}");
         return e;
+    }
+
+    std::shared_ptr<OklStmt> switch_statement() {
+        auto s = node(OklStmtKind::Switch, take());
+        expect("(");
+        s->expr = expression();
+        expect(")");
+        expect("{");
+        std::shared_ptr<OklStmt> current;
+        while (!accept("}")) {
+            if (peek().kind == OklTok::End) fail(peek(), "missing '}' for the switch at line ", s->pos.line);
+            if (peek().is("case") || peek().is("default")) {
+                current = node(OklStmtKind::Case, peek());
+                if (take().is("case")) current->expr = conditional();
+                expect(":");
+                s->body.push_back(current);
+            } else {
+                if (!current) fail(peek(), "statement before the first case label of a switch");
+                current->body.push_back(statement());
+            }
+        }
+        return s;
     }
 
     std::shared_ptr<OklStmt> if_statement() {

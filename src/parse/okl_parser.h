@@ -75,13 +75,15 @@ struct OklDecl {
     OklPos pos;
 };
 
-enum class OklStmtKind { Expr, Decl, Block, If, For, While, Do, Return, Break, Continue, Empty, Switch };
+enum class OklStmtKind { Expr, Decl, Block, If, For, While, Do, Return, Break, Continue, Empty, Switch, Case };
 
 struct OklStmt;
 using OklStmtPtr = std::shared_ptr<const OklStmt>;
 
 /// A statement. If: expr = condition, body = {then[, else]}. For: init, expr = condition (may be null),
-/// step (may be null), body = {body}. While/Do: expr, body = {body}. Block: body. Decl: decls.
+/// step (may be null), body = {body}. While/Do: expr, body = {body}. Block: body. Decl: decls. Switch: expr =
+/// the selector, body = its Cases in order. Case: expr = the label (null for `default`), body = the statements
+/// up to the next label.
 struct OklStmt {
     OklStmtKind kind = OklStmtKind::Empty;
     std::vector<OklAttr> attrs;

@@ -82,6 +82,12 @@ private:
             case OklStmtKind::For: return loop(s, path);
             case OklStmtKind::While:
             case OklStmtKind::Do: return visit(*s.body[0], path, false);
+            case OklStmtKind::Switch:  // a `break` in a switch leaves the switch
+            case OklStmtKind::Case: {
+                bool found = false;
+                for (const OklStmtPtr& b : s.body) found |= visit(*b, path, false);
+                return found;
+            }
             case OklStmtKind::Block:
             case OklStmtKind::If: {
                 bool found = false;

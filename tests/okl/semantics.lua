@@ -328,6 +328,41 @@ do
   end)
 end
 
+-- switch: cases ending in break, shared labels, default; the selector read once, before the cases run.
+do
+  local knl = kernel([==[
+    @kernel void sw(const int n, int *a, int *out) {
+      for (int i = 0; i < n; ++i; @tile(8, @outer, @inner)) {
+        int r = 0;
+        switch (a[i] % 5) {
+          case 0:
+            r = 10;
+            a[i] = 1;  // does not change which case runs
+            break;
+          case 1:
+          case 3:
+            r = 20;
+            break;
+          default:
+            r = 30 + a[i];
+        }
+        out[i] = r;
+      }
+    }]==])
+  local n = 20
+  T.on_each_executor(function(exec, name)
+    local a = T.array_from({ n }, "int32", function(i) return i * 3 end)
+    local out = lp.zeros({ n }, "int32")
+    knl(exec, { n = n, a = a, out = out })
+    T.check_array(out, function(i)
+      local m = (i * 3) % 5
+      if m == 0 then return 10 elseif m == 1 or m == 3 then return 20 else return 30 + i * 3 end
+    end, "switch on " .. name)
+  end)
+  T.expect_error("OKLError", "a switch case must end with 'break'", lp.parse_okl,
+    "@kernel void k(int *a) { for (int i = 0; i < 4; ++i; @outer) for (int j = 0; j < 4; ++j; @inner) switch (j) { case 0: a[j] = 1; case 1: a[j] = 2; } }")
+end
+
 -- Typedefs carrying @shared and @exclusive (the OKL document's examples), @max_inner_dims and @simd_length.
 do
   local knl = kernel([==[
