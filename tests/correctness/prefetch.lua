@@ -277,3 +277,14 @@ do
   check_same(ref, early, function() return { a = lp.rand({ 34, 34 }, "float32", 17) } end, { 0 },
     "l.auto prefetch before any local axis")
 end
+
+do
+  -- A footprint whose fixed-box offset has an integer division (its iname from chunk_iname, found by
+  -- fuzz_pipeline: printing that offset was an InternalError): x[i_inner + 2*i_outer] over i_inner, per i_outer.
+  local ref = lp.make_kernel("{[i]: 0<=i<10}", "y[i] = 3*x[i]")
+  local k = lp.chunk_iname(ref, "i", 5)
+  k = lp.split_iname(k, "i_outer", 16, { outer_tag = "g.0", inner_tag = "unr" })
+  k = lp.add_prefetch(k, "x", { "i_inner" })
+  check_same(ref, k, function() return { x = lp.rand({ 10 }, "float32", 18) } end, { 0 },
+    "prefetch over the inner iname of chunk_iname")
+end
