@@ -77,20 +77,31 @@ Val constant_val(std::int64_t v) {
 
 // What a C name stands for.
 struct Binding {
-    enum class Kind { Pure, Scalar, Array, Pointer, Value } kind = Kind::Pure;
+    enum class Kind { Pure, Scalar, Array, Pointer, Value, Struct } kind = Kind::Pure;
     std::string name;   // Loom variable (Scalar, Array, Value) or the array a Pointer points into
     std::string dtype;  // element type
     Val value;          // Pure: the value (loop indices, constants, never-assigned locals); Pointer: offset
     std::vector<std::int64_t> dims;  // Array
     std::vector<Val> dim_sizes;      // Pointer with @dim
     std::vector<int> dim_order;      // Pointer with @dimOrder
+    std::string struct_name;         // Pointer to structs
+    std::map<std::string, Val> fields;  // Struct (a value parameter): each field's argument
     bool is_loop_index = false;
+};
+
+// A struct whose fields all have one scalar type, laid out without padding: a pointer to such structs is a
+// pointer to that type, struct k's field f (index j of an array field) at k*size + offset(f) + j.
+struct StructLayout {
+    std::string dtype;
+    std::int64_t size = 0;
+    std::map<std::string, std::pair<std::int64_t, std::vector<std::int64_t>>> fields;  // offset, array dims
 };
 
 struct PointerRef {
     std::string base;
     std::string dtype;
     Val offset;
+    std::string struct_name;  // points to structs (offset still counts scalars)
 };
 
 struct Insn {
@@ -314,12 +325,14 @@ private:
             fail(p.pos, "kernel parameter name '", p.name, "' is reserved in Loom or repeated");
         if (p.type.base == "void" || !p.dims.empty()) fail(p.pos, "parameter '", p.name, "' has an unsupported type");
         used_.insert(p.name);
+        if (is_struct(p.type.base) && !p.type.pointers) return struct_parameter(p);
         Variable v;
         v.name = p.name;
-        v.dtype = *dtype_from_name(p.type.base);
         Binding b;
         b.name = p.name;
-        b.dtype = p.type.base;
+        b.dtype = is_struct(p.type.base) ? layout(p.type.base, p.pos).dtype : p.type.base;
+        b.struct_name = is_struct(p.type.base) ? p.type.base : "";
+        v.dtype = *dtype_from_name(b.dtype);
         if (p.type.pointers > 1) fail(p.pos, "pointer-to-pointer parameter '", p.name, "' is not supported");
         if (p.type.pointers == 1) {
             v.kind = VarKind::GlobalArg;
@@ -342,6 +355,83 @@ private:
         }
         in_.args.push_back(std::move(v));
         bind(p.name, b);
+    }
+
+    static bool is_struct(const std::string& base) { return base.rfind("struct ", 0) == 0; }
+
+    StructLayout layout(const std::string& name, const OklPos& pos) const {
+        StructLayout l;
+        for (const OklDecl& f : program_.structs.at(name)) {
+            if (is_struct(f.type.base) || f.type.pointers || f.type.base == "void")
+                fail(pos, name, ": field '", f.name, "' is not a number or an array of numbers");
+            if (!l.dtype.empty() && f.type.base != l.dtype)
+                fail(pos, name, " mixes field types (", l.dtype, ", ", f.type.base, "): only structs of one scalar type are supported");
+            l.dtype = f.type.base;
+            std::vector<std::int64_t> dims;
+            std::int64_t n = 1;
+            for (const OklExprPtr& d : f.dims) {
+                auto v = d ? constant_of(d) : std::nullopt;
+                if (!v || *v <= 0 || *v > kMaxArrayElements) fail(pos, name, ": field '", f.name, "' needs a constant size");
+                dims.push_back(*v);
+                n *= *v;
+            }
+            l.fields[f.name] = {l.size, dims};
+            if ((l.size += n) > kMaxArrayElements) fail(pos, name, " is too large");
+        }
+        if (l.dtype.empty()) fail(pos, name, " has no fields");
+        return l;
+    }
+
+    // A struct passed by value: one value argument per field, named PARAM_FIELD.
+    void struct_parameter(const OklDecl& p) {
+        Binding b;
+        b.kind = Binding::Kind::Struct;
+        b.struct_name = p.type.base;
+        for (const OklDecl& f : program_.structs.at(p.type.base)) {
+            if (is_struct(f.type.base) || f.type.pointers || !f.dims.empty() || f.type.base == "void")
+                fail(p.pos, "struct parameter '", p.name, "': field '", f.name, "' is not a number");
+            const std::string arg = p.name + "_" + f.name;
+            if (used_.count(arg)) fail(p.pos, "struct parameter '", p.name, "': argument name '", arg, "' is taken");
+            used_.insert(arg);
+            Variable v;
+            v.name = arg;
+            v.kind = VarKind::ValueArg;
+            v.is_array = false;
+            v.dtype = *dtype_from_name(f.type.base);
+            in_.args.push_back(v);
+            Val field;
+            field.text = arg;
+            field.dtype = f.type.base;
+            b.fields[f.name] = field;
+        }
+        bind(p.name, b);
+    }
+
+    // `p[k].f[j]` and `p->f`: the element of a pointer to structs.
+    Val struct_member(const OklExpr& m, const std::vector<OklExprPtr>& trailing, bool is_read, PointerRef& where) {
+        const OklExprPtr& object = m.args[0];
+        Val index = constant_val(0);
+        if (m.op == "->") {
+            where = pointer(object);
+        } else if (object->kind == OklExprKind::Index) {
+            where = pointer(object->args[0]);
+            index = rvalue(object->args[1]);
+        } else {
+            fail(m.pos, "'.", m.name, "' needs an element of a pointer to structs (p[i].", m.name, ")");
+        }
+        if (where.struct_name.empty()) fail(m.pos, "'", m.op, m.name, "' on something that is not a struct");
+        const StructLayout l = layout(where.struct_name, m.pos);
+        auto f = l.fields.find(m.name);
+        if (f == l.fields.end()) fail(m.pos, where.struct_name, " has no field '", m.name, "'");
+        const auto& [offset, dims] = f->second;
+        if (trailing.size() != dims.size()) fail(m.pos, "field '", m.name, "' has ", dims.size(), " dimensions, indexed with ", trailing.size());
+        Val at = binary_val("+", binary_val("*", index, constant_val(l.size), m.pos), constant_val(offset), m.pos);
+        for (std::size_t k = 0; k < dims.size(); ++k) {
+            std::int64_t stride = 1;
+            for (std::size_t q = k + 1; q < dims.size(); ++q) stride *= dims[q];
+            at = binary_val("+", at, binary_val("*", rvalue(trailing[k]), constant_val(stride), m.pos), m.pos);
+        }
+        return element_at(where, at, m.pos, is_read);
     }
 
     // @dim(sizes) and @dimOrder(permutation): `a(i, j)` indexes the pointer as OCCA does.
@@ -535,13 +625,24 @@ private:
             case OklExprKind::Index: return element(e).first;
             case OklExprKind::Cast: return cast_val(x);
             case OklExprKind::Sizeof: return constant_val(static_cast<std::int64_t>(sizeof_type(x)));
-            case OklExprKind::Member: fail(x.pos, "struct fields ('.", x.name, "') are not supported by Loom's OKL front end");
+            case OklExprKind::Member: return member_val(e);
             case OklExprKind::Assign:
             case OklExprKind::Postfix: fail(x.pos, "assignment inside an expression is not supported; write it as its own statement");
             case OklExprKind::Comma: fail(x.pos, "the comma operator is only supported as a statement");
             case OklExprKind::InitList: fail(x.pos, "a {...} initializer is only allowed in an array declaration");
             default: fail(x.pos, "unsupported expression");
         }
+    }
+
+    Val member_val(const OklExprPtr& e) {
+        const OklExprPtr& object = e->args[0];
+        if (e->op == "." && object->kind == OklExprKind::Name && bound(*object).kind == Binding::Kind::Struct) {
+            const Binding& b = bound(*object);
+            auto f = b.fields.find(e->name);
+            if (f == b.fields.end()) fail(e->pos, b.struct_name, " has no field '", e->name, "'");
+            return f->second;
+        }
+        return element(e).first;
     }
 
     // The right operand of && and || is evaluated only when needed: calls with statements may not appear there.
@@ -872,9 +973,9 @@ private:
         if (x.kind == OklExprKind::Name) {
             const Binding& b = bound(x);
             // A one-dimensional array is a pointer to its first element, as in C.
-            if (b.kind == Binding::Kind::Array && b.dims.size() == 1) return PointerRef{b.name, b.dtype, constant_val(0)};
+            if (b.kind == Binding::Kind::Array && b.dims.size() == 1) return PointerRef{b.name, b.dtype, constant_val(0), ""};
             if (b.kind != Binding::Kind::Pointer) fail(x.pos, "'", x.name, "' is not a pointer");
-            return PointerRef{b.name, b.dtype, b.value};
+            return PointerRef{b.name, b.dtype, b.value, b.struct_name};
         }
         if (x.kind == OklExprKind::Binary && (x.op == "+" || x.op == "-")) {
             const bool left = is_pointer_expr(x.args[0]);
@@ -882,6 +983,7 @@ private:
             PointerRef p = pointer(x.args[left ? 0 : 1]);
             Val n = rvalue(x.args[left ? 1 : 0]);
             if (is_float_type(n.dtype)) fail(x.pos, "pointer arithmetic needs an integer");
+            if (!p.struct_name.empty()) n = binary_val("*", n, constant_val(layout(p.struct_name, x.pos).size), x.pos);
             p.offset = binary_val(x.op, p.offset, n, x.pos);
             return p;
         }
@@ -929,10 +1031,15 @@ private:
             indices.insert(indices.begin(), base->args[1]);
             base = base->args[0];
         }
+        if (base->kind == OklExprKind::Member) {
+            PointerRef where;
+            Val v = struct_member(*base, indices, is_read, where);
+            return {v, where};
+        }
         if (base->kind == OklExprKind::Name) {
             const Binding& b = bound(*base);
             if (b.kind == Binding::Kind::Array)
-                return {array_element(b, indices, e->pos, is_read), PointerRef{b.name, b.dtype, constant_val(0)}};
+                return {array_element(b, indices, e->pos, is_read), PointerRef{b.name, b.dtype, constant_val(0), ""}};
         }
         if (indices.size() != 1) fail(e->pos, "pointers are indexed with one [index]");
         PointerRef p = pointer(base);
@@ -1100,11 +1207,11 @@ private:
             if (b.kind == Binding::Kind::Pure && b.is_loop_index) fail(e->pos, "loop index '", e->name, "' is modified in the loop body");
             fail(e->pos, "'", e->name, "' cannot be assigned");
         }
-        if (e->kind == OklExprKind::Index || e->kind == OklExprKind::Call || (e->kind == OklExprKind::Unary && e->op == "*")) {
+        if (e->kind == OklExprKind::Index || e->kind == OklExprKind::Call || e->kind == OklExprKind::Member ||
+            (e->kind == OklExprKind::Unary && e->op == "*")) {
             auto [val, ref] = element(e, false);
             return Target{val.text, ref.base, val.dtype};
         }
-        if (e->kind == OklExprKind::Member) fail(e->pos, "struct fields ('.", e->name, "') are not supported by Loom's OKL front end");
         fail(e->pos, "expression cannot be assigned");
     }
 

@@ -41,6 +41,7 @@ public:
     OklProgram program() {
         OklProgram p;
         while (peek().kind != OklTok::End) top_level(p);
+        p.structs = std::move(structs_);
         return p;
     }
 
@@ -193,7 +194,10 @@ private:
             else if (w == "short") saw_short = true;
             else if (w == "int") saw_int = true;
             else if (w == "char") saw_char = true;
-            else if (w == "struct") fail(t, "struct types are not supported by Loom's OKL front end");
+            else if (w == "struct" && named.empty()) {
+                ty.base = struct_type();
+                return ty;
+            }
             else if (named.empty() && !saw_int && !saw_char && !longs && !saw_short && !is_unsigned && !is_signed &&
                      (named_types().count(w) || typedefs_.count(w))) named = w;
             else break;
@@ -217,6 +221,30 @@ private:
         const std::string bits = saw_char ? "8" : saw_short ? "16" : longs ? "64" : "32";
         ty.base = std::string(is_unsigned ? "uint" : "int") + bits;
         return ty;
+    }
+
+    // `struct NAME`, `struct [NAME] { fields }`: the type's name ("struct NAME"; anonymous ones are numbered).
+    std::string struct_type() {
+        const OklToken& kw = take();
+        const std::string tag = peek().kind == OklTok::Ident ? take().text : "";
+        const std::string name = "struct " + (tag.empty() ? cat("<anonymous ", structs_.size() + 1, ">") : tag);
+        if (!accept("{")) {
+            if (!structs_.count(name)) fail(kw, "unknown type '", name, "'");
+            return name;
+        }
+        if (structs_.count(name)) fail(kw, "'", name, "' is defined twice");
+        std::vector<OklDecl> fields;
+        while (!accept("}")) {
+            if (peek().kind == OklTok::End) fail(kw, "missing '}' for ", name);
+            std::vector<OklAttr> attrs;
+            OklType ty = specifiers(attrs);
+            do fields.push_back(declarator(ty, attrs));
+            while (accept(","));
+            expect(";");
+        }
+        structs_[name] = std::move(fields);
+        if (!tag.empty()) typedefs_[tag].base = name;  // C++: the tag names the type
+        return name;
     }
 
     // `*`s (with const/restrict/attributes after each) and the declarator name with its array sizes.
@@ -259,9 +287,10 @@ private:
         const OklToken& start = peek();
         std::vector<OklAttr> attrs = attributes();
         if (accept("typedef")) return typedef_decl(attrs);
-        if (peek().is("struct") || peek().is("class") || peek().is("namespace") || peek().is("template"))
+        if (peek().is("class") || peek().is("namespace") || peek().is("template"))
             fail(peek(), "'", peek().text, "' is not supported by Loom's OKL front end");
         OklType ty = specifiers(attrs);
+        if (ty.base.rfind("struct ", 0) == 0 && accept(";")) return;  // a struct definition alone
         OklDecl first = declarator(ty, attrs);
         if (peek().is("(")) return function(p, first, start);
         first.init = accept("=") ? initializer() : nullptr;
@@ -707,6 +736,7 @@ private:
     std::size_t i_ = 0;
     int depth_ = 0;
     std::map<std::string, OklType> typedefs_;
+    std::map<std::string, std::vector<OklDecl>> structs_;
 };
 
 }  // namespace

@@ -42,7 +42,8 @@ struct OklAttr {
     OklPos pos;
 };
 
-/// A C type: `base` is a numpy dtype name ("float32", "int32", ...), "void", or a struct name.
+/// A C type: `base` is a numpy dtype name ("float32", "int32", ...), "void", or "struct NAME" (see
+/// OklProgram::structs).
 struct OklType {
     std::string base;
     bool is_const = false;
@@ -107,6 +108,8 @@ struct OklFunction {
 struct OklProgram {
     std::vector<OklFunction> functions;  // in file order, prototypes included
     std::vector<OklDecl> globals;        // file-scope variables (constants)
+    /// Struct types by the name their OklType::base carries ("struct name"), with their fields in order.
+    std::map<std::string, std::vector<OklDecl>> structs;
 };
 
 /// Parses the preprocessed tokens of one OKL file.

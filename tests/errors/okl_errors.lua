@@ -99,7 +99,8 @@ rejects(4, "assignment inside an expression is not supported", in_inner("a[j] = 
 rejects(4, "an [@atomic] block must hold exactly one update", in_inner("@atomic { a[0] += 1; a[1] += 1; }"))
 rejects(4, "unknown function 'frobnicate'", in_inner("a[j] = frobnicate(j);"))
 rejects(4, "unknown name 'q'", in_inner("a[j] = q;"))
-rejects(4, "struct fields", in_inner("a[j] = a.x;"))
+rejects(4, "'.x' needs an element of a pointer to structs", in_inner("a[j] = a.x;"))
+rejects(4, "'.x' on something that is not a struct", in_inner("a[j] = a[0].x;"))
 
 -- The preprocessor.
 rejects(1, "unterminated #if", "#if 1\n@kernel void k() {}")

@@ -84,9 +84,42 @@ T.on_each_executor(function(exec, name)
   T.check_equal(x:get(299), math.huge, "powerOfPi overflows float on " .. name)
 end)
 
--- examples/cpp/16_mandelbulb/rayMarcher.okl uses OpenCL vector types; examples/cpp/05_custom_types a struct.
+-- examples/cpp/05_custom_types/addVectors.okl: pointers to structs of one scalar type are pointers to that type.
+local custom = lp.parse_okl([==[
+struct myFloat {
+  float value;
+};
+
+typedef struct myFloat2_t {
+  float x, y;
+} myFloat2;
+
+typedef struct {
+  float values[4];
+} myFloat4;
+
+@kernel void addVectors(const int entries,
+                        const myFloat *a,
+                        const myFloat2 *b,
+                        myFloat4 *ab) {
+  for (int i = 0; i < (entries / 4); ++i; @tile(16, @outer, @inner)) {
+    ab[i].values[0] = a[4*i + 0].value + b[2*i + 0].x;
+    ab[i].values[1] = a[4*i + 1].value + b[2*i + 0].y;
+    ab[i].values[2] = a[4*i + 2].value + b[2*i + 1].x;
+    ab[i].values[3] = a[4*i + 3].value + b[2*i + 1].y;
+  }
+}
+]==]).addVectors
+T.on_each_executor(function(exec, name)
+  local ab = lp.zeros({ n }, "float32")
+  custom(exec, { entries = n, a = a, b = b, ab = ab })
+  T.check_array(ab, function(i) return a:get(i) + b:get(i) end, "custom types on " .. name, { rtol = 1e-6 })
+end)
+
+-- examples/cpp/16_mandelbulb/rayMarcher.okl uses OpenCL vector types; mixed-type structs have no flat layout.
 local err = T.expect_error("OKLError", "unknown type 'float3'", lp.parse_okl, "#define tFloat3 float3\nfloat f(const tFloat3 pos) { return 0; }")
 T.check_equal(err.line, 2, "line of the vector type")
-T.expect_error("OKLError", "'struct' is not supported", lp.parse_okl, "struct float2 { float x, y; };")
+T.expect_error("OKLError", "struct pair mixes field types (float32, int32)", lp.parse_okl,
+  "struct pair { float x; int n; };\n@kernel void k(pair *p) { for (int i = 0; i < 4; ++i; @outer) for (int j = 0; j < 4; ++j; @inner) p[j].x = 1; }")
 
 print("okl occa kernels: ok")

@@ -363,6 +363,32 @@ do
     "@kernel void k(int *a) { for (int i = 0; i < 4; ++i; @outer) for (int j = 0; j < 4; ++j; @inner) switch (j) { case 0: a[j] = 1; case 1: a[j] = 2; } }")
 end
 
+-- Structs: one passed by value is one argument per field (p_x, p_y); a pointer to structs is a flat array.
+do
+  local knl = kernel([==[
+    typedef struct { double x, y; } point;
+    struct cell { float v[2]; float w; };
+    @kernel void structs(const int n, point p, cell *cells, float *out) {
+      for (int i = 0; i < n; ++i; @tile(8, @outer, @inner)) {
+        cells[i].v[1] = cells[i].w * 2;
+        (cells + i)->w = p.x;
+        out[i] = cells[i].v[0] + p.y * i;
+      }
+    }]==])
+  local n = 10
+  T.on_each_executor(function(exec, name)
+    local cells = T.array_from({ 3 * n }, "float32", function(k) return k end)
+    local out = lp.zeros({ n }, "float32")
+    knl(exec, { n = n, p_x = 0.5, p_y = 2.0, cells = cells, out = out })
+    T.check_array(cells, function(k)
+      local i, f = k // 3, k % 3
+      if f == 1 then return (3 * i + 2) * 2 elseif f == 2 then return 0.5 end
+      return k
+    end, "struct fields on " .. name)
+    T.check_array(out, function(i) return 3 * i + 2 * i end, "struct value parameter on " .. name)
+  end)
+end
+
 -- Typedefs carrying @shared and @exclusive (the OKL document's examples), @max_inner_dims and @simd_length.
 do
   local knl = kernel([==[
