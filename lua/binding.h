@@ -54,6 +54,8 @@ void register_instruction_api(lua_State* L, int module_table);
 void register_statistics_api(lua_State* L, int module_table);
 /// auto_test_vs_ref (lua/auto_test.cpp).
 void register_auto_test_api(lua_State* L, int module_table);
+/// parse_okl, load_okl (lua/okl_binding.cpp).
+void register_okl_api(lua_State* L, int module_table);
 
 /// Restricts the compiler flags and compilers scripts of L may choose (backends/compiler_flags.h), for good: a
 /// sandboxed state does so; nothing turns it off.

@@ -22,7 +22,7 @@ namespace {
 
 constexpr const char* usage_text =
     "usage: loom [options] [script [args]]\n"
-    "       loom okl FILE.okl [--target opencl|c|cuda]\n"
+    "       loom okl FILE.okl [--target opencl|c|cuda] [-D NAME[=VALUE]]... [--run [--size N]]\n"
     "Available options are:\n"
     "  -e stat    execute string 'stat'\n"
     "  -i         enter interactive mode after executing 'script'\n"
@@ -34,7 +34,9 @@ constexpr const char* usage_text =
     "  --         stop handling options\n"
     "  -          stop handling options and execute stdin\n"
     "Without a script or -e, loom reads a REPL from a terminal and runs stdin otherwise.\n"
-    "'loom okl' prints the code generated for each kernel of an OKL file (default target: opencl).\n";
+    "'loom okl' prints the code generated for each kernel of an OKL file (default target: opencl); -D defines\n"
+    "a macro; --run runs each kernel instead, with integer arguments N (default 64) and random arrays, and\n"
+    "prints the sum of each array after the run.\n";
 
 // Error messages carry this prefix, except in the REPL (as in lua.c, where the prompt says who speaks).
 const char* progname = "loom";
@@ -397,31 +399,82 @@ bool lua_command(lua_State* L, int argc, char** argv) {
     return true;
 }
 
-// `loom okl FILE.okl [--target T]` is this program over the public API: load the file, print each kernel's
-// generated code in file order.
+// `loom okl FILE.okl ...` is this program over the public API: load the file, print each kernel's generated
+// code in file order, or (--run) run each one, its integer arguments fixed (so that its arrays' extents
+// follow from its accesses) and its arrays random, as `occa translate` does.
 constexpr const char* okl_program = R"(
-local path, target = ...
+local path, target, defines, run, size = ...
 local lp = require("loom")
-for _, knl in ipairs(lp.load_okl(path)) do
-  if target then knl = lp.set_options(knl, {target = target}) end
-  print((lp.generate_code(knl)))
+local function retarget(knl) return target and lp.set_options(knl, {target = target}) or knl end
+for _, knl in ipairs(lp.load_okl(path, {defines = defines})) do
+  if not run then
+    print((lp.generate_code(retarget(knl))))
+  else
+    local fixed, args = {}, {}
+    for _, a in ipairs(knl.args) do
+      if a.kind == "ValueArg" then args[a.name] = a.dtype:match("int") and size or 1.5 end
+      if a.kind == "ValueArg" and a.dtype:match("int") then fixed[a.name] = size end
+    end
+    local sized = retarget(lp.load_okl(path, {defines = defines, auto_shapes = true, parameters = fixed})[knl.name])
+    for k, a in ipairs(sized.args) do
+      if a.kind ~= "ValueArg" then
+        if type(a.shape) ~= "table" or #a.shape == 0 then
+          error("loom okl --run: the extent of argument '" .. a.name .. "' does not follow from its accesses")
+        end
+        local array = lp.zeros(a.shape, a.dtype)
+        for i = 0, #array - 1 do array:set(i, a.dtype:match("float") and ((i * 7 + k) % 13) / 13 or (i * 7 + k) % 13) end
+        args[a.name] = array
+      end
+    end
+    sized(args)
+    print(knl.name .. ":")
+    for _, a in ipairs(sized.args) do
+      if a.kind ~= "ValueArg" then
+        local sum, array = 0, args[a.name]
+        for i = 0, #array - 1 do sum = sum + array:get(i) end
+        print(string.format("  %s: %d elements, sum %.9g", a.name, #array, sum))
+      end
+    end
+  end
 end
 )";
 
 bool okl_usage(const char* problem, const char* what) {
     std::fprintf(stderr, "%s: ", progname);
     std::fprintf(stderr, problem, what);
-    std::fprintf(stderr, "\nusage: loom okl FILE.okl [--target opencl|c|cuda]\n");
+    std::fprintf(stderr, "\nusage: loom okl FILE.okl [--target opencl|c|cuda] [-D NAME[=VALUE]]... [--run [--size N]]\n");
     return false;
+}
+
+// `-D NAME=VALUE` (or `-DNAME`, which defines NAME as 1) into the table on top of the stack.
+void okl_define(lua_State* L, const char* text) {
+    const char* eq = std::strchr(text, '=');
+    lua_pushlstring(L, text, eq ? static_cast<std::size_t>(eq - text) : std::strlen(text));
+    lua_pushstring(L, eq ? eq + 1 : "1");
+    lua_settable(L, -3);
 }
 
 bool okl_command(lua_State* L, int argc, char** argv) {
     const char* path = nullptr;
     const char* target = nullptr;
+    bool run = false;
+    long size = 64;
+    lua_newtable(L);  // the defines
+    const int defines = lua_gettop(L);
     for (int i = 2; i < argc; i++) {
         if (std::strcmp(argv[i], "--target") == 0) {
             if (++i == argc) return okl_usage("'%s' needs argument", "--target");
             target = argv[i];
+        } else if (std::strncmp(argv[i], "-D", 2) == 0) {
+            const char* def = argv[i][2] ? argv[i] + 2 : (++i < argc ? argv[i] : nullptr);
+            if (!def || !*def || *def == '=') return okl_usage("'%s' needs NAME[=VALUE]", "-D");
+            okl_define(L, def);
+        } else if (std::strcmp(argv[i], "--run") == 0) {
+            run = true;
+        } else if (std::strcmp(argv[i], "--size") == 0) {
+            char* end = nullptr;
+            size = ++i < argc ? std::strtol(argv[i], &end, 10) : 0;
+            if (!end || *end || size < 1 || size > 1 << 20) return okl_usage("'%s' needs a size from 1 to 1048576", "--size");
         } else if (argv[i][0] == '-' || path) {
             return okl_usage("unexpected argument '%s'", argv[i]);
         } else {
@@ -439,7 +492,10 @@ bool okl_command(lua_State* L, int argc, char** argv) {
             lua_pushstring(L, target);
         else
             lua_pushnil(L);
-        status = docall(L, 2, 0);
+        lua_pushvalue(L, defines);
+        lua_pushboolean(L, run);
+        lua_pushinteger(L, size);
+        status = docall(L, 5, 0);
     }
     return report(L, status) == LUA_OK;
 }
