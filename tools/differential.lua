@@ -197,7 +197,8 @@ local function script(case, with_check)
       sets[i] = "{" .. table.concat(kv, ", ") .. "}"
     end
     lines[#lines + 1] = string.format(
-      "assert(lp.auto_test_vs_ref(ref, knl, {parameters = {%s}, exec = {lp.cl.queue{}, lp.c.executor{}}}))",
+      "assert(lp.auto_test_vs_ref(ref, knl, {parameters = {%s}, exec = {lp.cl.queue{}, lp.c.executor{}}, " ..
+      "warmup_rounds = 0, timing_seconds = 0, quiet = true}))",
       table.concat(sets, ", "))
   end
   lines[#lines + 1] = "return knl"

@@ -189,10 +189,14 @@ private:
         collect(loop.body, false, insns);
         for (const Placed& x : insns)
             for (const Placed& y : insns) {
-                if (!(needs_local_sync(*y.insn, *x.insn) || needs_local_sync(*x.insn, *y.insn))) continue;
+                // An instruction is related to its own instances of other iterations (`s[t] = s[t] + s[t+1]` in a
+                // loop reads what a neighbour wrote the iteration before), though no one writes that dependency.
+                const bool related = x.insn == y.insn ? !nosync(*x.insn, *x.insn, SyncScope::Local)
+                                                      : needs_local_sync(*y.insn, *x.insn) || needs_local_sync(*x.insn, *y.insn);
+                if (!related) continue;
                 if (x.barrier_after || y.barrier_before) continue;
                 if (auto v = crossing(*x.insn, *y.insn, outer, loop.item.name))
-                    return depends(*y.insn, *x.insn) ? item(*v, *y.insn, *x.insn, "depends on")
+                    return x.insn == y.insn || depends(*y.insn, *x.insn) ? item(*v, *y.insn, *x.insn, "depends on")
                                                      : item(*v, *y.insn, *x.insn, "rev-depends on");
             }
         return std::nullopt;

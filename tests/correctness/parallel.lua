@@ -140,4 +140,28 @@ do
   end
 end
 
+-- An instruction that reads what a neighbouring work-item wrote in the loop's previous iteration depends on
+-- itself, though no one writes that dependency: a barrier at the loop's top (found by the OKL front end, whose
+-- scans have this form). In each step the work-items of one parity add their right neighbour, which the other
+-- parity updated the step before.
+do
+  local knl = lp.tag_inames(lp.make_kernel("{[d,t]: 0<=d<4 and 0<=t<8}", {
+    "s[t] = a[t]  {id=init}",
+    "s[t] = if((t + d) % 2 == 0, s[t] + s[(t+1) % 8], s[t])  {id=mix, dep=init, inames=d:t}",
+    "out[t] = s[t]  {dep=mix}" },
+    { lp.TemporaryVariable("s", "float32", { shape = "8", address_space = "local" }),
+      lp.GlobalArg("a", "float32", { shape = "8" }), lp.GlobalArg("out", "float32", { shape = "8" }) }), { t = "l.0" })
+  h.check_contains(lp.generate_code(knl), "for s (mix depends on mix)")
+  local want = {}
+  for t = 0, 7 do want[t] = t end
+  for d = 0, 3 do
+    for t = 0, 7 do
+      if (t + d) % 2 == 0 then want[t] = want[t] + want[(t + 1) % 8] end
+    end
+  end
+  h.on_each_executor(function(exec, name)
+    h.check_array(knl(exec, { a = lp.arange(8, "float32") }), function(t) return want[t] end, name .. " steps through local memory")
+  end)
+end
+
 print("parallel: ok")
