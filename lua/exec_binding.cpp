@@ -5,6 +5,7 @@
 #include <iostream>
 #include <new>
 
+#include "analysis/kernel_checks.h"
 #include "backends/c/c_executor.h"
 #include "backends/compiler_flags.h"
 #include "backends/opencl/opencl_executor.h"
@@ -339,6 +340,7 @@ std::shared_ptr<CompiledKernel> compile(KernelHandle& h, const std::shared_ptr<b
     if (auto it = h.builds.find(key); it != h.builds.end()) return it->second;
     const TargetKind target = target_from_name(e.target());
     auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, target, dtypes), {}, nullptr, exec});
+    if (target == TargetKind::OpenCL) check_constant_temporary_sizes(*built->typed);
     built->code = emit_code(built->typed, target);
     if (h.kernel->options.write_code) std::cout << built->code.device_code << std::flush;
     if (h.kernel->options.write_wrapper) std::cout << built->code.host_code << std::flush;

@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(domain instructions pipeline)
+targets=(domain instructions pipeline okl)
 
 case "${1:-}" in
   bundle)

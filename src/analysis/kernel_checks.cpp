@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/access.h"
+#include "ir/eval.h"
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "support/error.h"
@@ -125,6 +126,16 @@ void check_kernel_structure(const KernelData& k) {
     check_inames_in_scope(k);
     check_parallel_bounds_known_at_launch(k);
     check_indices_match_axes(k);
+}
+
+void check_constant_temporary_sizes(const KernelData& k) {
+    for (const Variable& v : k.temporaries) {
+        if (v.address_space == AddressSpace::Global) continue;
+        for (const ExprPtr& extent : v.shape)
+            user_assert(eval_int(extent, {}).has_value(), "LoopyError", "temporary '", v.name, "' has a size ('",
+                        to_string(extent), "') that depends on the kernel's parameters: OpenCL has no variable-length ",
+                        "arrays (the C executor runs it; in global memory, or with a constant size, it runs on OpenCL too)");
+    }
 }
 
 }  // namespace loom

@@ -17,4 +17,9 @@ void check_kernel_structure(const KernelData& k);
 /// check of the same kind.
 void check_private_values_stay_on_their_axes(const KernelData& k);
 
+/// Private and local temporaries of a device without variable-length arrays (OpenCL, CUDA) have constant sizes:
+/// one sized by the parameters (a prefetch of `a[:,:]` over `n`, as loopy allows on the C target) is a LoopyError
+/// naming it, raised before the device compiler would refuse the code.
+void check_constant_temporary_sizes(const KernelData& k);
+
 }  // namespace loom
