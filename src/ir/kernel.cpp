@@ -46,6 +46,11 @@ void DerivedCache::enable() const {
     if (!facts_) facts_ = std::make_shared<DerivedFacts>();
 }
 
+InameTag iname_tag(const KernelData& k, const std::string& iname) {
+    const auto it = k.iname_tags.find(iname);
+    return it == k.iname_tags.end() ? InameTag{} : it->second;
+}
+
 std::vector<std::string> all_inames(const KernelData& k) {
     return derived(k, &DerivedFacts::all_inames, [&] {
         std::vector<std::string> out;
@@ -106,10 +111,7 @@ const Instruction* Kernel::find_instruction(const std::string& id) const { retur
 std::vector<std::string> Kernel::all_inames() const { return loom::all_inames(*data_); }
 std::vector<std::string> Kernel::all_params() const { return loom::all_params(*data_); }
 
-std::string Kernel::iname_tag(const std::string& iname) const {
-    const auto it = data_->iname_tags.find(iname);
-    return it == data_->iname_tags.end() ? std::string() : it->second;
-}
+InameTag Kernel::iname_tag(const std::string& iname) const { return loom::iname_tag(*data_, iname); }
 
 namespace {
 
@@ -304,8 +306,8 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
     std::vector<std::string> inames = kernel.all_inames();
     std::sort(inames.begin(), inames.end());  // loopy lists them by name
     for (const std::string& i : inames) {
-        const std::string tag = kernel.iname_tag(i);
-        os << i << ": " << (tag.empty() ? "None" : tag) << "\n";
+        const InameTag tag = kernel.iname_tag(i);
+        os << i << ": " << (tag.is_none() ? "None" : to_string(tag)) << "\n";
     }
     if (!k.temporaries.empty()) {
         os << kRule << "TEMPORARIES:\n";

@@ -607,7 +607,8 @@ std::set<std::string> compute_dependencies(const KernelData& k, const Instructio
 }
 
 Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& tag) {
-    if (tag.empty() || tag == "for" || tag == "None") return k;
+    const std::optional<TagRequest> request = parse_tag_request(tag);
+    if (request && request->kind == TagRequest::Kind::None) return k;  // an unknown tag is tag_inames' error
     // "l.auto" stays a tag here; precompute and add_prefetch assign the axes once done (with_auto_axes).
     const std::vector<std::string> kept = new_inames(p);
     std::vector<std::pair<std::string, std::string>> tags;
@@ -801,7 +802,7 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
 // the work-group) exist for later transforms such as prioritize_loops. It uses the work-group the kernel has
 // now: with no local axes yet, the new inames become loops.
 Kernel with_auto_axes(const Kernel& k, const std::string& default_tag) {
-    return default_tag == "l.auto" ? assign_automatic_axes(k) : k;
+    return parse_iname_tag(default_tag) == InameTag{InameTag::Kind::LocalAuto} ? assign_automatic_axes(k) : k;
 }
 
 // --- add_prefetch

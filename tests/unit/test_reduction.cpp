@@ -200,7 +200,7 @@ TEST_CASE("what cannot be realized is a user error", "[reduction]") {
     CHECK(e->kind() == "LoopyError");
 
     KernelData tagged = kernel({"{ [i]: 0<=i<16 }"}, {"s = sum(i, a[i])"}).copy();
-    tagged.iname_tags["i"] = "g.0";  // l.0 makes a tree reduction; groups cannot combine results
+    tagged.iname_tags["i"] = InameTag::group(0);  // l.0 makes a tree reduction; groups cannot combine results
     e = realize_error(Kernel(std::make_shared<const KernelData>(std::move(tagged))));
     REQUIRE(e);
     CHECK(e->kind() == "LoopyError");
