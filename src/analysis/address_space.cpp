@@ -79,7 +79,7 @@ Kernel resolve_address_spaces(const Kernel& kernel) {
         t.address_space = resolve(*kernel, t);
         changed = true;
     }
-    return changed ? Kernel(std::make_shared<const KernelData>(std::move(k))) : kernel;
+    return changed ? Kernel(std::move(k)) : kernel;
 }
 
 }  // namespace loom

@@ -268,13 +268,7 @@ private:
         const Statement& s = nest_.statements.at(n.statement);
         std::map<std::string, ExprPtr> subst;
         for (std::size_t j = 0; j < s.loops.size(); ++j) subst[s.loops[j]] = n.args[j];
-        auto inst = [&](const ExprPtr& e) {
-            return rewrite(e, [&](const ExprPtr& x) -> ExprPtr {
-                if (x->kind != ExprKind::Var) return x;
-                const auto it = subst.find(x->name);
-                return it == subst.end() ? x : it->second;
-            });
-        };
+        auto inst = [&](const ExprPtr& e) { return substitute(e, subst); };
         if (s.barrier) return barrier(*s.barrier, depth);
         const Instruction& insn = *s.insn;
         if (insn.kind != InsnKind::Assignment) return;
@@ -655,10 +649,10 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         host_loops_as_parameters(*k, edit, seg.host_loops);
         // The C target runs the grid as loops, per device kernel.
         if (target == TargetKind::C)
-            edit = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(edit)))).copy();
+            edit = grid_as_loops(Kernel(std::move(edit))).copy();
         add_atomic_scratch_variables(edit);
         // Held by a Kernel, the device kernel no longer changes: what the stages below derive is cached.
-        const Kernel device(std::make_shared<const KernelData>(std::move(edit)));
+        const Kernel device(std::move(edit));
         const KernelData& part = *device;
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);

@@ -32,6 +32,10 @@ const Variable* find_variable(const KernelData& k, const std::string& name) {
     return nullptr;
 }
 
+bool is_temporary(const KernelData& k, const std::string& name) {
+    return std::any_of(k.temporaries.begin(), k.temporaries.end(), [&](const Variable& t) { return t.name == name; });
+}
+
 Variable* find_variable(KernelData& k, const std::string& name) {
     return const_cast<Variable*>(find_variable(static_cast<const KernelData&>(k), name));
 }
@@ -337,7 +341,7 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
 Kernel unlinearized_kernel(KernelData&& k) {
     k.linearized = false;
     k.linearization.clear();
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 }  // namespace loom

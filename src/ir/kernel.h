@@ -140,7 +140,10 @@ struct KernelData {
 
 class Kernel {
 public:
-    /// Holds `data` (null for an empty handle), which from now on never changes: its facts are cached.
+    /// Holds `data`, which from now on never changes: its facts are cached. The one way to turn a
+    /// transformation's edit into a kernel (unlinearized_kernel also forgets the linearization).
+    explicit Kernel(KernelData data) : Kernel(std::make_shared<const KernelData>(std::move(data))) {}
+    /// Holds `data` (null for an empty handle), as the constructor above.
     explicit Kernel(std::shared_ptr<const KernelData> data) : data_(std::move(data)) {
         if (data_) data_->cache.enable();
     }
@@ -164,6 +167,7 @@ private:
 
 /// Lookups on kernel data (also what Kernel's methods use), for code that edits a KernelData.
 const Variable* find_variable(const KernelData& k, const std::string& name);
+bool is_temporary(const KernelData& k, const std::string& name);
 Variable* find_variable(KernelData& k, const std::string& name);
 const Instruction* find_instruction(const KernelData& k, const std::string& id);
 std::vector<std::string> all_inames(const KernelData& k);

@@ -49,11 +49,7 @@ private:
         check_capture(r, args);
         std::map<std::string, ExprPtr> bound;
         for (std::size_t j = 0; j < args.size(); ++j) bound[r.arguments[j]] = args[j];
-        const ExprPtr body = rewrite(r.expression, [&](const ExprPtr& n) -> ExprPtr {
-            if (n->kind != ExprKind::Var) return n;
-            const auto it = bound.find(n->name);
-            return it == bound.end() ? n : it->second;
-        });
+        const ExprPtr body = substitute(r.expression, bound);
         stack_.push_back(r.name);
         ExprPtr out = expand(body);
         stack_.pop_back();

@@ -278,7 +278,7 @@ Kernel insert_barriers(const Kernel& kernel) {
     BarrierInserter(*kernel).process(tree, {}, pending);
     KernelData out = kernel.copy();
     out.linearization = to_items(tree);
-    return Kernel(std::make_shared<const KernelData>(std::move(out)));
+    return Kernel(std::move(out));
 }
 
 }  // namespace loom

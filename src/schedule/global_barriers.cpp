@@ -69,7 +69,7 @@ Kernel insert_global_barriers(const Kernel& kernel) {
     }
     if (barriers.empty()) return kernel;
     out.instructions.insert(out.instructions.end(), barriers.begin(), barriers.end());
-    return Kernel(std::make_shared<const KernelData>(std::move(out)));
+    return Kernel(std::move(out));
 }
 
 }  // namespace loom

@@ -183,7 +183,7 @@ Kernel grid_as_loops(const Kernel& kernel) {
     k.linearization = to_items(tree);
     for (const std::string& t : g.live_across_phases())
         if (written_per_work_item(k, t)) privatize(k, t);
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 }  // namespace loom

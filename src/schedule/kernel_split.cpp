@@ -167,7 +167,7 @@ Kernel split_device_kernels(const Kernel& kernel) {
         out.insert(out.end(), {{LinearItem::Kind::CallKernel, k.name, "", ""}, {LinearItem::Kind::ReturnFromKernel, k.name, "", ""}});
     KernelData data = kernel.copy();
     data.linearization = std::move(out);
-    return Kernel(std::make_shared<const KernelData>(std::move(data)));
+    return Kernel(std::move(data));
 }
 
 }  // namespace loom

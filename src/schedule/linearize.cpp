@@ -386,7 +386,7 @@ Kernel linearize(const Kernel& k, bool hardware_as_loops) {
     KernelData out = k.copy();
     out.linearization = Linearizer(k, hardware_as_loops).run();
     out.linearized = true;
-    return Kernel(std::make_shared<const KernelData>(std::move(out)));
+    return Kernel(std::move(out));
 }
 
 }  // namespace loom

@@ -26,11 +26,6 @@ const Instruction* instruction_of(const KernelData& k, const LinearItem& it) {
     return it.kind == LinearItem::Kind::RunInstruction ? find_instruction(k, it.name) : nullptr;
 }
 
-bool is_temporary(const KernelData& k, const std::string& name) {
-    const Variable* v = find_variable(k, name);
-    return v && v->kind == VarKind::Temporary;
-}
-
 // Private and local temporaries are lost between device kernels; global ones and read-only tables are not.
 bool needs_saving(const KernelData& k, const std::string& name) {
     const Variable* v = find_variable(k, name);

@@ -161,7 +161,7 @@ private:
         const auto length = constant_length(*k_, iname);
         KernelData k = k_.copy();
         k.iname_tags.erase(iname);
-        k_ = Kernel(std::make_shared<const KernelData>(std::move(k)));
+        k_ = Kernel(std::move(k));
         if (!length || !axis) return;  // a sequential loop
         const std::string tag = to_string(InameTag::local(static_cast<int>(*axis)));
         if (*length > sizes_[*axis]) {
@@ -178,7 +178,7 @@ private:
         KernelData k = k_.copy();
         for (auto it = k.iname_tags.begin(); it != k.iname_tags.end();)
             it = it->second == kAuto ? k.iname_tags.erase(it) : std::next(it);
-        return Kernel(std::make_shared<const KernelData>(std::move(k)));
+        return Kernel(std::move(k));
     }
 
     Kernel k_;

@@ -20,10 +20,6 @@ namespace loom {
 
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 void check_inames_exist(const KernelData& k, const std::vector<std::string>& inames, const char* transform) {
     for (const std::string& i : inames)
         user_assert(is_iname(k, i), "LoopyError", transform, ": unknown iname '", i, "'");
@@ -337,21 +333,17 @@ std::function<ExprPtr(const ExprPtr&, const ExprPtr&)> chunk_index(const ExprPtr
 // --- join
 
 // The domain that declares all of `inames`; nested domains must not depend on them.
-std::size_t home_domain(const KernelData& k, const std::vector<std::string>& inames, const char* transform) {
-    for (std::size_t n = 0; n < k.domains.size(); ++n) {
-        const std::vector<std::string> dims = isl_util::set_dim_names(k.domains[n]);
-        if (!contains(dims, inames[0])) continue;
+std::size_t joint_home_domain(const KernelData& k, const std::vector<std::string>& inames, const char* transform) {
+    const int home = home_domain(k, inames[0]);
+    internal_assert(home >= 0, "iname '", inames[0], "' has no domain");
+    for (const std::string& i : inames)
+        user_assert(home_domain(k, i) == home, "LoopyError", transform, ": inames '", inames[0], "' and '", i,
+                    "' belong to different domains");
+    for (const isl::set& d : k.domains)
         for (const std::string& i : inames)
-            user_assert(contains(dims, i), "LoopyError", transform, ": inames '", inames[0], "' and '", i,
-                        "' belong to different domains");
-        for (const isl::set& d : k.domains)
-            for (const std::string& i : inames)
-                user_assert(!isl_util::is_param(d, i), "LoopyError", transform, ": domain '", isl_util::to_str(d),
-                            "' depends on iname '", i, "'");
-        return n;
-    }
-    internal_assert(false, "iname '", inames[0], "' has no domain");
-    return 0;
+            user_assert(!isl_util::is_param(d, i), "LoopyError", transform, ": domain '", isl_util::to_str(d),
+                        "' depends on iname '", i, "'");
+    return static_cast<std::size_t>(home);
 }
 
 struct JoinMap {
@@ -493,7 +485,7 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
     for (std::size_t n = 0; n < inames.size(); ++n)
         user_assert(std::count(inames.begin(), inames.end(), inames[n]) == 1, "LoopyError", transform, ": iname '",
                     inames[n], "' is listed twice");
-    const std::size_t home = home_domain(src, inames, transform);
+    const std::size_t home = joint_home_domain(src, inames, transform);
     const std::string name =
         new_iname.empty() ? NameGenerator(src)(join(std::vector<std::string>(inames.rbegin(), inames.rend()), "_and_"))
                           : new_iname;

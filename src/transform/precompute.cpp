@@ -28,9 +28,6 @@ namespace loom {
 
 namespace {
 
-Kernel wrap(KernelData k) { return Kernel(std::make_shared<const KernelData>(std::move(k))); }
-
-
 std::set<std::string> inames_in(const KernelData& k, const ExprPtr& e) {
     std::set<std::string> out;
     for (const std::string& n : referenced_names(e))
@@ -794,7 +791,7 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     store_in_temporary(k, storage_temporary(p, o, temporary));
     drop_unused_rules(k);
     substitution.finish();
-    return tag_new_inames(wrap(std::move(k)), p, o.default_tag);
+    return tag_new_inames(Kernel(std::move(k)), p, o.default_tag);
 }
 
 // loopy's precompute assigns the local axes of "l.auto" inames at once rather than leaving them to
@@ -915,7 +912,7 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
             args.push_back(var(axis));
         }
         generators.push_back(std::move(args));
-        k = wrap(std::move(data));
+        k = Kernel(std::move(data));
     }
 
     PrecomputeOptions po;
@@ -940,7 +937,7 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
         for (Instruction& insn : out.instructions) insn = expand_rules(insn, {left});
         drop_unused_rules(out);
     }
-    return with_auto_axes(wrap(std::move(out)), o.default_tag);
+    return with_auto_axes(Kernel(std::move(out)), o.default_tag);
 }
 
 }  // namespace loom

@@ -130,7 +130,7 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
             return idx;
         }, tags);
     }
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 Kernel realize_ilp(const Kernel& k) {

@@ -1,0 +1,22 @@
+// What the unit tests share: a kernel made from loopy's domain and instruction syntax.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "parse/make_kernel.h"
+
+namespace loom::test {
+
+/// make_kernel of `domains` and `instructions` (untyped arguments, as loopy's "..."), under `assumptions`.
+inline Kernel kernel(std::vector<std::string> domains, std::vector<std::string> instructions,
+                     std::string assumptions = "") {
+    MakeKernelInput in;
+    in.domains = std::move(domains);
+    in.instructions = std::move(instructions);
+    in.assumptions = std::move(assumptions);
+    return make_kernel(in);
+}
+
+}  // namespace loom::test
