@@ -246,6 +246,8 @@ private:
                     local = std::max(local, static_extent(k_, i));
                     continue;
                 }
+                // dim_size, not the launch grid's isl_util::extent: the size bounds the domain of a new iname,
+                // which takes one affine piece (extent adds a 0 where the domain is empty).
                 const isl::pw_aff e = isl_util::dim_size(domain_of(k_, {i}), 0);
                 groups = groups ? isl::manage(isl_pw_aff_union_max(groups->copy(), e.copy())) : e;
             }
