@@ -25,16 +25,6 @@ std::string lhs(const Kernel& k, const std::string& id) { return to_string(k.fin
 
 std::set<std::string> loops(const Kernel& k, const std::string& id) { return k.find_instruction(id)->within_inames; }
 
-template <class F>
-std::optional<Error> error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e;
-    }
-    return std::nullopt;
-}
-
 bool fails_with(const std::optional<Error>& e, const std::string& kind, const std::string& text) {
     return e && e->kind() == kind && e->message().find(text) != std::string::npos;
 }
@@ -70,9 +60,9 @@ TEST_CASE("match expressions select instructions", "[match]") {
     CHECK_FALSE(matches("not (tag:hot or id:x)", scale));
     CHECK(Match::parse("in_kernel:gemm*")(scale, "gemm_tiled"));
     CHECK_FALSE(Match::parse("in_kernel:gemm*")(scale, "loopy_kernel"));
-    CHECK(fails_with(error_of([] { Match::parse("id:a and"); }), "LoopyError", "unexpected end of input"));
-    CHECK(fails_with(error_of([] { Match::parse("id:a id:b"); }), "LoopyError", "unexpected 'id:b'"));
-    CHECK(fails_with(error_of([] { Match::parse("size:3"); }), "LoopyError", "unknown selector"));
+    CHECK(fails_with(test::error_of([] { Match::parse("id:a and"); }), "LoopyError", "unexpected end of input"));
+    CHECK(fails_with(test::error_of([] { Match::parse("id:a id:b"); }), "LoopyError", "unexpected 'id:b'"));
+    CHECK(fails_with(test::error_of([] { Match::parse("size:3"); }), "LoopyError", "unknown selector"));
 }
 
 TEST_CASE("split_iname rewrites the domain and the instructions", "[iname]") {
@@ -142,7 +132,7 @@ TEST_CASE("join_inames counts through the joined inames", "[iname]") {
     CHECK(lhs(j, "insn") == "out[ij // 4, ij % 4 + 1]");
     CHECK(to_string(j.iname_tag("ij")) == "l.0");
     CHECK(join_inames(k, {"i", "j"}).all_inames() == std::vector<std::string>{"j_and_i"});
-    CHECK(fails_with(error_of([&] { join_inames(k, {"j", "i"}); }), "LoopyError", "iname 'i' has no constant length"));
+    CHECK(fails_with(test::error_of([&] { join_inames(k, {"j", "i"}); }), "LoopyError", "iname 'i' has no constant length"));
 }
 
 TEST_CASE("tag_inames validates, resolves and refuses to retag", "[iname]") {
@@ -156,9 +146,9 @@ TEST_CASE("tag_inames validates, resolves and refuses to retag", "[iname]") {
     for (const char* tag : {"ord", "g.12", "unr", "unr_hint", "unr_hint.8", "ilp", "ilp.unr", "ilp.seq", "vec", "l.auto"})
         CHECK(to_string(tag_inames(k, {{"i", tag}}).iname_tag("i")) == tag);
     for (const char* tag : {"l", "l.-1", "g.a", "unroll", "ilp.x", "like."})
-        CHECK(fails_with(error_of([&] { tag_inames(k, {{"i", tag}}); }), "LoopyError", "tag"));
-    CHECK(fails_with(error_of([&] { tag_inames(t, {{"i", "g.0"}}); }), "LoopyError", "already tagged 'l.0'"));
-    CHECK(fails_with(error_of([&] { tag_inames(k, {{"q", "g.0"}}); }), "LoopyError", "unknown iname 'q'"));
+        CHECK(fails_with(test::error_of([&] { tag_inames(k, {{"i", tag}}); }), "LoopyError", "tag"));
+    CHECK(fails_with(test::error_of([&] { tag_inames(t, {{"i", "g.0"}}); }), "LoopyError", "already tagged 'l.0'"));
+    CHECK(fails_with(test::error_of([&] { tag_inames(k, {{"q", "g.0"}}); }), "LoopyError", "unknown iname 'q'"));
     CHECK(tag_inames(k, {{"q*", "g.0"}})->iname_tags.empty());  // a pattern may match nothing
 }
 
@@ -194,7 +184,7 @@ TEST_CASE("remove_unused_inames and fix_parameters", "[iname]") {
     CHECK(domain_text(fixed) == "[n] -> { [i, k] : 0 <= i < n and 0 <= k <= 3 }");
     CHECK(rhs(fixed, "insn") == "4*a[i]");
     CHECK(fixed.find_variable("m") == nullptr);
-    CHECK(fails_with(error_of([&] { fix_parameters(k, {{"i", int_lit(1)}}); }), "LoopyError", "not a parameter"));
+    CHECK(fails_with(test::error_of([&] { fix_parameters(k, {{"i", int_lit(1)}}); }), "LoopyError", "not a parameter"));
 }
 
 TEST_CASE("every iname transformation drops the linearization", "[iname]") {

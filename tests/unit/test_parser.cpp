@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers.h"
 #include "parse/instructions.h"
 #include "support/error.h"
 
@@ -26,22 +27,12 @@ Instruction only_instruction(const std::string& text) {
     return p.instructions[0];
 }
 
-template <class F>
-std::optional<Error> error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e;
-    }
-    return std::nullopt;
-}
-
 std::optional<Error> instructions_error(const std::vector<std::string>& sources) {
-    return error_of([&] { parse_instructions(sources); });
+    return test::error_of([&] { parse_instructions(sources); });
 }
 
 std::optional<Error> expression_error(const std::string& text) {
-    return error_of([&] { parse_expression(text); });
+    return test::error_of([&] { parse_expression(text); });
 }
 
 }  // namespace

@@ -54,14 +54,7 @@ const Variable& temporary(const Kernel& k, const std::string& name) {
     return *v;
 }
 
-std::optional<Error> realize_error(const Kernel& k) {
-    try {
-        realize_reduction(k);
-    } catch (const Error& e) {
-        return e;
-    }
-    return std::nullopt;
-}
+std::optional<Error> realize_error(const Kernel& k) { return test::error_of([&] { realize_reduction(k); }); }
 
 }  // namespace
 
