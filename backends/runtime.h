@@ -26,12 +26,25 @@ struct KernelSpec {
     std::vector<ParamSpec> params;
 };
 
-/// Host memory that the kernels of one call read and write.
+/// An executor's memory for one array that lives across calls (a device array): device memory on OpenCL, host
+/// memory on the C target. Releasing it while enqueued kernels still use it is safe: the runtime keeps it until
+/// they are done.
+class DeviceBuffer {
+public:
+    virtual ~DeviceBuffer() = default;
+    virtual std::size_t bytes() const = 0;
+    /// Its host address where the executor's kernels work on host memory (the C target), otherwise null.
+    virtual void* host() const { return nullptr; }
+};
+
+/// The memory of one array argument of a call: host memory (copied to the device and back as needed), or a
+/// device array's buffer, used in place and never transferred.
 struct Buffer {
     void* host = nullptr;
     std::size_t bytes = 0;
     bool read = true;      // contents must reach the device before the first launch
     bool written = false;  // contents must come back after the last launch
+    DeviceBuffer* device = nullptr;  // kept alive by the caller for the call (and by the runtime after it)
 };
 
 /// A kernel argument: an index into the call's buffers, or a scalar of the parameter's dtype.
@@ -57,8 +70,9 @@ struct Launch {
 class Program {
 public:
     virtual ~Program() = default;
-    /// Runs the launches in order on the given buffers (copying in what is read, out what is written).
-    /// Errors are loom::Error of kind "RuntimeError".
+    /// Runs the launches in order on the given buffers (copying in what is read, out what is written). When every
+    /// buffer is a device buffer it returns once the launches are enqueued (Executor::finish waits for them);
+    /// otherwise once they are done. Errors are loom::Error of kind "RuntimeError".
     virtual void run(std::vector<Buffer>& buffers, const std::vector<Launch>& launches) = 0;
     /// Like run, but the launches are repeated: `warmup` times untimed, then `runs` times timed, with the
     /// buffers copied in before the first and out after the last only. Returns the seconds of each timed
@@ -78,10 +92,24 @@ public:
     virtual std::string target() const = 0;
     /// Human-readable device description.
     virtual std::string description() const = 0;
+    /// Executors with the same memory domain use each other's device buffers: OpenCL queues of one context, and
+    /// all C executors (host memory).
+    virtual const void* memory_domain() const = 0;
     /// Builds (or finds in the memory / on-disk cache) a program. Compile failures raise loom::Error of kind
     /// "BuildError" whose message holds the compiler log and the generated source.
     virtual std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                            const std::vector<std::string>& options) = 0;
+
+    /// New zero-filled memory for a device array (its contents are never stale host or device memory).
+    virtual std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) = 0;
+    /// Copies `bytes` from host memory into `to`, after every command enqueued before; returns when done.
+    virtual void write(DeviceBuffer& to, const void* from, std::size_t bytes) = 0;
+    /// Copies `bytes` of `from` into host memory, after every command enqueued before; returns when done.
+    virtual void read(const DeviceBuffer& from, void* to, std::size_t bytes) = 0;
+    /// Enqueues a copy of `from` into `to` (of the same size) after every command enqueued before.
+    virtual void copy(const DeviceBuffer& from, DeviceBuffer& to) = 0;
+    /// Waits for every command enqueued so far.
+    virtual void finish() = 0;
 };
 
 /// The on-disk cache directory: $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else ~/.cache/loom.

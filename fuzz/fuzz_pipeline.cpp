@@ -2,6 +2,8 @@
 // 0 bytes: the domains (cut at 0x1E bytes), the instructions, and a program (the rest): each byte picks a transformation
 // or one of its arguments (an iname, a variable, a tag, a factor) among what the kernel has. A transformation
 // that raises a typed error is skipped; the last kernel is generated for C or OpenCL.
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -61,68 +63,134 @@ std::vector<std::string> rule_names(const Kernel& k) {
     return out;
 }
 
+// With LOOM_FUZZ_TRACE set, each transformation is printed before it runs (as the Lua call a test would make,
+// roughly), so that a finding can be turned into a regression test.
+void trace(const std::string& call) {
+    static const bool on = std::getenv("LOOM_FUZZ_TRACE") != nullptr;
+    if (on) std::fprintf(stderr, "fuzz step: %s\n", call.c_str());
+}
+
+std::string quoted(const std::vector<std::string>& names) {
+    std::string out;
+    for (const std::string& n : names) out += (out.empty() ? "\"" : ", \"") + n + "\"";
+    return "{" + out + "}";
+}
+
 // The transformation the next byte picks, its arguments from the following bytes.
 Kernel step(const Kernel& k, Program& p) {
     const std::vector<std::string> inames = k.all_inames();
     const std::vector<std::string> temporaries = names_of(k->temporaries, false);
+    // Arguments are read from the program left to right (locals, not call arguments, whose order C++ leaves open).
     switch (p.byte() % 20) {
         case 0: {
             SplitOptions o;
             o.outer_tag = p.tag();
             o.inner_tag = p.tag();
             const std::string iname = p.pick(inames);
-            return split_iname(k, iname, 1 + p.byte() % 17, o);
+            const int factor = 1 + static_cast<int>(p.byte() % 17);
+            trace(cat("split_iname(k, \"", iname, "\", ", factor, ", {outer_tag=\"", o.outer_tag, "\", inner_tag=\"",
+                      o.inner_tag, "\"})"));
+            return split_iname(k, iname, factor, o);
         }
-        case 1: return chunk_iname(k, p.pick(inames), 1 + p.byte() % 5);
-        case 2: return join_inames(k, {p.pick(inames), p.pick(inames)});
-        case 3: return tag_inames(k, {{p.pick(inames), p.tag()}});
-        case 4: return prioritize_loops(k, p.some(inames));
-        case 5: return duplicate_inames(k, {p.pick(inames)});
+        case 1: {
+            const std::string iname = p.pick(inames);
+            const int n = 1 + static_cast<int>(p.byte() % 5);
+            trace(cat("chunk_iname(k, \"", iname, "\", ", n, ")"));
+            return chunk_iname(k, iname, n);
+        }
+        case 2: {
+            const std::vector<std::string> joined{p.pick(inames), p.pick(inames)};
+            trace(cat("join_inames(k, ", quoted(joined), ")"));
+            return join_inames(k, joined);
+        }
+        case 3: {
+            const std::string iname = p.pick(inames);
+            const std::string tag = p.tag();
+            trace(cat("tag_inames(k, {", iname, " = \"", tag, "\"})"));
+            return tag_inames(k, {{iname, tag}});
+        }
+        case 4: {
+            const std::vector<std::string> order = p.some(inames);
+            trace(cat("prioritize_loops(k, ", quoted(order), ")"));
+            return prioritize_loops(k, order);
+        }
+        case 5: {
+            const std::string iname = p.pick(inames);
+            trace(cat("duplicate_inames(k, \"", iname, "\")"));
+            return duplicate_inames(k, {iname});
+        }
         case 6: {
             const std::string old_iname = p.pick(inames);
-            return rename_iname(k, old_iname, p.pick(inames), true);
+            const std::string new_iname = p.pick(inames);
+            trace(cat("rename_iname(k, \"", old_iname, "\", \"", new_iname, "\", true)"));
+            return rename_iname(k, old_iname, new_iname, true);
         }
-        case 7: return realize_reduction(k);
+        case 7: trace("realize_reduction(k)"); return realize_reduction(k);
         case 8: {
             PrefetchOptions o;
             o.default_tag = p.tag();
             const std::string array = p.pick(names_of(k->args, true));
-            return add_prefetch(k, array, p.some(inames), o);
+            const std::vector<std::string> sweep = p.some(inames);
+            trace(cat("add_prefetch(k, \"", array, "\", ", quoted(sweep), ", {default_tag=\"", o.default_tag, "\"})"));
+            return add_prefetch(k, array, sweep, o);
         }
         case 9: {
             PrecomputeOptions o;
             o.default_tag = p.tag();
             o.fetch_bounding_box = p.byte() % 2;
             const std::string rule = p.pick(rule_names(k));
-            return precompute(k, {rule}, p.some(inames), o);
+            const std::vector<std::string> sweep = p.some(inames);
+            trace(cat("precompute(k, \"", rule, "\", ", quoted(sweep), ", {default_tag=\"", o.default_tag,
+                      "\", fetch_bounding_box=", o.fetch_bounding_box ? "true" : "false", "})"));
+            return precompute(k, {rule}, sweep, o);
         }
-        case 10: return expand_subst(k);
-        case 11: return assignment_to_subst(k, p.pick(temporaries));
+        case 10: trace("expand_subst(k)"); return expand_subst(k);
+        case 11: {
+            const std::string name = p.pick(temporaries);
+            trace(cat("assignment_to_subst(k, \"", name, "\")"));
+            return assignment_to_subst(k, name);
+        }
         case 12: {
             const std::vector<std::string> chosen = p.some(inames);
+            trace(cat("privatize_temporaries_with_inames(k, ", quoted(chosen), ")"));
             return privatize_temporaries_with_inames(k, {chosen.begin(), chosen.end()});
         }
         case 13: {
             const std::string name = p.pick(temporaries);
-            return set_temporary_address_space(k, name, static_cast<AddressSpace>(1 + p.byte() % 3));
+            const auto space = static_cast<AddressSpace>(1 + p.byte() % 3);
+            trace(cat("set_temporary_address_space(k, \"", name, "\", ", static_cast<int>(space), ")"));
+            return set_temporary_address_space(k, name, space);
         }
         case 14: {
             const std::string param = p.pick(k.all_params());
-            return fix_parameters(k, {{param, int_lit(static_cast<int>(p.byte() % 20) - 2)}});
+            const int value = static_cast<int>(p.byte() % 20) - 2;
+            trace(cat("fix_parameters(k, {", param, " = ", value, "})"));
+            return fix_parameters(k, {{param, int_lit(value)}});
         }
         case 15: {
             const std::string param = p.pick(k.all_params());
-            return assume(k, param + " >= " + std::to_string(p.byte() % 40));
+            const std::string assumption = param + " >= " + std::to_string(p.byte() % 40);
+            trace(cat("assume(k, \"", assumption, "\")"));
+            return assume(k, assumption);
         }
-        case 16: return tag_array_axes(k, {p.pick(names_of(k->args, true))}, {p.byte() % 2 ? "f" : "c"});
-        case 17: return remove_unused_inames(k);
+        case 16: {
+            const std::string array = p.pick(names_of(k->args, true));
+            const std::string order = p.byte() % 2 ? "f" : "c";
+            trace(cat("tag_array_axes(k, \"", array, "\", \"", order, "\")"));
+            return tag_array_axes(k, {array}, {order});
+        }
+        case 17: trace("remove_unused_inames(k)"); return remove_unused_inames(k);
         case 18: {
             const std::string before = "id:" + p.pick(instruction_ids(k));
-            return add_barrier(k, before, "id:" + p.pick(instruction_ids(k)));
+            const std::string after = "id:" + p.pick(instruction_ids(k));
+            trace(cat("add_barrier(k, \"", before, "\", \"", after, "\")"));
+            return add_barrier(k, before, after);
         }
         default: {
             const std::string sink = "id:" + p.pick(instruction_ids(k));
-            return add_dependency(k, sink, "id:" + p.pick(instruction_ids(k)));
+            const std::string source = "id:" + p.pick(instruction_ids(k));
+            trace(cat("add_dependency(k, \"", sink, "\", \"", source, "\")"));
+            return add_dependency(k, sink, source);
         }
     }
 }
@@ -148,11 +216,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         MakeKernelInput in;
         in.domains = fuzz::split(parts[0], '\x1e');
         in.instructions = {parts[1]};
+        trace(cat("make_kernel(", quoted(in.domains), ", [[", parts[1], "]])"));
         k = make_kernel(in);
     });
     if (!k) return 0;
     for (int n = 0; n < kMaxSteps && !p.done(); ++n) fuzz::run_guarded([&] { k = step(*k, p); });
     const TargetKind target = p.byte() % 2 ? TargetKind::C : TargetKind::OpenCL;
+    trace(cat("generate_code(k) for ", target == TargetKind::C ? "C" : "OpenCL"));
     fuzz::run_guarded([&] { generate_code(*k, target, default_dtypes(*k)); });
     return 0;
 }

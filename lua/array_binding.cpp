@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <complex>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -55,40 +56,6 @@ std::string valid_dtype_names() {
     return names;
 }
 
-DType opt_dtype(lua_State* L, int arg, const char* fname, DType fallback) {
-    if (lua_isnoneornil(L, arg)) return fallback;
-    const std::string name = check_string(L, arg, fname);
-    const std::optional<DType> dtype = dtype_from_name(name);
-    if (!dtype) arg_error(L, arg, fname, cat("unknown dtype '", name, "'; valid dtypes are ", valid_dtype_names()));
-    return *dtype;
-}
-
-Order opt_order(lua_State* L, int arg, const char* fname) {
-    if (lua_isnoneornil(L, arg)) return Order::C;
-    const std::string order = check_string(L, arg, fname);
-    if (order == "C") return Order::C;
-    if (order == "F") return Order::F;
-    arg_error(L, arg, fname, cat("order must be \"C\" or \"F\", got \"", order, "\""));
-}
-
-// An integer (one axis) or a list of integers.
-HostArray::Shape check_shape(lua_State* L, int arg, const char* fname) {
-    if (lua_type(L, arg) == LUA_TNUMBER) return {check_integer(L, arg, fname)};
-    if (!lua_istable(L, arg))
-        arg_error(L, arg, fname, cat("shape (integer or list of integers) expected, got ", luaL_typename(L, arg)));
-    HostArray::Shape shape;
-    const auto n = static_cast<lua_Integer>(lua_rawlen(L, arg));
-    for (lua_Integer k = 1; k <= n; ++k) {
-        lua_rawgeti(L, arg, k);
-        int isnum = 0;
-        const lua_Integer d = lua_tointegerx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum) arg_error(L, arg, fname, cat("shape entry ", k, " is not an integer"));
-        shape.push_back(d);
-    }
-    return shape;
-}
-
 HostArray::Index check_index(lua_State* L, int first, int last, const char* fname) {
     HostArray::Index index;
     for (int arg = first; arg <= last; ++arg) index.push_back(check_integer(L, arg, fname));
@@ -99,6 +66,7 @@ HostArray::Index check_index(lua_State* L, int first, int last, const char* fnam
 
 // A {re, im} table: two numbers at [1] and [2] and nothing after.
 bool is_complex_pair(lua_State* L, int idx) {
+    idx = lua_absindex(L, idx);  // the parts are pushed above it
     if (!lua_istable(L, idx) || lua_rawlen(L, idx) != 2) return false;
     const bool re = lua_rawgeti(L, idx, 1) == LUA_TNUMBER;
     const bool im = lua_rawgeti(L, idx, 2) == LUA_TNUMBER;
@@ -107,6 +75,7 @@ bool is_complex_pair(lua_State* L, int idx) {
 }
 
 std::complex<double> complex_pair(lua_State* L, int idx) {
+    idx = lua_absindex(L, idx);
     lua_rawgeti(L, idx, 1);
     lua_rawgeti(L, idx, 2);
     const std::complex<double> c(lua_tonumber(L, -2), lua_tonumber(L, -1));
@@ -158,51 +127,184 @@ std::string path_string(const std::vector<lua_Integer>& path) {
     return s;
 }
 
-// Reads the value at the absolute index `idx` of lp.array's first argument. With a complex dtype a {re, im}
-// pair is one element rather than a list of two.
-Nested to_nested(lua_State* L, int idx, bool complex_pairs, std::vector<lua_Integer>& path) {
-    if (!lua_istable(L, idx) || (complex_pairs && is_complex_pair(L, idx))) {
-        if (std::optional<Scalar> v = to_scalar(L, idx)) return std::visit([](auto x) { return Nested(x); }, *v);
-        arg_error(L, 1, "array",
-                  cat("number, boolean or table expected", path.empty() ? "" : " at " + path_string(path), ", got ",
-                      luaL_typename(L, idx)));
-    }
-    if (path.size() >= kMaxNesting)
-        arg_error(L, 1, "array", cat("tables nested more than ", kMaxNesting, " deep (does one contain itself?)"));
-    std::vector<Nested> items;
-    const auto n = static_cast<lua_Integer>(lua_rawlen(L, idx));
-    for (lua_Integer k = 1; k <= n; ++k) {
-        lua_rawgeti(L, idx, k);
-        path.push_back(k);
-        items.push_back(to_nested(L, lua_gettop(L), complex_pairs, path));
-        path.pop_back();
-        lua_pop(L, 1);
-    }
-    return Nested(std::move(items));
+// With a complex dtype a {re, im} pair is one element rather than a list of two.
+bool is_list(lua_State* L, int idx, bool complex_pairs) {
+    return lua_istable(L, idx) && !(complex_pairs && is_complex_pair(L, idx));
 }
 
-// Pushes the elements of `a` under index[0..axis) as nested 1-based tables.
-void push_nested_tables(lua_State* L, const HostArray& a, HostArray::Index& index, std::size_t axis) {
-    if (axis == a.ndim()) {
-        push_scalar(L, a.get(index));
+// The shape of lp.array's nested tables at `idx`, read off their first items (ragged lists fail in fill_nested).
+HostArray::Shape nested_shape(lua_State* L, int idx, bool complex_pairs) {
+    HostArray::Shape shape;
+    const int top = lua_gettop(L);
+    for (int at = idx; is_list(L, at, complex_pairs); at = lua_gettop(L)) {
+        if (shape.size() >= kMaxNesting) {
+            lua_settop(L, top);
+            arg_error(L, 1, "array", cat("tables nested more than ", kMaxNesting, " deep (does one contain itself?)"));
+        }
+        shape.push_back(static_cast<std::int64_t>(lua_rawlen(L, at)));
+        if (shape.back() == 0) break;
+        lua_rawgeti(L, at, 1);
+    }
+    lua_settop(L, top);
+    return shape;
+}
+
+// Stores the Lua value on top of the stack, of Lua type `type`, as an element of the array being filled. Numbers
+// into real arrays (the common case) skip the general conversion through Scalar where they fit.
+class LeafStore {
+public:
+    explicit LeafStore(DType dtype) : dtype_(dtype) {}
+
+    bool operator()(lua_State* L, int type, std::byte* p) const {
+        if (type == LUA_TNUMBER) {
+            switch (dtype_) {
+                case DType::Float64: return store_number<double>(L, p);
+                case DType::Float32: return store_number<float>(L, p);
+                case DType::Int64: return store_number<std::int64_t>(L, p) || store_general(L, p);
+                case DType::Int32: return store_number<std::int32_t>(L, p) || store_general(L, p);
+                default: break;
+            }
+        }
+        return store_general(L, p);
+    }
+
+private:
+    // Floats take any number; integers an integer they hold (anything else goes the general way, which converts
+    // or names the problem).
+    template <class T>
+    static bool store_number(lua_State* L, std::byte* p) {
+        T x;
+        if constexpr (std::is_floating_point_v<T>) {
+            x = static_cast<T>(lua_tonumber(L, -1));
+        } else {
+            if (!lua_isinteger(L, -1)) return false;
+            const lua_Integer v = lua_tointeger(L, -1);
+            if (!std::in_range<T>(v)) return false;
+            x = static_cast<T>(v);
+        }
+        std::memcpy(p, &x, sizeof x);
+        return true;
+    }
+
+    bool store_general(lua_State* L, std::byte* p) const {
+        const std::optional<Scalar> v = to_scalar(L, -1);
+        if (v) store_element(dtype_, p, *v);
+        return v.has_value();
+    }
+
+    DType dtype_;
+};
+
+// The 0-based position `index` as a numpy index tuple, for the messages.
+std::string position_string(const std::vector<lua_Integer>& path) {
+    HostArray::Index index;
+    for (lua_Integer k : path) index.push_back(k - 1);
+    return shape_string(index);
+}
+
+// Fills `out` in C order from the nested tables at `idx` (absolute), checking that every list has the shape's
+// length at its depth. `path` holds the 1-based keys that lead to `idx`.
+void fill_nested(lua_State* L, int idx, const HostArray::Shape& shape, bool complex_pairs, const LeafStore& store,
+                 std::vector<lua_Integer>& path, std::byte*& out, std::size_t itemsize) {
+    const std::size_t axis = path.size();
+    const bool list = is_list(L, idx, complex_pairs);
+    if (axis == shape.size()) {
+        if (list)
+            arg_error(L, 1, "array", cat("ragged nested lists: expected a scalar at 0-based position ",
+                                         position_string(path), ", got a list"));
         return;
     }
+    const lua_Integer n = list ? static_cast<lua_Integer>(lua_rawlen(L, idx)) : -1;
+    if (n != shape[axis])
+        arg_error(L, 1, "array", cat("ragged nested lists: expected a list of ", shape[axis], " items at 0-based position ",
+                                     position_string(path), ", got ", list ? cat("a list of ", n) : std::string("a scalar")));
+    const bool leaves = axis + 1 == shape.size();
+    for (lua_Integer k = 1; k <= n; ++k) {
+        const int type = lua_rawgeti(L, idx, k);
+        if (leaves && (type != LUA_TTABLE || !is_list(L, -1, complex_pairs))) {
+            if (!store(L, type, out)) {
+                path.push_back(k);
+                arg_error(L, 1, "array", cat("number, boolean or table expected at ", path_string(path), ", got ",
+                                             luaL_typename(L, -1)));
+            }
+            out += itemsize;
+        } else {
+            path.push_back(k);
+            fill_nested(L, lua_gettop(L), shape, complex_pairs, store, path, out, itemsize);
+            path.pop_back();
+        }
+        lua_pop(L, 1);
+    }
+}
+
+// Pushes the element of `dtype` at `p`: floats directly (the common case), the others through Scalar.
+void push_element(lua_State* L, DType dtype, const std::byte* p) {
+    if (dtype == DType::Float64) {
+        double x;
+        std::memcpy(&x, p, sizeof x);
+        lua_pushnumber(L, x);
+    } else if (dtype == DType::Float32) {
+        float x;
+        std::memcpy(&x, p, sizeof x);
+        lua_pushnumber(L, x);
+    } else {
+        push_scalar(L, load_element(dtype, p));
+    }
+}
+
+// Pushes the elements of `a` from axis `axis` on, starting at `base`, as nested 1-based tables.
+void push_nested_tables(lua_State* L, const HostArray& a, const std::byte* base, std::size_t axis) {
+    if (axis == a.ndim()) return push_element(L, a.dtype(), base);
     const std::int64_t n = a.shape()[axis];
+    const std::int64_t step = a.strides()[axis] * static_cast<std::int64_t>(dtype_size(a.dtype()));
     lua_createtable(L, static_cast<int>(std::min<std::int64_t>(n, INT_MAX)), 0);
-    for (std::int64_t i = 0; i < n; ++i) {
-        index[axis] = i;
-        push_nested_tables(L, a, index, axis + 1);
+    for (std::int64_t i = 0; i < n; ++i, base += step) {
+        push_nested_tables(L, a, base, axis + 1);
         lua_rawseti(L, -2, i + 1);
     }
 }
 
 // ---- Module functions ----
 
+// lp.array(nested_tables [, dtype]): the elements are read straight into the new array's memory.
 int l_array(lua_State* L) {
     const DType dtype = opt_dtype(L, 2, "array", DType::Float64);
     ensure_stack(L, kMaxNesting + 4, "array");
+    const bool complex_pairs = is_complex(dtype);
+    const HostArray::Shape shape = nested_shape(L, 1, complex_pairs);
+    const HostArray a = HostArray::empty(shape, dtype);
     std::vector<lua_Integer> path;
-    push_array(L, HostArray::from_nested(to_nested(L, 1, is_complex(dtype), path), dtype));
+    auto* out = static_cast<std::byte*>(a.data());
+    if (shape.empty()) {
+        lua_pushvalue(L, 1);
+        if (!LeafStore(dtype)(L, lua_type(L, -1), out))
+            arg_error(L, 1, "array", cat("number, boolean or table expected, got ", luaL_typename(L, 1)));
+        lua_pop(L, 1);
+    } else {
+        fill_nested(L, 1, shape, complex_pairs, LeafStore(dtype), path, out, dtype_size(dtype));
+    }
+    push_array(L, a);
+    return 1;
+}
+
+// lp.frombytes(str, dtype [, shape]): a new array holding a copy of the bytes (in C order; numpy's frombytes
+// then reshape). Without a shape it is one axis of #str / itemsize elements.
+int l_frombytes(lua_State* L) {
+    const char* f = "frombytes";
+    if (lua_type(L, 1) != LUA_TSTRING) arg_error(L, 1, f, cat("string expected, got ", luaL_typename(L, 1)));
+    std::size_t size = 0;
+    const char* bytes = lua_tolstring(L, 1, &size);  // not copied: the array gets the one copy
+    const DType dtype = opt_dtype(L, 2, f, DType::Float64);
+    const std::size_t itemsize = dtype_size(dtype);
+    const HostArray::Shape shape = lua_isnoneornil(L, 3)
+                                       ? HostArray::Shape{static_cast<std::int64_t>(size / itemsize)}
+                                       : check_shape(L, 3, f);
+    const HostArray a = HostArray::empty(shape, dtype);
+    if (a.nbytes() != size)
+        arg_error(L, 1, f, cat(size, " bytes do not make ", shape_string(shape), " elements of ", dtype_name(dtype),
+                               " (", a.nbytes(), " bytes)"));
+    std::memcpy(a.data(), bytes, size);
+    push_array(L, a);
     return 1;
 }
 
@@ -287,8 +389,15 @@ int l_set(lua_State* L) {
 int l_totable(lua_State* L) {
     const HostArray& a = check_array(L, 1, "totable");
     ensure_stack(L, a.ndim() + 4, "totable");
-    HostArray::Index index(a.ndim(), 0);
-    push_nested_tables(L, a, index, 0);
+    push_nested_tables(L, a, static_cast<const std::byte*>(a.data()), 0);
+    return 1;
+}
+
+// a:tobytes(): the elements in C order as a string (numpy's tobytes).
+int l_tobytes(lua_State* L) {
+    const HostArray& a = check_array(L, 1, "tobytes");
+    const HostArray c = a.is_contiguous() ? a : a.copy();
+    lua_pushlstring(L, static_cast<const char*>(c.data()), c.nbytes());
     return 1;
 }
 
@@ -396,6 +505,7 @@ int l_gc(lua_State* L) {
 
 const luaL_Reg kModuleFunctions[] = {
     {"array", trampoline<l_array>},       {"zeros", trampoline<l_zeros>},
+    {"frombytes", trampoline<l_frombytes>},
     {"empty", trampoline<l_empty>},       {"arange", trampoline<l_arange>},
     {"rand", trampoline<l_rand>},         {"randn", trampoline<l_randn>},
     {"allclose", trampoline<l_allclose>}, {"max_abs_diff", trampoline<l_max_abs_diff>},
@@ -405,7 +515,8 @@ const luaL_Reg kModuleFunctions[] = {
 const luaL_Reg kMethods[] = {
     {"get", trampoline<l_get>},         {"set", trampoline<l_set>},   {"totable", trampoline<l_totable>},
     {"copy", trampoline<l_copy>},       {"fill", trampoline<l_fill>}, {"transpose", trampoline<l_transpose>},
-    {"reshape", trampoline<l_reshape>}, {"view", trampoline<l_view>},   {nullptr, nullptr},
+    {"reshape", trampoline<l_reshape>}, {"view", trampoline<l_view>},
+    {"tobytes", trampoline<l_tobytes>}, {nullptr, nullptr},
 };
 
 const luaL_Reg kMetamethods[] = {
@@ -418,9 +529,41 @@ const luaL_Reg kMetamethods[] = {
 }  // namespace
 
 std::optional<std::complex<double>> test_complex(lua_State* L, int idx) {
-    idx = lua_absindex(L, idx);  // the pair's parts are pushed above it
     if (!is_complex_pair(L, idx)) return std::nullopt;
     return complex_pair(L, idx);
+}
+
+DType opt_dtype(lua_State* L, int arg, const char* fname, DType fallback) {
+    if (lua_isnoneornil(L, arg)) return fallback;
+    const std::string name = check_string(L, arg, fname);
+    const std::optional<DType> dtype = dtype_from_name(name);
+    if (!dtype) arg_error(L, arg, fname, cat("unknown dtype '", name, "'; valid dtypes are ", valid_dtype_names()));
+    return *dtype;
+}
+
+HostArray::Shape check_shape(lua_State* L, int arg, const char* fname) {
+    if (lua_type(L, arg) == LUA_TNUMBER) return {check_integer(L, arg, fname)};
+    if (!lua_istable(L, arg))
+        arg_error(L, arg, fname, cat("shape (integer or list of integers) expected, got ", luaL_typename(L, arg)));
+    HostArray::Shape shape;
+    const auto n = static_cast<lua_Integer>(lua_rawlen(L, arg));
+    for (lua_Integer k = 1; k <= n; ++k) {
+        lua_rawgeti(L, arg, k);
+        int isnum = 0;
+        const lua_Integer d = lua_tointegerx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum) arg_error(L, arg, fname, cat("shape entry ", k, " is not an integer"));
+        shape.push_back(d);
+    }
+    return shape;
+}
+
+Order opt_order(lua_State* L, int arg, const char* fname) {
+    if (lua_isnoneornil(L, arg)) return Order::C;
+    const std::string order = check_string(L, arg, fname);
+    if (order == "C") return Order::C;
+    if (order == "F") return Order::F;
+    arg_error(L, arg, fname, cat("order must be \"C\" or \"F\", got \"", order, "\""));
 }
 
 void register_array_api(lua_State* L, int module_table) {

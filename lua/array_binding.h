@@ -15,6 +15,15 @@ namespace loom::lua {
 /// creates the "loom.Array" metatable.
 void register_array_api(lua_State* L, int module_table);
 
+/// The dtype name at `arg`, or `fallback` when it is none or nil; ArgumentError listing the valid names otherwise.
+DType opt_dtype(lua_State* L, int arg, const char* fname, DType fallback);
+
+/// "C" or "F" at `arg` (none or nil: C).
+Order opt_order(lua_State* L, int arg, const char* fname);
+
+/// A shape at `arg`: an integer (one axis) or a list of integers.
+HostArray::Shape check_shape(lua_State* L, int arg, const char* fname);
+
 /// The {re, im} table at `idx` as a complex number, or nothing when the value there is not one.
 std::optional<std::complex<double>> test_complex(lua_State* L, int idx);
 

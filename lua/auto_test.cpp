@@ -1,8 +1,13 @@
-// lp.auto_test_vs_ref(ref_knl, test_knl, {parameters=, exec=, rtol=, atol=, dtypes=, seed=}), or in loopy's
-// order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on the same random inputs,
-// through the ordinary kernel call (`knl(exec, {...})`), on every executor asked for; every output must match
-// the reference within the tolerances, or an AutomaticTestFailure names the first element that does not.
+// lp.auto_test_vs_ref(ref_knl, test_knl, {parameters=, exec=, rtol=, atol=, dtypes=, seed=, warmup_rounds=,
+// quiet=, timing_seconds=, op_count=, op_label=}), or in loopy's order (ref_knl, queue, test_knl, {...}): loopy's automatic test. Both kernels run on
+// the same random inputs, through the ordinary kernel call (`knl(exec, {...})`), on every executor asked for;
+// every output must match the reference within the tolerances, or an AutomaticTestFailure names the first
+// element that does not. Then test_knl is timed as loopy times it (through lp.time): `warmup_rounds` untimed
+// runs, then max(warmup_rounds, 1) timed ones, four times as many again until they take `timing_seconds`
+// (loopy's 0.3 s; Loom's option, which 0 makes one round).
 #include <algorithm>
+#include <cstdio>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -23,6 +28,7 @@ namespace {
 constexpr const char* kFname = "auto_test_vs_ref";
 constexpr int kOptions = 3;         // stack index of the options table
 constexpr int kLoopyExecutor = 4;   // the executor of loopy's argument order, or nil
+constexpr int kTime = lua_upvalueindex(1);  // lp.time
 
 /// One set of parameter values: integers (which also size the arrays) and floats.
 struct Parameters {
@@ -37,6 +43,19 @@ struct Settings {
     std::map<std::string, DType> dtypes;
     DType default_dtype = DType::Float64;
     std::uint64_t seed = 0;
+    int warmup_rounds = 2;  // loopy's default
+    bool quiet = false;     // loopy prints the timings unless quiet
+    double timing_seconds = 0.3;  // loopy's: timed rounds grow until they take this long
+    std::vector<double> op_count;        // operations per run, printed as rates (loopy's op_count, op_label)
+    std::vector<std::string> op_label;
+};
+
+/// What loopy's auto_test_vs_ref returns, for one parameter set on one executor.
+struct Timing {
+    std::string target, parameters;
+    double elapsed_wall = 0;      // seconds per timed run of test_knl
+    int timing_rounds = 0;        // timed runs it is the mean of
+    double ref_elapsed_wall = 0;  // seconds of one run of ref_knl
 };
 
 Parameters read_parameters(lua_State* L, int idx) {
@@ -119,9 +138,38 @@ void read_dtypes(lua_State* L, Settings& s) {
     lua_pop(L, 1);
 }
 
+// loopy's op_count (a number or a list) and op_label (as many names).
+void read_op_counts(lua_State* L, Settings& s) {
+    if (lua_istable(L, kOptions)) {
+        const int type = get_field(L, kOptions, "op_count");
+        const int idx = lua_gettop(L);
+        if (type == LUA_TNUMBER) s.op_count.push_back(lua_tonumber(L, idx));
+        for (lua_Integer i = 1; type == LUA_TTABLE && i <= length(L, idx); ++i) {
+            if (get_index(L, idx, i) != LUA_TNUMBER) arg_error(L, kOptions, kFname, "option 'op_count': a list of numbers expected");
+            s.op_count.push_back(lua_tonumber(L, -1));
+            lua_pop(L, 1);
+        }
+        if (type != LUA_TNIL && type != LUA_TNUMBER && type != LUA_TTABLE)
+            arg_error(L, kOptions, kFname, "option 'op_count': a number or a list of numbers expected");
+        lua_pop(L, 1);
+    }
+    s.op_label = opt_string_list(L, kOptions, "op_label", kFname).value_or(std::vector<std::string>{});
+    if (s.op_count.size() != s.op_label.size())
+        arg_error(L, kOptions, kFname, "options 'op_count' and 'op_label' must have as many entries");
+}
+
 Settings read_settings(lua_State* L) {
-    check_options(L, kOptions, kFname, {"parameters", "exec", "rtol", "atol", "dtypes", "seed"});
+    check_options(L, kOptions, kFname, {"parameters", "exec", "rtol", "atol", "dtypes", "seed", "warmup_rounds", "quiet",
+                                        "timing_seconds", "op_count", "op_label"});
     Settings s;
+    const std::int64_t warmup = opt_integer(L, kOptions, "warmup_rounds", kFname).value_or(s.warmup_rounds);
+    if (warmup < 0 || warmup > INT32_MAX) arg_error(L, kOptions, kFname, "option 'warmup_rounds': an integer >= 0 expected");
+    s.warmup_rounds = static_cast<int>(warmup);
+    s.quiet = opt_bool(L, kOptions, "quiet", kFname).value_or(false);
+    s.timing_seconds = opt_number(L, kOptions, "timing_seconds", kFname).value_or(s.timing_seconds);
+    if (!(s.timing_seconds >= 0 && s.timing_seconds <= 3600))
+        arg_error(L, kOptions, kFname, "option 'timing_seconds': a number of seconds from 0 to 3600 expected");
+    read_op_counts(L, s);
     s.parameter_sets = read_parameter_sets(L);
     s.rtol = opt_number(L, kOptions, "rtol", kFname).value_or(s.rtol);
     s.atol = opt_number(L, kOptions, "atol", kFname).value_or(s.atol);
@@ -255,14 +303,9 @@ std::string executor_target(lua_State* L, int exec) {
     return out;
 }
 
-// Runs the kernel at stack index `knl` on the executor at `exec` through its __call, with copies of
-// `inputs` in its layout; returns the arrays it ran on (its outputs written in place).
-std::map<std::string, HostArray> run(lua_State* L, int knl, int exec, const std::map<std::string, HostArray>& inputs,
-                                     const Parameters& p, const char* which) {
-    const KernelData& k = *check_kernel(L, knl, kFname).kernel;
-    std::map<std::string, HostArray> arrays;
-    lua_pushvalue(L, knl);
-    lua_pushvalue(L, exec);
+// Pushes the argument table of a call of `k` with copies of `inputs` in its layout (kept in `arrays`).
+void push_arguments(lua_State* L, const KernelData& k, const std::map<std::string, HostArray>& inputs,
+                    const Parameters& p, std::map<std::string, HostArray>& arrays) {
     lua_newtable(L);
     for (const Variable& v : k.args) {
         if (v.kind == VarKind::ValueArg) {
@@ -274,14 +317,107 @@ std::map<std::string, HostArray> run(lua_State* L, int knl, int exec, const std:
         }
         lua_setfield(L, -2, v.name.c_str());
     }
-    // A protected call: an error of the kernel call must not unwind through this function.
-    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
-        const auto [kind, message] = error_of(L, -1);
-        lua_pop(L, 1);
-        throw Error(kind, cat(kFname, ": running ", which, " on the ", executor_target(L, exec), " executor (",
-                              parameters_text(p), "): ", message));
-    }
+}
+
+// A protected call of the function and `nargs` arguments on the stack: an error of the kernel call must not
+// unwind through this function, and is reported naming `which` kernel, the executor and the parameters.
+void call_protected(lua_State* L, int nargs, int nresults, int exec, const Parameters& p, const char* which) {
+    if (lua_pcall(L, nargs, nresults, 0) == LUA_OK) return;
+    const auto [kind, message] = error_of(L, -1);
+    lua_pop(L, 1);
+    throw Error(kind, cat(kFname, ": running ", which, " on the ", executor_target(L, exec), " executor (",
+                          parameters_text(p), "): ", message));
+}
+
+// Runs the kernel at stack index `knl` on the executor at `exec` through its __call, with copies of
+// `inputs` in its layout; returns the arrays it ran on (its outputs written in place).
+std::map<std::string, HostArray> run(lua_State* L, int knl, int exec, const std::map<std::string, HostArray>& inputs,
+                                     const Parameters& p, const char* which) {
+    std::map<std::string, HostArray> arrays;
+    lua_pushvalue(L, knl);
+    lua_pushvalue(L, exec);
+    push_arguments(L, *check_kernel(L, knl, kFname).kernel, inputs, p, arrays);
+    call_protected(L, 2, 0, exec, p, which);
     return arrays;
+}
+
+// lp.time(knl, exec, {...}, {warmup=, runs=}) on copies of `inputs`: the total seconds of the timed runs.
+double time_runs(lua_State* L, int knl, int exec, const std::map<std::string, HostArray>& inputs, const Parameters& p,
+                 int warmup, int runs, const char* which) {
+    std::map<std::string, HostArray> arrays;
+    lua_pushvalue(L, kTime);
+    lua_pushvalue(L, knl);
+    lua_pushvalue(L, exec);
+    push_arguments(L, *check_kernel(L, knl, kFname).kernel, inputs, p, arrays);
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, warmup);
+    lua_setfield(L, -2, "warmup");
+    lua_pushinteger(L, runs);
+    lua_setfield(L, -2, "runs");
+    call_protected(L, 4, 2, exec, p, which);
+    double total = 0;
+    for (lua_Integer i = 1; i <= runs; ++i) {
+        lua_rawgeti(L, -1, i);
+        total += lua_tonumber(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+    return total;
+}
+
+// loopy's rates: " 1.5e+09 flop/s" for each operation count done in `seconds`.
+std::string rates(const Settings& s, double seconds) {
+    std::string out;
+    char rate[64];
+    for (std::size_t i = 0; i < s.op_count.size(); ++i) {
+        std::snprintf(rate, sizeof rate, " %g ", s.op_count[i] / seconds);
+        out += rate + s.op_label[i] + "/s";
+    }
+    return out;
+}
+
+// loopy's timing of test_knl: warm-up runs, then rounds that grow fourfold until they take s.timing_seconds.
+Timing time_test(lua_State* L, int ref, int test, int exec, const std::map<std::string, HostArray>& inputs,
+                 const Parameters& p, const Settings& s) {
+    Timing t{executor_target(L, exec), parameters_text(p)};
+    t.ref_elapsed_wall = time_runs(L, ref, exec, inputs, p, 0, 1, "ref_knl");
+    t.timing_rounds = std::max(s.warmup_rounds, 1);
+    double total = time_runs(L, test, exec, inputs, p, s.warmup_rounds, t.timing_rounds, "test_knl");
+    while (total < s.timing_seconds && t.timing_rounds <= INT32_MAX / 4) {
+        t.timing_rounds *= 4;
+        total = time_runs(L, test, exec, inputs, p, 0, t.timing_rounds, "test_knl");
+    }
+    t.elapsed_wall = total / t.timing_rounds;
+    if (!s.quiet)
+        std::printf("elapsed: %g s wall (%d rounds)%s on the %s executor (%s)\nref: elapsed: %g s wall%s\n",
+                    t.elapsed_wall, t.timing_rounds, rates(s, t.elapsed_wall).c_str(), t.target.c_str(),
+                    t.parameters.c_str(), t.ref_elapsed_wall, rates(s, t.ref_elapsed_wall).c_str());
+    return t;
+}
+
+void set_timing_fields(lua_State* L, const Timing& t) {
+    lua_pushnumber(L, t.elapsed_wall);
+    lua_setfield(L, -2, "elapsed_wall");
+    lua_pushinteger(L, t.timing_rounds);
+    lua_setfield(L, -2, "timing_rounds");
+    lua_pushnumber(L, t.ref_elapsed_wall);
+    lua_setfield(L, -2, "ref_elapsed_wall");
+}
+
+// The result: a list of the timings, one per parameter set and executor, which also carries the first one's
+// fields, so that a call in loopy's form (one executor, one parameter set) reads as loopy's result dict.
+void push_timings(lua_State* L, const std::vector<Timing>& timings) {
+    lua_createtable(L, static_cast<int>(timings.size()), 3);
+    for (std::size_t i = 0; i < timings.size(); ++i) {
+        lua_createtable(L, 0, 5);
+        set_timing_fields(L, timings[i]);
+        lua_pushstring(L, timings[i].target.c_str());
+        lua_setfield(L, -2, "target");
+        lua_pushstring(L, timings[i].parameters.c_str());
+        lua_setfield(L, -2, "parameters");
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+    if (!timings.empty()) set_timing_fields(L, timings.front());
 }
 
 std::string element_text(const HostArray& a, const HostArray::Index& i) {
@@ -339,6 +475,7 @@ int auto_test_vs_ref(lua_State* L) {
     const int test_idx = lua_gettop(L);
 
     std::mt19937_64 gen(s.seed);
+    std::vector<Timing> timings;
     for (const Parameters& p : s.parameter_sets) {
         const std::map<std::string, HostArray> inputs = random_arguments(*ref, p, gen);
         for (const int exec : s.executors) {
@@ -348,9 +485,10 @@ int auto_test_vs_ref(lua_State* L) {
             for (const Variable& v : ref->args)
                 if (v.kind != VarKind::ValueArg && v.is_output.value_or(false))
                     compare(v.name, expected.at(v.name), got.at(v.name), s, where);
+            timings.push_back(time_test(L, ref_idx, test_idx, exec, inputs, p, s));
         }
     }
-    lua_pushboolean(L, 1);
+    push_timings(L, timings);
     return 1;
 }
 
@@ -360,7 +498,8 @@ const luaL_Reg kFunctions[] = {{"auto_test_vs_ref", trampoline<auto_test_vs_ref>
 
 void register_auto_test_api(lua_State* L, int module_table) {
     lua_pushvalue(L, module_table);
-    luaL_setfuncs(L, kFunctions, 0);
+    lua_getfield(L, -1, "time");  // the upvalue kTime
+    luaL_setfuncs(L, kFunctions, 1);
     lua_pop(L, 1);
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/runtime.h"
 #include "codegen/lower.h"
@@ -22,10 +23,14 @@ struct CompiledKernel {
     std::shared_ptr<backend::Executor> executor;  // kept alive: the build cache is keyed by its address
 };
 
-/// What a "loom.Kernel" userdata holds: the immutable kernel and the builds made from it.
+struct CallPlan;
+
+/// What a "loom.Kernel" userdata holds: the immutable kernel, the builds made from it and the plans of the
+/// argument signatures it was called with (lua/exec_binding.cpp), most recent last.
 struct KernelHandle {
     Kernel kernel;
     std::map<std::string, std::shared_ptr<CompiledKernel>> builds;
+    std::vector<std::shared_ptr<CallPlan>> plans;
 };
 
 KernelHandle& check_kernel(lua_State* L, int idx, const char* fname);
@@ -45,6 +50,8 @@ void register_transform_api(lua_State* L, int module_table);
 void register_exec_api(lua_State* L, int module_table);
 /// set_instruction_priority, add_dependency, add_nosync, add_barrier (lua/instruction_binding.cpp).
 void register_instruction_api(lua_State* L, int module_table);
+/// get_op_map, get_mem_access_map, get_synchronization_map and their keys (lua/statistics_binding.cpp).
+void register_statistics_api(lua_State* L, int module_table);
 /// auto_test_vs_ref (lua/auto_test.cpp).
 void register_auto_test_api(lua_State* L, int module_table);
 
@@ -53,6 +60,9 @@ void register_auto_test_api(lua_State* L, int module_table);
 void restrict_compiler_flags(lua_State* L);
 /// Whether L restricts them.
 bool compiler_flags_restricted(lua_State* L);
+
+/// The executor at `idx` (lp.cl.queue, lp.c.executor); otherwise an ArgumentError.
+std::shared_ptr<backend::Executor> check_executor_ptr(lua_State* L, int idx, const char* fname);
 
 /// Whether the value at `idx` is an executor (lp.cl.queue, lp.c.executor).
 bool is_executor(lua_State* L, int idx);

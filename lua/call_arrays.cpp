@@ -1,6 +1,8 @@
 #include "lua/call_arrays.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "ir/eval.h"
 #include "ir/layout.h"
@@ -18,6 +20,21 @@ std::int64_t eval_for(const Variable& v, const ExprPtr& e, const Values& values,
 
 ArrayMemory unstaged(const HostArray& buffer, const HostArray& logical) { return {buffer, logical, false, {}, 0}; }
 
+// Whether no two elements share memory: each axis, by increasing stride, steps past all that the smaller ones
+// span. Every view made by slicing is so; a host's strides (loom_push_array) need not be.
+bool without_self_overlap(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> axes;  // (stride, extent) of the axes that step
+    for (std::size_t k = 0; k < shape.size(); ++k)
+        if (shape[k] > 1) axes.emplace_back(strides[k], shape[k]);
+    std::sort(axes.begin(), axes.end());
+    std::int64_t span = 1;
+    for (const auto& [stride, extent] : axes) {
+        if (stride < span) return false;
+        span = stride * (extent - 1) + span;
+    }
+    return true;
+}
+
 // Elements a buffer of `v` needs for a layout spanning `span`: whole vectors, as a 3-vector is loaded whole.
 std::int64_t buffer_elements(const Variable& v, std::int64_t span) {
     const std::int64_t size = vector_size(v);
@@ -34,16 +51,21 @@ ArrayMemory stage(const Variable& v, const HostArray& logical, bool copy_in, std
     return m;
 }
 
-void check_passed(const Variable& v, const HostArray& a, const std::vector<std::int64_t>& shape) {
-    if (a.dtype() != v.dtype)
+void check_passed(const Variable& v, DType dtype, const std::vector<std::int64_t>& passed_shape, const void* data,
+                  const std::vector<std::int64_t>& shape) {
+    if (dtype != v.dtype)
         throw Error("ArgumentError", cat("argument '", v.name, "': expected a ", dtype_name(v.dtype), " array, got ",
-                                         dtype_name(a.dtype())));
-    if (shape != a.shape())
+                                         dtype_name(dtype)));
+    if (shape != passed_shape)
         throw Error("ArgumentError", cat("argument '", v.name, "': expected shape ", shape_string(shape), ", got ",
-                                         shape_string(a.shape())));
-    if (v.alignment > 0 && reinterpret_cast<std::uintptr_t>(a.data()) % static_cast<std::uintptr_t>(v.alignment) != 0)
+                                         shape_string(passed_shape)));
+    if (v.alignment > 0 && reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(v.alignment) != 0)
         throw Error("ArgumentError", cat("argument '", v.name, "' is declared aligned to ", v.alignment,
                                          " bytes, but the array passed is not"));
+}
+
+void check_passed(const Variable& v, const HostArray& a, const std::vector<std::int64_t>& shape) {
+    check_passed(v, a.dtype(), a.shape(), a.data(), shape);
 }
 
 // The layout of `v` for these values: strides and offset, checked non-negative.
@@ -102,8 +124,10 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
     }
     const HostArray& a = *passed;
     check_passed(v, a, shape);
-    // In place where the layouts agree and the elements are gap-free (a buffer is the array's bytes).
-    if (offset == 0 && same_strides(shape, a.strides(), strides) && is_compact(shape, a.strides())) return unstaged(a, a);
+    // In place where the layouts agree, also with gaps (a view: the buffer spans them); never where elements
+    // share memory.
+    if (offset == 0 && same_strides(shape, a.strides(), strides) && without_self_overlap(shape, a.strides()))
+        return unstaged(a, a);
     const bool written = v.is_output.value_or(false);
     if (c_layout) {
         if (written)
@@ -116,6 +140,37 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
                                          ", expected ", shape_string(strides),
                                          "): pass a Fortran-order array, as lp.zeros(shape, dtype, \"F\") makes"));
     return stage(v, a, true, std::move(strides), offset);
+}
+
+void check_device_memory(const Variable& v, const DeviceMemory& d, const Values& values) {
+    if (v.no_shape) {  // any shape, in C order (as storage_memory takes host arrays)
+        check_passed(v, d.dtype, d.shape, d.host, d.shape);
+        user_assert(same_strides(d.shape, d.strides, contiguous_strides(d.shape, 'C')), "ArgumentError", "argument '",
+                    v.name, "' has no shape (lp.none): a device array for it must be in C order");
+        return;
+    }
+    const std::vector<std::int64_t> shape = eval_shape(v, values);
+    check_passed(v, d.dtype, d.shape, d.host, shape);
+    const auto [strides, offset] = eval_layout(v, values);
+    user_assert(offset == 0 && same_strides(shape, d.strides, strides), "ArgumentError", "strides mismatch on argument '",
+                v.name, "' (got ", shape_string(d.strides), ", expected ", shape_string(strides),
+                offset ? cat(" at offset ", offset) : "",
+                "): a device array is used in place, so it must have the declared layout");
+}
+
+Order device_order(const Variable& v, const Values& values) {
+    user_assert(!v.no_shape, "ArgumentError", "argument '", v.name,
+                "' has no shape (lp.none), so it cannot be allocated: pass it");
+    const std::vector<std::int64_t> shape = eval_shape(v, values);
+    const auto [strides, offset] = eval_layout(v, values);
+    if (offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'C'))) return Order::C;
+    if (offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'F'))) return Order::F;
+    user_error("ArgumentError", "argument '", v.name, "' has a layout (strides ", shape_string(strides), ", offset ",
+               offset, ") that device arrays cannot have: pass a host array for it");
+}
+
+std::size_t span_bytes(const HostArray& a) {
+    return static_cast<std::size_t>(storage_span(a.shape(), a.strides())) * dtype_size(a.dtype());
 }
 
 void copy_back(const ArrayMemory& m) {

@@ -1,7 +1,6 @@
 // The memory a kernel call hands to each array argument: the caller's array when its layout is the declared
-// one, otherwise a copy in the declared layout. Host arrays can only be C- or Fortran-contiguous (or views of
-// those), so layouts with padding, gaps, offsets or other axis orders are always staged through a copy,
-// which goes back into the caller's array after a run that writes it.
+// one (views with gaps included, as a kernel with lp.auto strides declares them), otherwise a copy in the
+// declared layout, which goes back into the caller's array after a run that writes it.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +50,25 @@ std::vector<std::int64_t> eval_shape(const Variable& v, const Values& values);
 /// ones) and returns the memory the kernel gets, or allocates a zero-filled output when `passed` is null.
 /// ArgumentError for a mismatch; an input declared C-contiguous may have any strides (it is copied).
 ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Values& values);
+
+/// What is checked of a device array passed for an argument.
+struct DeviceMemory {
+    DType dtype;
+    std::vector<std::int64_t> shape;
+    std::vector<std::int64_t> strides;  // in elements
+    const void* host;  // its host address where it has one (for the alignment check), else null
+};
+
+/// Checks a device array passed for `v`: dtype, shape, alignment and the declared layout (no offset), which it
+/// must have as it is used in place. ArgumentError naming the argument otherwise.
+void check_device_memory(const Variable& v, const DeviceMemory& d, const Values& values);
+
+/// The order (C or Fortran) of a device array allocated for `v`; ArgumentError when the declared layout is
+/// neither (padding, an offset or another axis order need host arrays).
+Order device_order(const Variable& v, const Values& values);
+
+/// The bytes from `a`'s first element to its last, gaps included: what a buffer over a view holds.
+std::size_t span_bytes(const HostArray& a);
 
 /// Copies a staged buffer back into the caller's array, after a run that wrote it.
 void copy_back(const ArrayMemory& m);

@@ -14,6 +14,7 @@
 #include "lua/array_binding.h"
 #include "lua/binding.h"
 #include "lua/call_arrays.h"
+#include "lua/device_binding.h"
 #include "lua/trampoline.h"
 #include "support/strings.h"
 
@@ -50,17 +51,36 @@ const std::shared_ptr<backend::Executor>& live_executor(lua_State* L, ExecutorHa
     return h.exec;
 }
 
-backend::Executor& check_executor(lua_State* L, int idx, const char* fname) {
-    return *live_executor(L, *static_cast<ExecutorHandle*>(check_udata(L, idx, kExecutorMeta, fname)), idx, fname);
-}
+backend::Executor& check_executor(lua_State* L, int idx, const char* fname) { return *check_executor_ptr(L, idx, fname); }
 
+// lp.cl.queue{platform=, device=}: `device` is a name pattern, or the 1-based index of a device among those
+// matching (one queue per GPU on a machine with several of one kind).
 int cl_queue(lua_State* L) {
     const char* f = "cl.queue";
     check_option_keys(L, 1, f, {"platform", "device"});
     backend::OpenCLOptions o;
     o.platform = opt_string(L, 1, "platform", f).value_or("");
-    o.device = opt_string(L, 1, "device", f).value_or("");
+    if (lua_istable(L, 1) && get_field(L, 1, "device") == LUA_TNUMBER) {
+        const std::optional<std::int64_t> index = opt_integer(L, 1, "device", f);
+        if (*index < 1) arg_error(L, 1, f, cat("option 'device': a device index counts from 1, got ", *index));
+        o.index = to_int(L, *index, 1, f, "option 'device': ");
+    } else {
+        o.device = opt_string(L, 1, "device", f).value_or("");
+    }
+    if (lua_istable(L, 1)) lua_pop(L, 1);
     push_executor(L, backend::make_opencl_executor(o));
+    return 1;
+}
+
+// lp.cl.devices(): "platform: device" for every OpenCL device, in the order lp.cl.queue{device = n} counts them
+// (when no platform is named).
+int cl_devices(lua_State* L) {
+    const std::vector<std::string> names = backend::list_opencl_devices();
+    lua_createtable(L, static_cast<int>(names.size()), 0);
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        lua_pushstring(L, names[k].c_str());
+        lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
+    }
     return 1;
 }
 
@@ -80,12 +100,18 @@ int c_executor(lua_State* L) {
     return 1;
 }
 
+// Fields first, then the methods table (upvalue 1).
 int executor_index(lua_State* L) {
     const backend::Executor& exec = check_executor(L, 1, "__index");
     const std::string key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
-    if (key == "target") lua_pushstring(L, exec.target().c_str());
-    else if (key == "device") lua_pushstring(L, exec.description().c_str());
-    else lua_pushnil(L);
+    if (key == "target") {
+        lua_pushstring(L, exec.target().c_str());
+    } else if (key == "device") {
+        lua_pushstring(L, exec.description().c_str());
+    } else {
+        lua_pushvalue(L, 2);
+        lua_rawget(L, lua_upvalueindex(1));
+    }
     return 1;
 }
 
@@ -124,6 +150,7 @@ std::shared_ptr<backend::Executor> default_executor(lua_State* L, const std::str
 
 struct CallArgs {
     std::map<std::string, HostArray> arrays;
+    std::map<std::string, DeviceArray> device_arrays;
     std::map<std::string, std::vector<HostArray>> piece_lists;  // sep arguments given as their separate arrays
     std::map<std::string, std::int64_t> ints;
     std::map<std::string, double> floats;
@@ -197,10 +224,14 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
             }
         } else if (HostArray* a = test_array(L, -1)) {
             c.arrays.emplace(name, *a);
+        } else if (DeviceArray* d = test_device_array(L, -1)) {
+            user_assert(d->buffer != nullptr, "ArgumentError", "argument '", name, "': the device array has been released");
+            c.device_arrays.emplace(name, *d);
         } else if (lua_istable(L, -1) && !sep_axes(*v).empty()) {
             c.piece_lists.emplace(name, read_piece_lists(L, *v));
         } else {
-            throw Error("ArgumentError", cat("argument '", name, "' is an array argument: loom.Array expected, got ",
+            throw Error("ArgumentError", cat("argument '", name,
+                                             "' is an array argument: loom.Array or loom.DeviceArray expected, got ",
                                              luaL_typename(L, -1)));
         }
         lua_pop(L, 1);
@@ -224,6 +255,8 @@ std::optional<std::int64_t> auto_stride(const KernelData& k, const std::string& 
             const ExprPtr& s = a.strides[j];
             if (!s || s->kind != ExprKind::Var || s->name != name) continue;
             if (const auto it = c.arrays.find(a.name); it != c.arrays.end() && j < it->second.ndim())
+                return it->second.strides()[j];
+            if (const auto it = c.device_arrays.find(a.name); it != c.device_arrays.end() && j < it->second.shape.size())
                 return it->second.strides()[j];
             std::int64_t stride = 1;
             for (std::size_t m = j + 1; m < a.shape.size(); ++m) {
@@ -261,14 +294,15 @@ void find_values_from_shapes(const KernelData& k, CallArgs& c) {
     for (const Variable& v : k.args) {
         if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name) || c.complexes.count(v.name))
             continue;
-        const auto from_shape = [&](const Variable& av, const HostArray& arr) {
-            for (std::size_t j = 0; j < av.shape.size() && j < arr.ndim() && !c.ints.count(v.name); ++j)
-                if (const auto value = solve_extent(av.shape[j], v.name, arr.shape()[j], c.ints)) c.ints[v.name] = *value;
+        const auto from_shape = [&](const Variable& av, const HostArray::Shape& shape) {
+            for (std::size_t j = 0; j < av.shape.size() && j < shape.size() && !c.ints.count(v.name); ++j)
+                if (const auto value = solve_extent(av.shape[j], v.name, shape[j], c.ints)) c.ints[v.name] = *value;
         };
-        for (const auto& [name, arr] : c.arrays) from_shape(*find_variable(k, name), arr);
+        for (const auto& [name, arr] : c.arrays) from_shape(*find_variable(k, name), arr.shape());
+        for (const auto& [name, arr] : c.device_arrays) from_shape(*find_variable(k, name), arr.shape);
         for (const auto& [name, list] : c.piece_lists) {
             const Variable& av = *find_variable(k, name);
-            if (!list.empty()) from_shape(sep_piece_variable(av, sep_pieces(av)[0]), list[0]);
+            if (!list.empty()) from_shape(sep_piece_variable(av, sep_pieces(av)[0]), list[0].shape());
         }
         if (!c.ints.count(v.name) && is_offset_of_an_array(k, v.name)) c.ints[v.name] = 0;
         if (!c.ints.count(v.name))
@@ -283,6 +317,8 @@ std::map<std::string, DType> call_dtypes(const KernelData& k, const CallArgs& c)
     std::map<std::string, DType> out;
     for (const auto& [name, arr] : c.arrays)
         if (find_variable(k, name)->dtype == DType::Unknown) out[name] = arr.dtype();
+    for (const auto& [name, arr] : c.device_arrays)
+        if (find_variable(k, name)->dtype == DType::Unknown) out[name] = arr.dtype;
     for (const auto& [name, list] : c.piece_lists)
         if (!list.empty() && find_variable(k, name)->dtype == DType::Unknown) out[name] = list[0].dtype();
     for (const auto& [name, t] : c.value_types)
@@ -334,6 +370,7 @@ struct Output {
     std::string name;
     std::vector<HostArray> arrays;
     std::vector<std::int64_t> list_extents;  // empty: one array
+    std::optional<DeviceArray> device;       // instead of `arrays`: a device array
 };
 
 // `args`: the stack index of the call's argument table. The host arrays passed for an output are written in
@@ -341,9 +378,11 @@ struct Output {
 void push_output(lua_State* L, const Output& o, int args) {
     if (lua_istable(L, args)) {
         const int passed = get_field(L, args, o.name.c_str());
-        if (o.list_extents.empty() ? test_array(L, -1) != nullptr : passed == LUA_TTABLE) return;
+        const bool array = test_array(L, -1) != nullptr || test_device_array(L, -1) != nullptr;
+        if (o.list_extents.empty() ? array : passed == LUA_TTABLE) return;
         lua_pop(L, 1);
     }
+    if (o.device) return push_device_array(L, *o.device);
     std::size_t next = 0;
     const auto level = [&](const auto& self, std::size_t depth) -> void {
         if (depth == o.list_extents.size()) return push_array(L, o.arrays[next++]);
@@ -366,18 +405,44 @@ struct CallMemory {
     std::vector<ArrayMemory> staged_outputs;  // copied back into the caller's arrays after the run
     std::vector<SepMemory> split_outputs;     // likewise, from their separate arrays
 
+    std::vector<std::shared_ptr<backend::DeviceBuffer>> device_keep;  // the device buffers of `buffers`
+
     void add(const std::string& name, const HostArray& a, bool read, bool written) {
         buffer_of[name] = buffers.size();
-        buffers.push_back({a.data(), a.nbytes(), read, written});
+        buffers.push_back({a.data(), span_bytes(a), read, written});
         keep.push_back(a);
     }
+    void add_device(const std::string& name, const std::shared_ptr<backend::DeviceBuffer>& b, bool written) {
+        buffer_of[name] = buffers.size();
+        buffers.push_back({b->host(), b->bytes(), true, written, b.get()});
+        device_keep.push_back(b);
+    }
 };
+
+// A device array passed for `v`, or the output allocated on the device for it when the call's inputs are device
+// arrays (device arrays in, device arrays out). Used in place: it must have the declared layout.
+void add_device_array(CallMemory& m, const Variable& v, const DeviceArray* passed, const CallArgs& c,
+                      const std::shared_ptr<backend::Executor>& exec) {
+    user_assert(sep_axes(v).empty(), "ArgumentError", "argument '", v.name,
+                "' has sep axes (separate arrays), which device arrays do not support: pass host arrays for it");
+    const bool written = v.is_output.value_or(false);
+    if (passed) {
+        user_assert(passed->exec->memory_domain() == exec->memory_domain(), "ArgumentError", "argument '", v.name,
+                    "' is a device array of another executor (", passed->exec->description(), ") that does not share "
+                    "memory with the one the call runs on (", exec->description(), ")");
+        check_device_memory(v, {passed->dtype, passed->shape, passed->strides(), passed->buffer->host()}, c.ints);
+    }
+    const DeviceArray d = passed ? *passed
+                                 : allocate_device_array(exec, eval_shape(v, c.ints), v.dtype, device_order(v, c.ints));
+    if (written) m.outputs.push_back({v.name, {}, {}, d});
+    m.add_device(v.name, d.buffer, written);
+}
 
 // A sep argument given as its separate arrays: each is checked and passed as an argument of its own.
 void add_piece_list(CallMemory& m, const Variable& v, const std::vector<HostArray>& list, const CallArgs& c) {
     const bool written = v.is_output.value_or(false);
     const std::vector<SepPiece> pieces = sep_pieces(v);
-    Output out{v.name, {}, sep_extents(v)};
+    Output out{v.name, {}, sep_extents(v), std::nullopt};
     for (std::size_t n = 0; n < pieces.size(); ++n) {
         const ArrayMemory a = array_memory(sep_piece_variable(v, pieces[n]), &list[n], c.ints);
         if (written && a.staged) m.staged_outputs.push_back(a);
@@ -395,23 +460,28 @@ void add_split_array(CallMemory& m, const Variable& v, const HostArray* passed, 
     const std::vector<SepPiece> pieces = sep_pieces(v);
     for (std::size_t n = 0; n < pieces.size(); ++n) m.add(pieces[n].name, split.pieces[n], true, written);
     if (!written) return;
-    m.outputs.push_back({v.name, {split.logical}, {}});
+    m.outputs.push_back({v.name, {split.logical}, {}, std::nullopt});
     m.split_outputs.push_back(split);
 }
 
 // Array arguments are declared `restrict` on every target: memory one of them writes must be reached through
 // no other argument, or the compiler's reordering makes the result depend on it (reads through several are
 // fine). Equal or overlapping buffers are refused before anything runs.
-void check_no_written_aliases(const CallMemory& m) {
-    const auto begin = [](const backend::Buffer& u) { return reinterpret_cast<std::uintptr_t>(u.host); };
-    for (std::size_t a = 0; a < m.buffers.size(); ++a)
-        for (std::size_t b = a + 1; b < m.buffers.size(); ++b) {
-            const backend::Buffer &x = m.buffers[a], &y = m.buffers[b];
+void check_no_written_aliases(const std::vector<backend::Buffer>& buffers,
+                              const std::map<std::string, std::size_t>& buffer_of) {
+    // Device memory without a host address is told apart by its buffer: the same buffer twice overlaps.
+    const auto begin = [](const backend::Buffer& u) {
+        return reinterpret_cast<std::uintptr_t>(u.host ? u.host : static_cast<void*>(u.device));
+    };
+    const auto size = [](const backend::Buffer& u) { return u.host ? u.bytes : std::size_t{1}; };
+    for (std::size_t a = 0; a < buffers.size(); ++a)
+        for (std::size_t b = a + 1; b < buffers.size(); ++b) {
+            const backend::Buffer &x = buffers[a], &y = buffers[b];
             if (!(x.written || y.written) || x.bytes == 0 || y.bytes == 0) continue;
-            if (begin(x) >= begin(y) + y.bytes || begin(y) >= begin(x) + x.bytes) continue;
+            if (begin(x) >= begin(y) + size(y) || begin(y) >= begin(x) + size(x)) continue;
             // Names only for the message: the passing call builds none.
             std::string name_a, name_b;
-            for (const auto& [name, index] : m.buffer_of) {
+            for (const auto& [name, index] : buffer_of) {
                 if (index == a) name_a = name;
                 if (index == b) name_b = name;
             }
@@ -421,14 +491,22 @@ void check_no_written_aliases(const CallMemory& m) {
         }
 }
 
-CallMemory call_memory(const KernelData& k, const CallArgs& c) {
+// `exec` runs the call. When any array passed is a device array, the outputs not passed and the global
+// temporaries are allocated on its device.
+CallMemory call_memory(const KernelData& k, const CallArgs& c, const std::shared_ptr<backend::Executor>& exec) {
     CallMemory m;
+    const bool on_device = !c.device_arrays.empty();
     for (const Variable& v : k.args) {
         if (v.kind == VarKind::ValueArg) continue;
         const auto found = c.arrays.find(v.name);
         const HostArray* passed = found != c.arrays.end() ? &found->second : nullptr;
         if (const auto list = c.piece_lists.find(v.name); list != c.piece_lists.end()) {
             add_piece_list(m, v, list->second, c);
+            continue;
+        }
+        const auto device = c.device_arrays.find(v.name);
+        if (device != c.device_arrays.end() || (on_device && !passed && v.is_output.value_or(false))) {
+            add_device_array(m, v, device != c.device_arrays.end() ? &device->second : nullptr, c, exec);
             continue;
         }
         // As loopy, written arrays that are not passed are allocated; a missing read-only input would read zeros.
@@ -440,15 +518,19 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c) {
         }
         const bool written = v.is_output.value_or(false);
         const ArrayMemory a = array_memory(v, passed, c.ints);
-        if (written) m.outputs.push_back({v.name, {a.logical}, {}});
+        if (written) m.outputs.push_back({v.name, {a.logical}, {}, std::nullopt});
         if (written && a.staged) m.staged_outputs.push_back(a);
         // Every array goes to the device, outputs too: elements the kernel does not write keep their values,
         // as on the C target which works in place.
         m.add(v.name, a.buffer, true, written);
     }
-    for (const Variable& t : k.temporaries)
-        if (t.address_space == AddressSpace::Global) m.add(t.name, array_memory(t, nullptr, c.ints).buffer, true, false);
-    check_no_written_aliases(m);
+    for (const Variable& t : k.temporaries) {
+        if (t.address_space != AddressSpace::Global) continue;
+        const HostArray buffer = array_memory(t, nullptr, c.ints).buffer;
+        if (on_device) m.add_device(t.name, exec->allocate(buffer.nbytes()), false);
+        else m.add(t.name, buffer, true, false);
+    }
+    check_no_written_aliases(m.buffers, m.buffer_of);
     return m;
 }
 
@@ -504,6 +586,7 @@ struct PreparedCall {
     std::shared_ptr<CompiledKernel> built;
     CallMemory mem;
     std::vector<backend::Launch> launches;
+    CallArgs args;  // as passed, with the values found from shapes
 };
 
 // Reads the arguments of `knl([exec,] {args})` (the executor at stack index 2 if there is one, the argument
@@ -512,10 +595,14 @@ PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
     ExecutorHandle* eh = test_executor(L, 2);
     CallArgs c = read_call_args(L, *h.kernel, eh ? 3 : 2);
     find_values_from_shapes(*h.kernel, c);
-    std::shared_ptr<backend::Executor> exec = eh ? live_executor(L, *eh, 2, "kernel call") : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
-    PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}};
+    // Without an executor, the one the device arrays passed live on, else the default for the kernel's target.
+    std::shared_ptr<backend::Executor> exec =
+        eh ? live_executor(L, *eh, 2, "kernel call")
+           : !c.device_arrays.empty() ? c.device_arrays.begin()->second.exec
+                                      : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
+    PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}, {}};
     check_value_ranges(*call.built->typed, c);
-    call.mem = call_memory(*call.built->typed, c);
+    call.mem = call_memory(*call.built->typed, c, exec);
     // The host program decides the launches: each device kernel once, or once per iteration of its host loops.
     run_host_program(call.built->code.host, c.ints, [&](std::size_t kernel, const HostValues& values) {
         const DeviceKernel& dk = call.built->code.kernels.at(kernel);
@@ -525,6 +612,7 @@ PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
         set_launch_grid(dk, values, launch);
         call.launches.push_back(std::move(launch));
     });
+    call.args = std::move(c);
     return call;
 }
 
@@ -534,14 +622,8 @@ void copy_back_outputs(const CallMemory& mem) {
     for (const SepMemory& a : mem.split_outputs) copy_back(a);
 }
 
-int call_kernel_body(lua_State* L) {
-    KernelHandle& h = check_kernel(L, 1, "kernel call");
-    const int args = test_executor(L, 2) ? 3 : 2;
-    PreparedCall call = prepare_call(L, h);
-    call.built->program->run(call.mem.buffers, call.launches);
-    copy_back_outputs(call.mem);
-    const auto& outputs = call.mem.outputs;
-
+// Pushes a call's outputs: as multiple values in argument order, or one table by name (return_dict).
+int push_outputs(lua_State* L, const KernelHandle& h, const std::vector<Output>& outputs, int args) {
     if (h.kernel->options.return_dict) {
         lua_createtable(L, 0, static_cast<int>(outputs.size()));
         for (const Output& o : outputs) {
@@ -552,6 +634,271 @@ int call_kernel_body(lua_State* L) {
     }
     for (const Output& o : outputs) push_output(L, o, args);
     return static_cast<int>(outputs.size());
+}
+
+// ---- the fast path of repeated calls
+
+}  // namespace
+
+// What a call of a kernel with the same argument signature as an earlier one reuses: the build, the checks, the
+// buffers' sizes and flags, and the launches. Only the memory (passed, or allocated anew) and the values of float
+// arguments differ between such calls. Calls with staged or split arrays, complex values or declared alignments
+// take the general path every time.
+struct CallPlan {
+    // One argument of the kernel as the call that made the plan had it.
+    struct Slot {
+        enum class Kind { Absent, Host, Device, Integer, Float } kind = Kind::Absent;
+        std::string name;
+        DType dtype = DType::Unknown;
+        HostArray::Shape shape, strides;  // arrays
+        std::int64_t integer = 0;          // Integer: its value (it may decide shapes and the grid)
+    };
+    // Where a buffer's memory comes from on each call.
+    struct Source {
+        enum class Kind { Passed, HostOutput, DeviceOutput, HostTemporary, DeviceTemporary } kind;
+        std::size_t slot = 0;  // Passed
+        HostArray::Shape shape;  // outputs
+        DType dtype = DType::Unknown;
+        Order order = Order::C;
+        std::size_t bytes = 0;  // temporaries
+    };
+    struct FloatPatch {
+        std::size_t launch, arg, slot;
+    };
+
+    const backend::Executor* exec = nullptr;
+    std::vector<Slot> slots;
+    std::shared_ptr<CompiledKernel> built;
+    std::vector<backend::Buffer> buffers;  // sizes and flags; the addresses are each call's
+    std::map<std::string, std::size_t> buffer_of;
+    std::vector<Source> sources;
+    std::vector<backend::Launch> launches;
+    std::vector<FloatPatch> floats;
+    std::vector<std::pair<std::string, std::size_t>> outputs;  // name and buffer, in return order
+};
+
+namespace {
+
+using Slot = CallPlan::Slot;
+using Source = CallPlan::Source;
+
+// The slot of the argument `v` as `c` holds it, or nothing when the plan cannot take it.
+std::optional<Slot> slot_of(const Variable& v, const CallArgs& c) {
+    Slot s{Slot::Kind::Absent, v.name, DType::Unknown, {}, {}, 0};
+    if (const auto a = c.arrays.find(v.name); a != c.arrays.end())
+        s = {Slot::Kind::Host, v.name, a->second.dtype(), a->second.shape(), a->second.strides(), 0};
+    else if (const auto d = c.device_arrays.find(v.name); d != c.device_arrays.end())
+        s = {Slot::Kind::Device, v.name, d->second.dtype, d->second.shape, d->second.strides(), 0};
+    else if (const auto f = c.floats.find(v.name); f != c.floats.end())
+        s.kind = Slot::Kind::Float;
+    else if (c.value_types.count(v.name) && c.ints.count(v.name))  // passed, not found from shapes
+        s = {Slot::Kind::Integer, v.name, DType::Unknown, {}, {}, c.ints.at(v.name)};
+    else if (c.value_types.count(v.name) || c.piece_lists.count(v.name))
+        return std::nullopt;
+    return s;
+}
+
+// Where the memory of array argument `v` (buffer `index`) came from in `call`.
+std::optional<Source> source_of(const Variable& v, std::size_t index, const PreparedCall& call,
+                                const std::vector<Slot>& slots) {
+    const backend::Buffer& b = call.mem.buffers[index];
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+        if (slots[k].name != v.name) continue;
+        const Source passed{Source::Kind::Passed, k, {}, DType::Unknown, Order::C, 0};
+        if (slots[k].kind == Slot::Kind::Device) return passed;
+        // In place, not staged: the buffer is the array's own memory.
+        if (slots[k].kind == Slot::Kind::Host)
+            return call.args.arrays.at(v.name).data() == b.host ? std::optional(passed) : std::nullopt;
+    }
+    for (const Output& o : call.mem.outputs) {
+        if (o.name != v.name) continue;
+        if (o.device) return Source{Source::Kind::DeviceOutput, 0, o.device->shape, o.device->dtype, o.device->order, 0};
+        const HostArray& a = o.arrays.at(0);
+        if (a.data() != b.host) return std::nullopt;
+        return Source{Source::Kind::HostOutput, 0, a.shape(), a.dtype(), a.is_contiguous() ? Order::C : Order::F, 0};
+    }
+    return std::nullopt;
+}
+
+// The plan of a call that just ran, or null when its arguments need the general path.
+std::shared_ptr<CallPlan> make_plan(const PreparedCall& call, const backend::Executor* exec) {
+    const KernelData& k = *call.built->typed;
+    const CallArgs& c = call.args;
+    if (!c.piece_lists.empty() || !c.complexes.empty() || !call.mem.staged_outputs.empty() ||
+        !call.mem.split_outputs.empty())
+        return nullptr;
+    auto plan = std::make_shared<CallPlan>();
+    plan->exec = exec;
+    plan->built = call.built;
+    plan->buffers = call.mem.buffers;
+    plan->buffer_of = call.mem.buffer_of;
+    plan->launches = call.launches;
+    plan->sources.resize(plan->buffers.size());
+    for (const Variable& v : k.args) {
+        const std::optional<Slot> slot = slot_of(v, c);
+        if (!slot || v.alignment > 0 || !sep_axes(v).empty()) return nullptr;
+        plan->slots.push_back(*slot);
+    }
+    for (const Variable& v : k.args) {
+        if (v.kind == VarKind::ValueArg) continue;
+        const std::size_t index = call.mem.buffer_of.at(v.name);
+        const std::optional<Source> source = source_of(v, index, call, plan->slots);
+        if (!source) return nullptr;
+        plan->sources[index] = *source;
+    }
+    for (const Variable& t : k.temporaries) {
+        const auto index = call.mem.buffer_of.find(t.name);
+        if (index == call.mem.buffer_of.end()) continue;
+        const backend::Buffer& b = call.mem.buffers[index->second];
+        const auto kind = b.device ? Source::Kind::DeviceTemporary : Source::Kind::HostTemporary;
+        plan->sources[index->second] = Source{kind, 0, {}, DType::Unknown, Order::C, b.bytes};
+    }
+    for (std::size_t l = 0; l < plan->launches.size(); ++l) {
+        const DeviceKernel& dk = call.built->code.kernels.at(plan->launches[l].kernel);
+        for (std::size_t a = 0; a < dk.params.size(); ++a)
+            for (std::size_t k2 = 0; k2 < plan->slots.size(); ++k2)
+                if (plan->slots[k2].kind == Slot::Kind::Float && plan->slots[k2].name == dk.params[a].name)
+                    plan->floats.push_back({l, a, k2});
+    }
+    for (const Output& o : call.mem.outputs) plan->outputs.emplace_back(o.name, call.mem.buffer_of.at(o.name));
+    return plan;
+}
+
+// Whether the value on top of the stack fits `slot`; reads its memory into `b` (arrays) or its value into
+// `number` (floats).
+bool matches(lua_State* L, const Slot& slot, const backend::Executor* exec, backend::Buffer* b, double& number,
+             std::shared_ptr<backend::DeviceBuffer>* device) {
+    switch (slot.kind) {
+        case Slot::Kind::Absent: return lua_isnil(L, -1);
+        case Slot::Kind::Integer: return lua_isinteger(L, -1) && lua_tointeger(L, -1) == slot.integer;
+        case Slot::Kind::Float:
+            number = lua_tonumber(L, -1);
+            return lua_type(L, -1) == LUA_TNUMBER && !lua_isinteger(L, -1);
+        case Slot::Kind::Host: {
+            const HostArray* a = test_array(L, -1);
+            if (!a || a->dtype() != slot.dtype || a->shape() != slot.shape || a->strides() != slot.strides) return false;
+            if (b) b->host = a->data();
+            return true;
+        }
+        case Slot::Kind::Device: {
+            const DeviceArray* d = test_device_array(L, -1);
+            if (!d || !d->buffer || d->exec->memory_domain() != exec->memory_domain() || d->dtype != slot.dtype ||
+                d->shape != slot.shape || d->strides() != slot.strides)
+                return false;
+            *device = d->buffer;
+            return true;
+        }
+    }
+    return false;
+}
+
+constexpr std::size_t kMaxPlans = 8;  // per kernel: the argument signatures a script alternates between
+
+void remember_plan(KernelHandle& h, std::shared_ptr<CallPlan> plan) {
+    if (h.plans.size() == kMaxPlans) h.plans.erase(h.plans.begin());
+    h.plans.push_back(std::move(plan));
+}
+
+// The memory of one call through a plan: what the sources give, allocated anew where they allocate.
+struct PlanMemory {
+    std::vector<std::optional<HostArray>> hosts;           // by buffer: allocated host outputs and temporaries
+    std::vector<std::optional<DeviceArray>> device_outputs;  // by buffer
+    std::vector<std::shared_ptr<backend::DeviceBuffer>> device_temporaries;
+};
+
+PlanMemory plan_memory(const CallPlan& plan, std::vector<backend::Buffer>& buffers,
+                       const std::vector<std::shared_ptr<backend::DeviceBuffer>>& passed_devices) {
+    const std::shared_ptr<backend::Executor>& exec = plan.built->executor;
+    PlanMemory m{std::vector<std::optional<HostArray>>(buffers.size()),
+                 std::vector<std::optional<DeviceArray>>(buffers.size()), {}};
+    const auto use_device = [](backend::Buffer& b, const std::shared_ptr<backend::DeviceBuffer>& d) {
+        b.device = d.get();
+        b.host = d->host();
+    };
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+        const Source& s = plan.sources[i];
+        switch (s.kind) {
+            case Source::Kind::Passed:  // host arrays: their address was read while matching
+                if (passed_devices[s.slot]) use_device(buffers[i], passed_devices[s.slot]);
+                break;
+            case Source::Kind::HostOutput:
+                m.hosts[i] = HostArray::zeros(s.shape, s.dtype, s.order);
+                buffers[i].host = m.hosts[i]->data();
+                break;
+            case Source::Kind::HostTemporary:
+                m.hosts[i] = HostArray::zeros({static_cast<std::int64_t>(s.bytes)}, DType::UInt8);
+                buffers[i].host = m.hosts[i]->data();
+                break;
+            case Source::Kind::DeviceOutput:
+                m.device_outputs[i] = allocate_device_array(exec, s.shape, s.dtype, s.order);
+                use_device(buffers[i], m.device_outputs[i]->buffer);
+                break;
+            case Source::Kind::DeviceTemporary:
+                m.device_temporaries.push_back(exec->allocate(s.bytes));
+                use_device(buffers[i], m.device_temporaries.back());
+                break;
+        }
+    }
+    return m;
+}
+
+int run_plan(lua_State* L, const KernelHandle& h, CallPlan& plan, std::vector<backend::Buffer> buffers,
+             const std::vector<double>& numbers, const std::vector<std::shared_ptr<backend::DeviceBuffer>>& devices,
+             int args) {
+    const PlanMemory m = plan_memory(plan, buffers, devices);
+    check_no_written_aliases(buffers, plan.buffer_of);
+    for (const CallPlan::FloatPatch& f : plan.floats) plan.launches[f.launch].args[f.arg].f = numbers[f.slot];
+    plan.built->program->run(buffers, plan.launches);
+    std::vector<Output> outputs;  // those passed are pushed from the argument table
+    for (const auto& [name, index] : plan.outputs) {
+        outputs.push_back({name, {}, {}, m.device_outputs[index]});
+        if (m.hosts[index]) outputs.back().arrays.push_back(*m.hosts[index]);
+    }
+    return push_outputs(L, h, outputs, args);
+}
+
+// Runs the call through a plan made by an earlier call with the same argument signature; returns the number of
+// results, or -1 (nothing done) when there is no such plan.
+int call_with_plan(lua_State* L, KernelHandle& h, int args) {
+    ExecutorHandle* eh = test_executor(L, 2);
+    if (!eh || !eh->exec || !lua_istable(L, args)) return -1;
+    for (const std::shared_ptr<CallPlan>& plan_ptr : h.plans) {
+        CallPlan& plan = *plan_ptr;
+        if (plan.exec != eh->exec.get()) continue;
+        std::vector<backend::Buffer> buffers = plan.buffers;
+        std::vector<double> numbers(plan.slots.size());
+        std::vector<std::shared_ptr<backend::DeviceBuffer>> devices(plan.slots.size());
+        std::size_t given = 0;
+        bool match = true;
+        for (std::size_t k = 0; k < plan.slots.size() && match; ++k) {
+            const Slot& slot = plan.slots[k];
+            get_field(L, args, slot.name.c_str());
+            const auto index = plan.buffer_of.find(slot.name);
+            backend::Buffer* b = index != plan.buffer_of.end() ? &buffers[index->second] : nullptr;
+            match = matches(L, slot, plan.exec, b, numbers[k], &devices[k]);
+            given += !lua_isnil(L, -1);
+            lua_pop(L, 1);
+        }
+        if (!match) continue;
+        // Every key of the table must be an argument the plan read (else the general path names the stray one).
+        std::size_t keys = 0;
+        for (lua_pushnil(L); lua_next(L, args) != 0; lua_pop(L, 1)) ++keys;
+        if (keys != given) continue;
+        return run_plan(L, h, plan, std::move(buffers), numbers, devices, args);
+    }
+    return -1;
+}
+
+int call_kernel_body(lua_State* L) {
+    KernelHandle& h = check_kernel(L, 1, "kernel call");
+    const int args = test_executor(L, 2) ? 3 : 2;
+    if (const int results = call_with_plan(L, h, args); results >= 0) return results;
+    PreparedCall call = prepare_call(L, h);
+    call.built->program->run(call.mem.buffers, call.launches);
+    copy_back_outputs(call.mem);
+    if (ExecutorHandle* eh = test_executor(L, 2))
+        if (std::shared_ptr<CallPlan> plan = make_plan(call, eh->exec.get())) remember_plan(h, std::move(plan));
+    return push_outputs(L, h, call.mem.outputs, args);
 }
 
 struct TimingOptions {
@@ -597,12 +944,16 @@ int time_kernel(lua_State* L) {
     return 2;
 }
 
-const luaL_Reg kClFunctions[] = {{"queue", trampoline<cl_queue>}, {nullptr, nullptr}};
+const luaL_Reg kClFunctions[] = {{"queue", trampoline<cl_queue>}, {"devices", trampoline<cl_devices>}, {nullptr, nullptr}};
 const luaL_Reg kCFunctions[] = {{"executor", trampoline<c_executor>}, {nullptr, nullptr}};
 
 }  // namespace
 
 int call_kernel(lua_State* L) { return call_kernel_body(L); }
+
+std::shared_ptr<backend::Executor> check_executor_ptr(lua_State* L, int idx, const char* fname) {
+    return live_executor(L, *static_cast<ExecutorHandle*>(check_udata(L, idx, kExecutorMeta, fname)), idx, fname);
+}
 
 bool is_executor(lua_State* L, int idx) { return test_executor(L, idx) != nullptr; }
 
@@ -635,17 +986,22 @@ bool compiler_flags_restricted(lua_State* L) {
 }
 
 void register_exec_api(lua_State* L, int module_table) {
+    module_table = lua_absindex(L, module_table);
     luaL_newmetatable(L, kExecutorMeta);
-    lua_pushcfunction(L, trampoline<executor_index>);
-    lua_setfield(L, -2, "__index");
+    const int meta = lua_gettop(L);
+    lua_newtable(L);  // the methods, filled by register_device_api
+    const int methods = lua_gettop(L);
+    lua_pushvalue(L, methods);
+    lua_pushcclosure(L, trampoline<executor_index>, 1);
+    lua_setfield(L, meta, "__index");
     lua_pushcfunction(L, trampoline<executor_tostring>);
-    lua_setfield(L, -2, "__tostring");
+    lua_setfield(L, meta, "__tostring");
     lua_pushcfunction(L, trampoline<executor_gc>);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
-
+    lua_setfield(L, meta, "__gc");
     luaL_newlib(L, kClFunctions);
+    register_device_api(L, -1, methods);
     lua_setfield(L, module_table, "cl");
+    lua_pop(L, 2);
     luaL_newlib(L, kCFunctions);
     lua_setfield(L, module_table, "c");
     lua_pushcfunction(L, trampoline<set_caching_enabled>);

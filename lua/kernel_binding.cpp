@@ -31,7 +31,7 @@ int kernel_gc(lua_State* L) {
     auto* h = static_cast<KernelHandle*>(check_udata(L, 1, kKernelMeta, "__gc"));
     if (h->kernel.operator->() != nullptr) {
         h->~KernelHandle();
-        new (h) KernelHandle{Kernel(nullptr), {}};  // the empty handle that check_kernel refuses
+        new (h) KernelHandle{Kernel(nullptr), {}, {}};  // the empty handle that check_kernel refuses
     }
     return 0;
 }
@@ -46,7 +46,7 @@ KernelHandle& check_kernel(lua_State* L, int idx, const char* fname) {
 
 void push_kernel(lua_State* L, Kernel k) {
     void* mem = lua_newuserdatauv(L, sizeof(KernelHandle), 0);
-    new (mem) KernelHandle{Kernel(nullptr), {}};
+    new (mem) KernelHandle{Kernel(nullptr), {}, {}};
     luaL_setmetatable(L, kKernelMeta);
     static_cast<KernelHandle*>(mem)->kernel = std::move(k);
 }
@@ -169,10 +169,15 @@ std::vector<ExprPtr> expr_list(lua_State* L, const Variable& v, const char* fnam
     return out;
 }
 
-// Reads `shape` of the ArgSpec at the top of the stack into v.
+bool has_field(lua_State* L, const char* key);
+
+// Reads `shape` of the ArgSpec at the top of the stack into v. An array argument declared without one is
+// lp.auto, or, given strides, lp.none with an axis per stride (loopy's shape=None).
 void read_shape(lua_State* L, Variable& v, const char* fname) {
+    const bool strided = v.kind != VarKind::ValueArg && v.kind != VarKind::Temporary && has_field(L, "strides");
     const int t = get_field(L, -1, "shape");
-    if (t == LUA_TNIL) v.shape_auto = v.kind != VarKind::ValueArg;
+    if (t == LUA_TNIL && strided) v.no_shape = true;
+    else if (t == LUA_TNIL) v.shape_auto = v.kind != VarKind::ValueArg;
     else if (is_auto(L, -1)) v.shape_auto = true;
     else if (is_sentinel(L, -1, kNoneKey)) v.no_shape = true;
     else v.shape = expr_list(L, v, fname, "shape");

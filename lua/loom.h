@@ -4,6 +4,8 @@
 #ifndef LOOM_H
 #define LOOM_H
 
+#include <stdint.h>
+
 /* Forward-declared so that this header does not choose between <lua.h> and <lua.hpp> for the host. */
 typedef struct lua_State lua_State;
 
@@ -25,6 +27,37 @@ int luaopen_loom(lua_State* L);
  * -I, -D), and lp.c.executor's `cc` must be cc, gcc or clang. Anything else is an ArgumentError. Scripts can
  * do the same with lp.restrict_compiler_flags(); nothing undoes it. Call it after luaopen_loom. */
 void loom_restrict_compiler_flags(lua_State* L);
+
+/* What keeps a host's buffer alive while Lua uses it: the host embeds a loom_owner as the first member of its own
+ * struct (or points one at its own data) and frees what it must in `release`, which Loom calls exactly once. */
+typedef struct loom_owner loom_owner;
+struct loom_owner {
+    void (*release)(loom_owner* self);
+};
+
+/* Pushes a Loom array (a loom.Array, as lp.zeros makes) over the host's memory, with no copy: `data` is the
+ * element at index (0, ..., 0), `dtype` a numpy name ("float32", "int64", "complex128", ...), `shape` has `ndim`
+ * entries and `strides` (in elements, not bytes; not negative) too, or is NULL for C order. Kernels, views
+ * (a:view) and every array method work on that memory in place. `owner` (or NULL where the memory outlives the
+ * state) is released exactly once: when Lua has collected the array and every view of it, or at once when the call
+ * fails. Returns 1 with the array on the stack; on a bad argument (unknown dtype, negative extent or stride, NULL
+ * data for a non-empty array) returns 0 with a Loom error object (kind "ArgumentError") on the stack instead. */
+int loom_push_array(lua_State* L, void* data, const char* dtype, int ndim, const int64_t* shape,
+                    const int64_t* strides, loom_owner* owner);
+
+/* The host's view of a Loom array: its memory and layout (strides in elements). The pointers stay valid as long
+ * as the array is alive (keep it on the stack or referenced). */
+typedef struct loom_array_view {
+    void* data;          /* the element at index (0, ..., 0) */
+    const char* dtype;   /* numpy name */
+    int ndim;
+    const int64_t* shape;
+    const int64_t* strides;
+} loom_array_view;
+
+/* Fills `view` and returns 1 when the value at `idx` is a Loom host array (made by lp.*, a kernel call, a view or
+ * loom_push_array); returns 0, leaving `view` alone, for any other value. */
+int loom_check_array(lua_State* L, int idx, loom_array_view* view);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,7 @@ int open_module(lua_State* L) {
     register_array_api(L, module_table);
     register_instruction_api(L, module_table);
     register_auto_test_api(L, module_table);
+    register_statistics_api(L, module_table);
     lua_pushstring(L, LOOM_VERSION);
     lua_setfield(L, module_table, "VERSION");
     return 1;

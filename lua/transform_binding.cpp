@@ -380,6 +380,11 @@ int fix_parameters(lua_State* L) {
 int expand_subst(lua_State* L) {
     const char* f = "expand_subst";
     const Kernel& k = check_kernel(L, 1, f).kernel;
+    // loopy's expand_subst(kernel, within): the stack match also as the second argument.
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        push_kernel(L, loom::expand_subst(k, lua_tostring(L, 2)));
+        return 1;
+    }
     check_option_keys(L, 2, f, {"within"});
     push_kernel(L, loom::expand_subst(k, opt_within(L, 2, f)));
     return 1;

@@ -8,10 +8,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <unordered_map>
 
 #include "backends/cache.h"
@@ -257,6 +260,33 @@ private:
 };
 
 // ---------------------------------------------------------------------------------------------------------------
+// Device arrays: the C code works on host memory, so they are host memory
+
+/// Zero-filled host memory, 64-byte aligned as host arrays are (so that kernels declaring an alignment take it).
+class HostBuffer final : public DeviceBuffer {
+public:
+    explicit HostBuffer(std::size_t bytes)
+        : memory_(std::aligned_alloc(64, (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64)), bytes_(bytes) {
+        if (!memory_) throw std::bad_alloc();
+        std::memset(memory_.get(), 0, bytes_);
+    }
+    std::size_t bytes() const override { return bytes_; }
+    void* host() const override { return memory_.get(); }
+
+private:
+    struct Free {
+        void operator()(void* p) const { std::free(p); }
+    };
+    std::unique_ptr<void, Free> memory_;
+    std::size_t bytes_;
+};
+
+void* host_of(const DeviceBuffer& b) {
+    internal_assert(b.host() != nullptr, "the C executor was given a buffer of another executor");
+    return b.host();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Building
 
 /// What -march=native depends on: a cache shared between machines (an NFS home) must not hand one CPU code built
@@ -284,6 +314,11 @@ public:
         return cat("C (", join(command_, " "), ", ", threads_ > 0 ? std::to_string(threads_) : "default", " threads)");
     }
 
+    const void* memory_domain() const override {
+        static const char host_memory = 0;
+        return &host_memory;
+    }
+
     std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                    const std::vector<std::string>& options) override {
         std::shared_ptr<Program>& program = programs_[memory_cache_key(source, kernels, options)];
@@ -294,6 +329,19 @@ public:
         }
         return program;
     }
+
+    std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override { return std::make_shared<HostBuffer>(bytes); }
+    void write(DeviceBuffer& to, const void* from, std::size_t bytes) override {
+        if (bytes > 0) std::memcpy(host_of(to), from, bytes);
+    }
+    void read(const DeviceBuffer& from, void* to, std::size_t bytes) override {
+        if (bytes > 0) std::memcpy(to, host_of(from), bytes);
+    }
+    void copy(const DeviceBuffer& from, DeviceBuffer& to) override {
+        if (from.bytes() > 0) std::memcpy(host_of(to), host_of(from), from.bytes());
+    }
+    /// Calls run to completion: there is nothing to wait for.
+    void finish() override {}
 
 private:
     static Library load_or_compile(const std::string& source, const std::vector<std::string>& command) {

@@ -218,6 +218,18 @@ void store(DType dtype, std::byte* p, const Scalar& v) {
     });
 }
 
+}  // namespace
+
+std::int64_t checked_element_count(const Shape& shape, DType dtype) {
+    check_dtype(dtype);
+    return checked_size(shape, dtype);
+}
+
+void store_element(DType dtype, void* p, const Scalar& value) { store(dtype, static_cast<std::byte*>(p), value); }
+Scalar load_element(DType dtype, const void* p) { return load(dtype, static_cast<const std::byte*>(p)); }
+
+namespace {
+
 // ---- Random values ----
 
 // As many random bits as the type's mantissa holds: the value converts exactly, so float32 never rounds up to 1.
@@ -293,6 +305,16 @@ HostArray HostArray::empty(const Shape& shape, DType dtype, Order order) {
 }
 
 HostArray HostArray::zeros(const Shape& shape, DType dtype, Order order) { return empty(shape, dtype, order); }
+
+HostArray HostArray::wrap(void* data, DType dtype, const Shape& shape, Shape strides, std::shared_ptr<void> owner) {
+    const std::int64_t count = checked_element_count(shape, dtype);
+    if (strides.empty()) strides = contiguous_strides(shape, Order::C);
+    argument_check(strides.size() == shape.size(), "wrap: ", strides.size(), " strides for ", shape.size(), " axes");
+    for (const std::int64_t s : strides) argument_check(s >= 0, "wrap: negative strides are not supported, got ", s);
+    argument_check(data != nullptr || count == 0, "wrap: null data for a non-empty array");
+    // The aliasing constructor: the array points at `data` and shares the ownership of `owner`.
+    return HostArray(dtype, shape, std::move(strides), 0, std::shared_ptr<std::byte>(std::move(owner), static_cast<std::byte*>(data)));
+}
 
 namespace {
 

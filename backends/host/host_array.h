@@ -52,6 +52,10 @@ public:
     /// A new array. Its memory is always cleared (empty is zeros) so that no stale host memory reaches a script.
     static HostArray empty(const Shape& shape, DType dtype, Order order = Order::C);
     static HostArray zeros(const Shape& shape, DType dtype, Order order = Order::C);
+    /// Memory the array does not allocate (a host program's buffer, loom_push_array): `data` is the element at
+    /// index (0, ..., 0), `strides` are in elements (empty: C order) and must not be negative, and `owner` keeps the
+    /// memory alive as long as any view of it lives (null: the caller keeps it alive). No copy is made.
+    static HostArray wrap(void* data, DType dtype, const Shape& shape, Shape strides, std::shared_ptr<void> owner);
     /// numpy.array(values, dtype): the shape comes from the nesting; ragged lists are an error.
     static HostArray from_nested(const Nested& values, DType dtype);
     /// 0, 1, ..., n-1 (empty when n <= 0).
@@ -113,6 +117,14 @@ private:
     std::int64_t offset_;  // in elements, from the start of storage_
     std::shared_ptr<std::byte> storage_;
 };
+
+/// Checks a new array's shape and dtype (concrete, dimensions, size) and returns its element count.
+std::int64_t checked_element_count(const HostArray::Shape& shape, DType dtype);
+
+/// Stores `value` at `p` as an element of `dtype`, with the conversions and checks of HostArray::set.
+void store_element(DType dtype, void* p, const Scalar& value);
+/// The element of `dtype` at `p`, as HostArray::get returns it.
+Scalar load_element(DType dtype, const void* p);
 
 /// numpy.isclose for one pair of elements: |a - b| <= atol + rtol * |b|; NaN is never close, equal infinities are.
 bool isclose(std::complex<double> a, std::complex<double> b, double rtol, double atol);

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
+#include <map>
+#include <mutex>
 #include <type_traits>
 #include <unordered_map>
 
@@ -93,6 +95,12 @@ std::string describe_error(cl_int code) { return cat(error_name(code), " (", cod
 
 void check(cl_int code, std::string_view call) {
     if (code != CL_SUCCESS) user_error("RuntimeError", call, " failed: ", describe_error(code));
+}
+
+/// check for calls made on every launch: the message, which names what failed, is only made on failure.
+template <class... Parts>
+void check_named(cl_int code, const Parts&... call) {
+    if (code != CL_SUCCESS) user_error("RuntimeError", call..., " failed: ", describe_error(code));
 }
 
 template <class T, cl_int (*Release)(T)>
@@ -211,8 +219,8 @@ OpenCLOptions effective_options(const OpenCLOptions& requested) {
     if (env == nullptr || *env == '\0') return requested;
     const std::string_view spec = env;
     const std::size_t colon = spec.find(':');
-    if (colon == std::string_view::npos) return {"", std::string(spec)};
-    return {std::string(spec.substr(0, colon)), std::string(spec.substr(colon + 1))};
+    if (colon == std::string_view::npos) return {"", std::string(spec), requested.index};
+    return {std::string(spec.substr(0, colon)), std::string(spec.substr(colon + 1)), requested.index};
 }
 
 std::string entry_name(const DeviceEntry& e) { return e.platform_name + ": " + e.device_name; }
@@ -220,14 +228,49 @@ std::string entry_name(const DeviceEntry& e) { return e.platform_name + ": " + e
 DeviceEntry select_device(const OpenCLOptions& options) {
     const std::vector<DeviceEntry> entries = all_devices();
     user_assert(!entries.empty(), "RuntimeError", "no OpenCL device found (is an ICD such as PoCL installed?)");
+    std::vector<DeviceEntry> matches;
     for (const DeviceEntry& e : entries)
         if (contains_ignoring_case(e.platform_name, options.platform) &&
             contains_ignoring_case(e.device_name, options.device))
-            return e;
+            matches.push_back(e);
+    const std::size_t wanted = options.index > 0 ? static_cast<std::size_t>(options.index) : 1;
+    if (matches.size() >= wanted) return matches[wanted - 1];
     std::vector<std::string> names;
     for (const DeviceEntry& e : entries) names.push_back(entry_name(e));
     user_error("RuntimeError", "no OpenCL device matches platform '", options.platform, "' and device '",
-               options.device, "'; available: ", join(names, "; "));
+               options.device, "'", options.index > 0 ? cat(" with index ", options.index) : std::string(),
+               "; available: ", join(names, "; "));
+}
+
+/// One context per platform holding all its devices, shared by the executors opened on them while any lives: the
+/// device arrays made on one queue then work on the others. A platform whose devices cannot share one gets a
+/// context per executor.
+struct PlatformContext {
+    ContextHandle context;
+};
+
+std::shared_ptr<const PlatformContext> make_context(cl_platform_id platform, const std::vector<cl_device_id>& devices) {
+    const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(platform),
+                                                0};
+    cl_int err = CL_SUCCESS;
+    ContextHandle context(clCreateContext(properties, static_cast<cl_uint>(devices.size()), devices.data(), nullptr,
+                                          nullptr, &err));
+    if (err != CL_SUCCESS) return nullptr;
+    return std::make_shared<const PlatformContext>(PlatformContext{std::move(context)});
+}
+
+std::shared_ptr<const PlatformContext> platform_context(const DeviceEntry& e) {
+    static std::mutex mutex;
+    static std::map<cl_platform_id, std::weak_ptr<const PlatformContext>> shared;
+    const std::lock_guard lock(mutex);
+    if (std::shared_ptr<const PlatformContext> context = shared[e.platform].lock()) return context;
+    if (std::shared_ptr<const PlatformContext> context = make_context(e.platform, platform_devices(e.platform))) {
+        shared[e.platform] = context;
+        return context;
+    }
+    std::shared_ptr<const PlatformContext> own = make_context(e.platform, {e.device});
+    user_assert(own != nullptr, "RuntimeError", "clCreateContext failed for ", entry_name(e));
+    return own;
 }
 
 /// The opened device, shared by the executor and every program built on it so that programs outlive it.
@@ -236,8 +279,10 @@ struct Device {
     std::string description;
     std::string identity;  // what the compiled binaries depend on: part of every cache key
     WorkGroupLimits limits;
-    ContextHandle context;
+    std::shared_ptr<const PlatformContext> shared_context;  // outlives the queue (declared before it)
     QueueHandle queue;
+
+    cl_context context() const { return shared_context->context.get(); }
 };
 
 std::shared_ptr<const Device> open_device(const DeviceEntry& e) {
@@ -245,16 +290,43 @@ std::shared_ptr<const Device> open_device(const DeviceEntry& e) {
         join({e.platform_name, platform_string(e.platform, CL_PLATFORM_VERSION), e.device_name,
               device_string(e.device, CL_DEVICE_VERSION), device_string(e.device, CL_DRIVER_VERSION)},
              "\n");
-    const cl_context_properties properties[] = {CL_CONTEXT_PLATFORM,
-                                                reinterpret_cast<cl_context_properties>(e.platform), 0};
+    std::shared_ptr<const PlatformContext> context = platform_context(e);
     cl_int err = CL_SUCCESS;
-    ContextHandle context(clCreateContext(properties, 1, &e.device, nullptr, nullptr, &err));
-    check(err, "clCreateContext");
-    QueueHandle queue(clCreateCommandQueue(context.get(), e.device, 0, &err));
+    QueueHandle queue(clCreateCommandQueue(context->context.get(), e.device, 0, &err));
     check(err, "clCreateCommandQueue");
     return std::make_shared<const Device>(
         Device{e.device, cat(e.device_name, " on ", e.platform_name), identity, work_group_limits(e.device),
                std::move(context), std::move(queue)});
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Device memory
+
+/// A cl_mem made from `host` (copied in) or uninitialized when it is null. OpenCL rejects zero-sized buffers, but
+/// an empty array is still a valid argument: it gets one byte.
+MemHandle create_buffer(const Device& device, std::size_t bytes, const void* host) {
+    cl_int err = CL_SUCCESS;
+    MemHandle mem(clCreateBuffer(device.context(), CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
+                                 std::max<std::size_t>(bytes, 1), const_cast<void*>(host), &err));
+    check_named(err, "clCreateBuffer(", bytes, " bytes)");
+    return mem;
+}
+
+class ClBuffer final : public DeviceBuffer {
+public:
+    ClBuffer(MemHandle mem, std::size_t bytes) : mem_(std::move(mem)), bytes_(bytes) {}
+    std::size_t bytes() const override { return bytes_; }
+    cl_mem mem() const { return mem_.get(); }
+
+private:
+    MemHandle mem_;
+    std::size_t bytes_;
+};
+
+cl_mem mem_of(const DeviceBuffer& b) {
+    const auto* cl = dynamic_cast<const ClBuffer*>(&b);
+    internal_assert(cl != nullptr, "an OpenCL program was given a buffer of another executor");
+    return cl->mem();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -274,26 +346,33 @@ public:
     }
 
     void run(std::vector<Buffer>& buffers, const std::vector<Launch>& launches) override {
-        const std::vector<MemHandle> memory = upload(buffers);
+        CallMemory memory = upload(buffers);
+        const auto enqueue_all = [&] {
+            for (const Launch& launch : launches) enqueue(launch, memory.mems);
+        };
+        // Only device buffers: nothing on the host to wait for (reading them waits).
+        if (memory.owned.empty()) return enqueue_all();
         finish_after([&] {
-            for (const Launch& launch : launches) enqueue(launch, memory);
-            download(buffers, memory);
+            enqueue_all();
+            download(buffers, memory.mems);
         });
+        keep_spares(memory);
     }
 
     std::vector<double> time(std::vector<Buffer>& buffers, const std::vector<Launch>& launches, int warmup,
                              int runs) override {
-        const std::vector<MemHandle> memory = upload(buffers);
+        CallMemory memory = upload(buffers);
         std::vector<double> seconds;
         finish_after([&] {
             // Waiting for the queue inside each repetition makes the host clock measure the kernels' execution,
             // not only their enqueueing.
             seconds = time_repetitions(warmup, runs, [&] {
-                for (const Launch& launch : launches) enqueue(launch, memory);
+                for (const Launch& launch : launches) enqueue(launch, memory.mems);
                 check(clFinish(device_->queue.get()), "clFinish");
             });
-            download(buffers, memory);
+            download(buffers, memory.mems);
         });
+        keep_spares(memory);
         return seconds;
     }
 
@@ -312,10 +391,10 @@ private:
         check(clFinish(queue), "clFinish");
     }
 
-    void download(std::vector<Buffer>& buffers, const std::vector<MemHandle>& memory) const {
+    void download(std::vector<Buffer>& buffers, const std::vector<cl_mem>& memory) const {
         for (std::size_t i = 0; i < buffers.size(); ++i)
-            if (buffers[i].written && buffers[i].bytes > 0)
-                check(clEnqueueReadBuffer(device_->queue.get(), memory[i].get(), CL_FALSE, 0, buffers[i].bytes,
+            if (buffers[i].written && buffers[i].bytes > 0 && !buffers[i].device)
+                check(clEnqueueReadBuffer(device_->queue.get(), memory[i], CL_FALSE, 0, buffers[i].bytes,
                                           buffers[i].host, 0, nullptr, nullptr),
                       "clEnqueueReadBuffer");
     }
@@ -331,32 +410,62 @@ private:
         return kernel;
     }
 
-    std::vector<MemHandle> upload(const std::vector<Buffer>& buffers) const {
-        std::vector<MemHandle> memory;
-        memory.reserve(buffers.size());
+    /// The cl_mem of each buffer of a call: a device array's own, or one the call holds (owned, with its size) for
+    /// host memory.
+    struct CallMemory {
+        std::vector<cl_mem> mems;
+        std::vector<std::pair<std::size_t, MemHandle>> owned;
+    };
+
+    CallMemory upload(const std::vector<Buffer>& buffers) {
+        CallMemory memory;
+        memory.mems.reserve(buffers.size());
         for (const Buffer& b : buffers) {
-            const bool copy = b.read && b.bytes > 0;
-            cl_int err = CL_SUCCESS;
-            // OpenCL rejects zero-sized buffers, but an empty array is still a valid argument.
-            memory.emplace_back(clCreateBuffer(device_->context.get(),
-                                               CL_MEM_READ_WRITE | (copy ? CL_MEM_COPY_HOST_PTR : 0),
-                                               std::max<std::size_t>(b.bytes, 1), copy ? b.host : nullptr, &err));
-            check(err, cat("clCreateBuffer(", b.bytes, " bytes)"));
+            if (b.device) {
+                memory.mems.push_back(mem_of(*b.device));
+                continue;
+            }
+            memory.owned.emplace_back(b.bytes, host_buffer(b));
+            memory.mems.push_back(memory.owned.back().second.get());
         }
         return memory;
     }
 
+    /// A cl_mem for host memory `b`, with its contents when it is read: a spare one of its size, else a new one.
+    MemHandle host_buffer(const Buffer& b) {
+        const bool copy = b.read && b.bytes > 0;
+        const auto spare = std::find_if(spare_.begin(), spare_.end(), [&](const auto& s) { return s.first == b.bytes; });
+        if (spare == spare_.end()) return create_buffer(*device_, b.bytes, copy ? b.host : nullptr);
+        MemHandle mem = std::move(spare->second);
+        spare_.erase(spare);
+        // Not blocking: the call waits for its commands before the host memory can go away.
+        if (copy)
+            check(clEnqueueWriteBuffer(device_->queue.get(), mem.get(), CL_FALSE, 0, b.bytes, b.host, 0, nullptr, nullptr),
+                  "clEnqueueWriteBuffer");
+        return mem;
+    }
+
+    /// Keeps the small buffers of a finished call for the next one: creating and releasing buffers is most of the
+    /// cost of a small call. Large ones are released, so that no large device memory stays held between calls.
+    void keep_spares(CallMemory& memory) {
+        for (auto& [bytes, mem] : memory.owned)
+            if (bytes <= kSpareBytes && spare_.size() < kSpareBuffers) spare_.emplace_back(bytes, std::move(mem));
+    }
+
+    static constexpr std::size_t kSpareBytes = std::size_t{1} << 20;
+    static constexpr std::size_t kSpareBuffers = 16;
+
     void set_arg(cl_kernel kernel, cl_uint index, const ParamSpec& param, const Arg& arg,
-                 const std::vector<MemHandle>& memory) const {
+                 const std::vector<cl_mem>& memory) const {
         internal_assert(param.is_pointer == (arg.kind == Arg::Kind::Buffer), "argument '", param.name,
                         "': buffer/scalar mismatch");
         if (param.is_pointer) {
             internal_assert(arg.buffer < memory.size(), "argument '", param.name, "': no buffer ", arg.buffer);
-            const cl_mem mem = memory[arg.buffer].get();
-            check(clSetKernelArg(kernel, index, sizeof mem, &mem), cat("clSetKernelArg('", param.name, "')"));
+            const cl_mem mem = memory[arg.buffer];
+            check_named(clSetKernelArg(kernel, index, sizeof mem, &mem), "clSetKernelArg('", param.name, "')");
         } else {
             const ScalarBytes s = scalar_bytes(arg, param.dtype);
-            check(clSetKernelArg(kernel, index, s.size, s.bytes), cat("clSetKernelArg('", param.name, "')"));
+            check_named(clSetKernelArg(kernel, index, s.size, s.bytes), "clSetKernelArg('", param.name, "')");
         }
     }
 
@@ -377,7 +486,7 @@ private:
                     device_->description, "' allows at most ", limits.max_size, " (CL_DEVICE_MAX_WORK_GROUP_SIZE)");
     }
 
-    void enqueue(const Launch& launch, const std::vector<MemHandle>& memory) const {
+    void enqueue(const Launch& launch, const std::vector<cl_mem>& memory) const {
         internal_assert(launch.kernel < kernels_.size(), "no kernel ", launch.kernel);
         internal_assert(launch.dims >= 1 && launch.dims <= 3, "launch with ", launch.dims, " dimensions");
         const KernelSpec& spec = specs_[launch.kernel];
@@ -403,6 +512,7 @@ private:
     ProgramHandle program_;
     std::vector<KernelSpec> specs_;
     std::vector<KernelHandle> kernels_;  // one per spec, created once: clCreateKernel is not free
+    std::vector<std::pair<std::size_t, MemHandle>> spare_;  // small buffers of earlier calls, by size in bytes
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -414,6 +524,7 @@ public:
 
     std::string target() const override { return "opencl"; }
     std::string description() const override { return device_->description; }
+    const void* memory_domain() const override { return device_->context(); }
 
     std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                    const std::vector<std::string>& options) override {
@@ -423,7 +534,34 @@ public:
         return program;
     }
 
+    std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+        auto buffer = std::make_shared<ClBuffer>(create_buffer(*device_, bytes, nullptr), bytes);
+        const cl_uchar zero = 0;
+        check(clEnqueueFillBuffer(queue(), buffer->mem(), &zero, sizeof zero, 0, std::max<std::size_t>(bytes, 1), 0,
+                                  nullptr, nullptr),
+              "clEnqueueFillBuffer");
+        return buffer;
+    }
+    void write(DeviceBuffer& to, const void* from, std::size_t bytes) override {
+        if (bytes > 0)
+            check(clEnqueueWriteBuffer(queue(), mem_of(to), CL_TRUE, 0, bytes, from, 0, nullptr, nullptr),
+                  "clEnqueueWriteBuffer");
+    }
+    void read(const DeviceBuffer& from, void* to, std::size_t bytes) override {
+        if (bytes > 0)
+            check(clEnqueueReadBuffer(queue(), mem_of(from), CL_TRUE, 0, bytes, to, 0, nullptr, nullptr),
+                  "clEnqueueReadBuffer");
+    }
+    void copy(const DeviceBuffer& from, DeviceBuffer& to) override {
+        if (from.bytes() > 0)
+            check(clEnqueueCopyBuffer(queue(), mem_of(from), mem_of(to), 0, 0, from.bytes(), 0, nullptr, nullptr),
+                  "clEnqueueCopyBuffer");
+    }
+    void finish() override { check(clFinish(queue()), "clFinish"); }
+
 private:
+    cl_command_queue queue() const { return device_->queue.get(); }
+
     ProgramHandle load_or_build(const std::string& source, const std::string& options) const {
         const std::string key =
             ContentHash().add("loom-opencl-1").add(device_->identity).add(options).add(source).hex();
@@ -442,7 +580,7 @@ private:
         const std::size_t size = binary.size();
         cl_int status = CL_SUCCESS, err = CL_SUCCESS;
         ProgramHandle program(
-            clCreateProgramWithBinary(device_->context.get(), 1, &device_->id, &size, &bytes, &status, &err));
+            clCreateProgramWithBinary(device_->context(), 1, &device_->id, &size, &bytes, &status, &err));
         if (err != CL_SUCCESS || status != CL_SUCCESS) return nullptr;
         if (clBuildProgram(program.get(), 1, &device_->id, options.c_str(), nullptr, nullptr) != CL_SUCCESS)
             return nullptr;
@@ -453,7 +591,7 @@ private:
         const char* text = source.c_str();
         const std::size_t length = source.size();
         cl_int err = CL_SUCCESS;
-        ProgramHandle program(clCreateProgramWithSource(device_->context.get(), 1, &text, &length, &err));
+        ProgramHandle program(clCreateProgramWithSource(device_->context(), 1, &text, &length, &err));
         check(err, "clCreateProgramWithSource");
         err = clBuildProgram(program.get(), 1, &device_->id, options.c_str(), nullptr, nullptr);
         if (err != CL_SUCCESS) {

@@ -11,11 +11,12 @@
 namespace loom::backend {
 
 /// Which device to use: the first platform and device whose names contain these (case-insensitive)
-/// substrings; empty matches anything. The environment variable LOOM_CL_DEVICE ("platform:device" or
-/// "device") overrides both.
+/// substrings (empty matches anything), or the index-th of them (1-based) when index > 0, as several identical
+/// GPUs need. The environment variable LOOM_CL_DEVICE ("platform:device" or "device") overrides the patterns.
 struct OpenCLOptions {
     std::string platform;
     std::string device;
+    int index = 0;
 };
 
 /// An executor of target "opencl". Raises RuntimeError, listing the devices there are, when none matches.

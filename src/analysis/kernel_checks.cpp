@@ -72,6 +72,20 @@ std::map<InameTag, std::string> hardware_axes(const KernelData& k, const Instruc
     return axes;
 }
 
+// Each use of an array has one index per axis (or one into its storage: a[[e]], or an array without a shape).
+// A bare name of an array with axes would print its address where a value belongs.
+void check_indices_match_axes(const KernelData& k) {
+    for (const Instruction& insn : k.instructions)
+        for (const Access& a : accesses_of(insn)) {
+            const Variable* v = find_variable(k, a.name);
+            if (!v || !v->is_array || v->storage_indexed() || a.linear) continue;
+            // Without a shape, strides give the axes (loopy's shape=None with strides).
+            const std::size_t axes = v->no_shape ? v->strides.size() : v->shape.size();
+            user_assert(a.indices.size() == axes, "LoopyError", "'", a.name, "' has ", axes,
+                        " axes but is indexed with ", a.indices.size(), " indices in instruction '", insn.id, "'");
+        }
+}
+
 }  // namespace
 
 // A private temporary has one copy per work-item: written on a hardware axis, each copy holds only that
@@ -105,6 +119,7 @@ void check_kernel_structure(const KernelData& k) {
     check_hardware_axes_used_once(k);
     check_inames_in_scope(k);
     check_parallel_bounds_known_at_launch(k);
+    check_indices_match_axes(k);
 }
 
 }  // namespace loom

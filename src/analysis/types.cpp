@@ -263,8 +263,8 @@ ExprType assigned_type(const KernelData& k, const Instruction& insn, const std::
     if (is_tuple_assignment(insn))
         for (std::size_t n = 0; n < e->args.size(); ++n)
             if (insn.assignees[n]->name == name) return expr_type(k, e->args[n]);
-    const bool two_results = e->kind == ExprKind::Reduction && e->args.size() == 2 && insn.assignees.size() == 2;
-    if (two_results && insn.assignees[1]->name == name) return expr_type(k, e->args[1]);
+    const bool two_results = is_two_valued(e) && insn.assignees.size() == 2;
+    if (two_results && insn.assignees[1]->name == name) return expr_type(k, pair_operand(e, 1));
     return expr_type(k, e);
 }
 

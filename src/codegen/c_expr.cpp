@@ -658,9 +658,9 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
         user_assert(!is_float(t) && !is_complex(t), "LoopyError", "index '", to_string(index), "' of '", to_string(e),
                     "' is a ", dtype_name(t), ": array indices must be integers");
     }
-    if (e->linear || v->no_shape) return print_storage_subscript(*v, e);
-    user_assert(v->strides.size() == e->args.size(), "LoopyError", "'", e->name, "' has ", v->strides.size(),
-                " axes but is indexed with ", e->args.size(), " indices in '", to_string(e), "'");
+    if (e->linear || v->storage_indexed()) return print_storage_subscript(*v, e);
+    internal_assert(v->strides.size() == e->args.size(), "'", e->name, "' has ", v->strides.size(),
+                    " axes but is indexed with ", e->args.size(), " indices (check_indices_match_axes)");
     const std::vector<std::size_t> seps = sep_axes(*v);
     // OpenCL indexes an array of vectors in whole vectors and picks an entry with `.sN`; the other targets
     // index its scalars.

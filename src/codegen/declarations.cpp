@@ -1,6 +1,8 @@
 #include "codegen/declarations.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "codegen/c_expr.h"
@@ -22,6 +24,21 @@ struct Storage {
     bool plain = false;     // compact and without offset: the size is the product of the extents
 };
 
+bool is_constant(const ExprPtr& e) { return eval_int(e, {}).has_value(); }
+
+// A private array of the default layout whose extents depend on the parameters (loopy's variable-size
+// temporary, as a precompute over a parameter-sized footprint makes) is a variable-length array of their
+// product, sized when the kernel starts. OpenCL C has none: its compiler refuses such a kernel, as loopy's.
+std::optional<ExprPtr> variable_size(const Variable& t) {
+    const bool all_constant = std::all_of(t.shape.begin(), t.shape.end(), is_constant);
+    if (all_constant || t.address_space != AddressSpace::Private || !t.dim_tags.empty() || t.offset ||
+        !t.initializer.empty())
+        return std::nullopt;
+    ExprPtr size = t.shape.front();
+    for (std::size_t j = 1; j < t.shape.size(); ++j) size = binary(BinOp::Mul, size, t.shape[j]);
+    return size;
+}
+
 std::vector<std::int64_t> constants(const Variable& t, const std::vector<ExprPtr>& exprs, const char* what) {
     std::vector<std::int64_t> out;
     for (const ExprPtr& e : exprs) {
@@ -31,7 +48,8 @@ std::vector<std::int64_t> constants(const Variable& t, const std::vector<ExprPtr
             for (const ExprPtr& x : exprs) texts.push_back(to_string(x));
             user_error("StaticValueFindingError", "temporary '", t.name, "' needs a constant size, but its ", what,
                        " (", join(texts, ", "), ") depends on parameters: fix them (lp.fix_parameters), bound them ",
-                       "in the assumptions, or declare a constant shape");
+                       "in the assumptions, or declare a constant shape (only a private array of the default layout may ",
+                       "have a size in the parameters)");
         }
         out.push_back(*n);
     }
@@ -101,10 +119,12 @@ bool at_program_scope(const Variable& t, TargetKind target) {
            (t.address_space == AddressSpace::Global || target == TargetKind::C);
 }
 
-std::string temporary_declaration(const Variable& t, TargetKind target) {
+std::string temporary_declaration(const Variable& t, TargetKind target, const SizePrinter& print_size) {
     std::string out = element_type(t, target) + (t.read_only ? " const " : " ") + t.name;
     if (!t.is_array) return t.initializer.empty() ? out : out + " = " + element_literal(t.initializer[0], t.dtype);
     const bool vectors = target == TargetKind::OpenCL && vec_axis(t).has_value();
+    if (const std::optional<ExprPtr> size = vectors || !print_size ? std::nullopt : variable_size(t))
+        return out + "[" + print_size(*size) + "]";
     user_assert(!vectors || t.initializer.empty(), "LoopyError", "temporary '", t.name,
                 "' has vector entries and an initializer, which this code generator does not support");
     if (vectors && is_single_vector(t)) return out;

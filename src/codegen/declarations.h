@@ -2,6 +2,7 @@
 // tables with their values, at program scope where the target keeps constants there.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "codegen/target.h"
@@ -22,10 +23,15 @@ std::string element_type(const Variable& v, TargetKind target);
 /// vector variable (`float4 acc`), as loopy does.
 bool is_single_vector(const Variable& v);
 
+/// Prints an expression in the kernel's value arguments as code.
+using SizePrinter = std::function<std::string(const ExprPtr&)>;
+
 /// `t`'s declaration without address-space qualifier and `;`: `float t[16]`, `int a[50 * 10 * 99]`,
 /// `float const tab[4] = { 1.0f, 2.0f, 3.0f, 4.0f }`, with `__attribute__ ((aligned (N)))` when aligned.
-/// StaticValueFindingError when an array's size is not a constant.
-std::string temporary_declaration(const Variable& t, TargetKind target);
+/// With `print_size` (in a kernel body), a private array of the default layout whose shape depends on the
+/// parameters is a variable-length array (`float t[n * m]`, loopy's variable-size temporary); any other array
+/// whose size is not a constant is a StaticValueFindingError.
+std::string temporary_declaration(const Variable& t, TargetKind target, const SizePrinter& print_size = nullptr);
 
 /// The program-scope declarations of the tables `k` reads (see at_program_scope), one per line, then a blank
 /// line; "" if none.

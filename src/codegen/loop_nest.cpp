@@ -386,7 +386,7 @@ private:
                 continue;
             }
             close_band();
-            tree = isl_util::marked_schedule(tree, iname);
+            tree = isl_util::marked_schedule(tree, cat(iname, "#", marks_++));
         }
         close_band();
         return tree;
@@ -432,6 +432,7 @@ private:
     const std::vector<Placed>& placed_;
     const std::vector<isl::set>& domains_;
     const isl_util::MarkedLoops& marked_;
+    int marks_ = 0;  // numbers the marked loops: each loop's mark is its own (generate_ast)
 };
 
 // isl's statement arguments are the values of the domain dimensions; those of the marked loops, which no
@@ -550,6 +551,17 @@ void expand_runs(isl_util::AstNode& n, const Runs& runs) {
     n.children = std::move(children);
 }
 
+// The loops with `marked` as marks, their dimensions gone from the statement domains; nullopt where isl split
+// a marked loop (generate_ast).
+std::optional<isl_util::AstNode> generate_marked_ast(const std::vector<Placed>& leaders, std::vector<isl::set> domains,
+                                                     const isl::set& context, const isl_util::MarkedLoops& marked) {
+    if (marked.empty()) return isl_util::generate_ast(ScheduleTree(leaders, domains, marked).build(), context);
+    std::vector<std::string> names;
+    for (const auto& [iname, range] : marked) names.push_back(iname);
+    for (isl::set& d : domains) d = isl_util::project_out(d, names);
+    return isl_util::generate_ast(ScheduleTree(leaders, domains, marked).build(), context, marked);
+}
+
 }  // namespace
 
 LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types) {
@@ -574,13 +586,14 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
         runs[p.name] = {p.name};
     }
     const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);
-    const isl_util::MarkedLoops marked = independent_unrolled_loops(k, leaders, domains);
-    if (!marked.empty()) {
-        std::vector<std::string> names;
-        for (const auto& [iname, range] : marked) names.push_back(iname);
-        for (isl::set& d : domains) d = isl_util::project_out(d, names);
+    isl_util::MarkedLoops marked = independent_unrolled_loops(k, leaders, domains);
+    std::optional<isl_util::AstNode> ast = generate_marked_ast(leaders, domains, context, marked);
+    if (!ast) {
+        marked.clear();
+        ast = isl_util::generate_ast(ScheduleTree(leaders, domains, marked).build(), context);
+        internal_assert(ast.has_value(), "isl split a loop without marks");
     }
-    isl_util::AstNode loops = isl_util::generate_ast(ScheduleTree(leaders, domains, marked).build(), context, marked);
+    isl_util::AstNode& loops = *ast;
     restore_marked_args(loops, out.statements, marked);
     expand_runs(loops, runs);
     rename_iterators(loops, {}, out.statements);

@@ -164,7 +164,8 @@ private:
         for (const Variable& t : k_.temporaries) {
             if (t.address_space == AddressSpace::Global || at_program_scope(t, target_) || !uses_.any(t.name)) continue;
             any = true;
-            os_ << indent(1) << address_space_qualifier(t) << temporary_declaration(t, target_) << ";\n";
+            os_ << indent(1) << address_space_qualifier(t)
+                << temporary_declaration(t, target_, [&](const ExprPtr& size) { return printer_.print(size); }) << ";\n";
         }
         if (any) os_ << "\n";
     }

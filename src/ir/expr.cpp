@@ -177,6 +177,26 @@ ExprPtr unary(std::string op, ExprPtr a) {
     return make(std::move(e));
 }
 
+ExprPtr with_args(const ExprPtr& e, std::vector<ExprPtr> args) {
+    Expr copy = *e;
+    copy.args = std::move(args);
+    return make(std::move(copy));
+}
+
+ExprPtr with_name(const ExprPtr& e, std::string name) {
+    Expr copy = *e;
+    copy.name = std::move(name);
+    return make(std::move(copy));
+}
+
+ExprPtr tagged(const ExprPtr& e, std::string tag) {
+    internal_assert(e->kind == ExprKind::Var || e->kind == ExprKind::Subscript || e->kind == ExprKind::Call,
+                    "only names are tagged");
+    Expr copy = *e;
+    copy.tag = std::move(tag);
+    return make(std::move(copy));
+}
+
 ExprPtr if_then_else(ExprPtr c, ExprPtr a, ExprPtr b) {
     return make(node(ExprKind::If, {std::move(c), std::move(a), std::move(b)}));
 }
@@ -279,15 +299,17 @@ private:
         return join(parts, ", ");
     }
 
+    static std::string tagged_name(const Expr& e) { return e.tag.empty() ? e.name : e.name + "$" + e.tag; }
+
     std::string body(const Expr& e) {
         switch (e.kind) {
             case ExprKind::IntLit:
             case ExprKind::FloatLit:
             case ExprKind::ImagLit: return literal_text(e);
-            case ExprKind::Var: return e.name;
+            case ExprKind::Var: return tagged_name(e);
             case ExprKind::Subscript:
-                return e.linear ? e.name + "[[" + list(e.args) + "]]" : e.name + "[" + list(e.args) + "]";
-            case ExprKind::Call: return e.name + "(" + list(e.args) + ")";
+                return e.linear ? tagged_name(e) + "[[" + list(e.args) + "]]" : tagged_name(e) + "[" + list(e.args) + "]";
+            case ExprKind::Call: return tagged_name(e) + "(" + list(e.args) + ")";
             case ExprKind::Binary: return binary_body(e);
             case ExprKind::Unary:
                 // `not` prints its operand like pymbolic, `not (a < b)`: readable either way round.
@@ -363,14 +385,20 @@ ExprPtr rewrite(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& 
     }
     ExprPtr result;
     if (changed) {
-        Expr copy = *e;
-        copy.args = std::move(args);
-        result = f(make(std::move(copy)));
+        result = f(with_args(e, std::move(args)));
     } else {
         result = f(e);
     }
     internal_assert(result != nullptr, "expression rewrite produced a null node");
     return result;
+}
+
+bool is_two_valued(const ExprPtr& e) {
+    return e->kind == ExprKind::Reduction && (e->name == "argmax" || e->name == "argmin");
+}
+
+const ExprPtr& pair_operand(const ExprPtr& red, std::size_t n) {
+    return red->args.size() == 1 ? pair_operand(red->args[0], n) : red->args[n];
 }
 
 std::vector<std::string> referenced_names(const ExprPtr& e) {

@@ -65,6 +65,9 @@ struct Expr {
     /// Subscript written `a[[e]]` (loopy's linear subscript): its one index counts elements of a's storage
     /// from its offset, whatever a's shape and strides.
     bool linear = false;
+    /// Var, Subscript or Call written `name$tag` (loopy's TaggedVariable): a name for this one use, which match
+    /// expressions select with `tag:` (expand_subst's stack matches); the name means what it means untagged.
+    std::string tag;
     /// Levels of the tree (1 for a leaf), set by the constructors below; never above kMaxExprDepth.
     int depth = 1;
 };
@@ -86,6 +89,11 @@ ExprPtr imag_lit(double v, DType suffix_type = DType::Unknown);
 ExprPtr var(std::string name);
 ExprPtr subscript(std::string name, std::vector<ExprPtr> indices);
 ExprPtr linear_subscript(std::string name, ExprPtr index);
+/// `e` with other operands, or another name; everything else kept.
+ExprPtr with_args(const ExprPtr& e, std::vector<ExprPtr> args);
+ExprPtr with_name(const ExprPtr& e, std::string name);
+/// `e` (a Var, Subscript or Call) with its name tagged `name$tag`.
+ExprPtr tagged(const ExprPtr& e, std::string tag);
 ExprPtr call(std::string fn, std::vector<ExprPtr> args);
 ExprPtr binary(BinOp op, ExprPtr a, ExprPtr b);
 ExprPtr unary(std::string op, ExprPtr a);
@@ -93,6 +101,13 @@ ExprPtr if_then_else(ExprPtr c, ExprPtr a, ExprPtr b);
 ExprPtr cast(DType t, ExprPtr a);
 ExprPtr reduction(std::string op, std::vector<std::string> inames, std::vector<ExprPtr> body,
                   bool allow_simultaneous = false);
+
+/// Whether `e` is a reduction with two results, a value and an index (argmax, argmin).
+bool is_two_valued(const ExprPtr& e);
+/// Operand `n` (0: the value, 1: the index) of a two-valued reduction: its own argument, or, where it reduces
+/// another two-valued reduction (`argmax(i, argmax(j, a[i, j], j))`, loopy's tuple-typed reduction argument),
+/// the one that reduction's results take their type from.
+const ExprPtr& pair_operand(const ExprPtr& red, std::size_t n);
 
 /// Source-language text, as loopy prints it in kernel listings (`2*a[i]`, `sum(k, a[i, k]*b[k, j])`).
 std::string to_string(const ExprPtr& e);

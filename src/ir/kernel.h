@@ -44,8 +44,9 @@ struct Variable {
     DType dtype = DType::Unknown;
     bool is_array = true;
     bool shape_auto = false;         // lp.auto: found from the access footprint when the kernel is made
-    bool no_shape = false;           // lp.none (loopy's shape=None): a pointer of unknown extent, indexed by
-                                     // one index into its storage; shape and strides stay empty
+    bool no_shape = false;           // lp.none (loopy's shape=None): a pointer of unknown extent and an empty
+                                     // shape; with fixed strides one axis per stride, else (no strides either)
+                                     // indexed by one index into its storage
     std::vector<ExprPtr> shape;      // one extent per axis; empty with is_array for a 0-d array
     std::vector<DimTag> dim_tags;    // as declared (the `strides` option gives fixed ones); empty: from order
     std::vector<ExprPtr> strides;    // in elements, per axis; computed from shape and dim tags when not given
@@ -62,6 +63,8 @@ struct Variable {
     int alignment = 0;               // in bytes; 0: none. Temporaries are declared aligned, arguments checked
 
     bool is_arg() const { return kind != VarKind::Temporary; }
+    /// Whether its one index counts elements of its storage: an array without a shape or strides (lp.none).
+    bool storage_indexed() const { return no_shape && strides.empty(); }
 };
 
 /// loopy's `enforce_variable_access_ordered`: true (Enforce), false (Warn) or "no_check" (NoCheck).

@@ -23,8 +23,9 @@ ExprPtr times(const ExprPtr& a, const ExprPtr& b) {
 }
 
 // One tag per axis: the declared ones less `?` tags (leftmost first) while there are too many, or the order's.
+// Without a shape (lp.none) the fixed strides are the axes.
 std::vector<DimTag> tags_per_axis(const Variable& v) {
-    const std::size_t n = v.shape.size();
+    const std::size_t n = v.no_shape ? v.dim_tags.size() : v.shape.size();
     if (v.dim_tags.empty()) {
         DimTag by_order;
         by_order.kind = v.order == 'F' ? Kind::F : Kind::C;

@@ -1,5 +1,7 @@
 #include "isl/ast_expr.h"
 
+#include <set>
+
 #include <isl/aff.h>
 #include <isl/ast_build.h>
 #include <isl/schedule.h>
@@ -10,6 +12,7 @@
 #include <isl/union_set.h>
 #include <isl/val.h>
 
+#include "isl/isl.h"
 #include "support/error.h"
 
 namespace loom::isl_util {
@@ -17,17 +20,17 @@ namespace loom::isl_util {
 namespace {
 
 std::int64_t val_to_int(isl_val* v) {
-    internal_assert(isl_val_is_int(v), "non-integer value in isl AST");
-    const long r = isl_val_get_num_si(v);
-    isl_val_free(v);
-    return r;
+    const isl::val held = isl::manage(v);
+    const std::optional<long> r = long_value(held.get());
+    internal_assert(r.has_value(), "non-integer value in isl AST");
+    return *r;
 }
 
+// isl objects are held while Loom's expressions are built from them: building one may throw (an integer
+// beyond 64 bits), and what isl allocated must not leak then.
 ExprPtr arg(isl_ast_expr* e, int i) {
-    isl_ast_expr* a = isl_ast_expr_op_get_arg(e, i);
-    ExprPtr out = ast_expr_to_expr(a);
-    isl_ast_expr_free(a);
-    return out;
+    const isl::ast_expr a = isl::manage(isl_ast_expr_op_get_arg(e, i));
+    return ast_expr_to_expr(a.get());
 }
 
 ExprPtr fold(isl_ast_expr* e, const char* fn) {
@@ -84,22 +87,30 @@ ExprPtr ast_expr_to_expr(isl_ast_expr* e) {
 
 namespace {
 
-AstNode convert(isl_ast_node* n, const MarkedLoops& marked);
+// isl's AST for a schedule with marks (see MarkedLoops), and whether isl wrote some mark more than once: it
+// copies a mark onto each part of a body it generates in parts (below a band that runs once, for example),
+// which would turn one marked loop around a sequence into a sequence of loops.
+struct Conversion {
+    const MarkedLoops& marked;
+    std::set<std::string> seen;
+    bool split = false;
+};
 
-AstNode convert_list(isl_ast_node_list* list, const MarkedLoops& marked) {
+AstNode convert(isl_ast_node* n, Conversion& c);
+
+AstNode convert_list(isl_ast_node_list* taken, Conversion& conv) {
+    const isl::ast_node_list list = isl::manage(taken);
     AstNode block;
-    const int k = isl_ast_node_list_n_ast_node(list);
+    const int k = isl_ast_node_list_n_ast_node(list.get());
     for (int i = 0; i < k; ++i) {
-        isl_ast_node* c = isl_ast_node_list_get_ast_node(list, i);
-        AstNode child = convert(c, marked);
-        isl_ast_node_free(c);
+        const isl::ast_node c = isl::manage(isl_ast_node_list_get_ast_node(list.get(), i));
+        AstNode child = convert(c.get(), conv);
         // Flatten nested blocks: isl's block structure carries no meaning for us.
         if (child.kind == AstNode::Kind::Block)
             for (AstNode& g : child.children) block.children.push_back(std::move(g));
         else
             block.children.push_back(std::move(child));
     }
-    isl_ast_node_list_free(list);
     return block;
 }
 
@@ -111,12 +122,11 @@ AstNode as_block(AstNode n) {
 }
 
 ExprPtr take_expr(isl_ast_expr* e) {
-    ExprPtr out = ast_expr_to_expr(e);
-    isl_ast_expr_free(e);
-    return out;
+    const isl::ast_expr held = isl::manage(e);
+    return ast_expr_to_expr(held.get());
 }
 
-AstNode convert_for(isl_ast_node* n, const MarkedLoops& marked) {
+AstNode convert_for(isl_ast_node* n, Conversion& conv) {
     AstNode f;
     f.kind = AstNode::Kind::For;
     isl_ast_expr* it = isl_ast_node_for_get_iterator(n);
@@ -127,23 +137,20 @@ AstNode convert_for(isl_ast_node* n, const MarkedLoops& marked) {
     f.init = take_expr(isl_ast_node_for_get_init(n));
     f.cond = take_expr(isl_ast_node_for_get_cond(n));
     f.inc = take_expr(isl_ast_node_for_get_inc(n));
-    isl_ast_node* body = isl_ast_node_for_get_body(n);
-    f.children.push_back(as_block(convert(body, marked)));
-    isl_ast_node_free(body);
+    const isl::ast_node body = isl::manage(isl_ast_node_for_get_body(n));
+    f.children.push_back(as_block(convert(body.get(), conv)));
     return f;
 }
 
-AstNode convert_if(isl_ast_node* n, const MarkedLoops& marked) {
+AstNode convert_if(isl_ast_node* n, Conversion& conv) {
     AstNode f;
     f.kind = AstNode::Kind::If;
     f.cond = take_expr(isl_ast_node_if_get_cond(n));
-    isl_ast_node* then_node = isl_ast_node_if_get_then_node(n);
-    f.children.push_back(as_block(convert(then_node, marked)));
-    isl_ast_node_free(then_node);
+    const isl::ast_node then_node = isl::manage(isl_ast_node_if_get_then_node(n));
+    f.children.push_back(as_block(convert(then_node.get(), conv)));
     if (isl_ast_node_if_has_else_node(n) == isl_bool_true) {
-        isl_ast_node* else_node = isl_ast_node_if_get_else_node(n);
-        f.children.push_back(as_block(convert(else_node, marked)));
-        isl_ast_node_free(else_node);
+        const isl::ast_node else_node = isl::manage(isl_ast_node_if_get_else_node(n));
+        f.children.push_back(as_block(convert(else_node.get(), conv)));
     }
     return f;
 }
@@ -151,15 +158,14 @@ AstNode convert_if(isl_ast_node* n, const MarkedLoops& marked) {
 AstNode convert_user(isl_ast_node* n) {
     AstNode u;
     u.kind = AstNode::Kind::User;
-    isl_ast_expr* call_expr = isl_ast_node_user_get_expr(n);
-    isl_ast_expr* fn = isl_ast_expr_op_get_arg(call_expr, 0);
+    const isl::ast_expr call_expr = isl::manage(isl_ast_node_user_get_expr(n));
+    isl_ast_expr* fn = isl_ast_expr_op_get_arg(call_expr.get(), 0);
     isl_id* id = isl_ast_expr_id_get_id(fn);
     u.statement = isl_id_get_name(id);
     isl_id_free(id);
     isl_ast_expr_free(fn);
-    const int nargs = isl_ast_expr_op_get_n_arg(call_expr);
-    for (int i = 1; i < nargs; ++i) u.args.push_back(arg(call_expr, i));
-    isl_ast_expr_free(call_expr);
+    const int nargs = isl_ast_expr_op_get_n_arg(call_expr.get());
+    for (int i = 1; i < nargs; ++i) u.args.push_back(arg(call_expr.get(), i));
     return u;
 }
 
@@ -175,24 +181,25 @@ AstNode marked_loop(const std::string& iterator, std::pair<long, long> range, As
     return f;
 }
 
-AstNode convert_mark(isl_ast_node* n, const MarkedLoops& marked) {
+AstNode convert_mark(isl_ast_node* n, Conversion& conv) {
     isl_id* id = isl_ast_node_mark_get_id(n);
     const std::string name = isl_id_get_name(id);
     isl_id_free(id);
-    isl_ast_node* inner = isl_ast_node_mark_get_node(n);
-    AstNode out = convert(inner, marked);
-    isl_ast_node_free(inner);
-    const auto loop = marked.find(name);
-    return loop == marked.end() ? out : marked_loop(name, loop->second, std::move(out));
+    conv.split = conv.split || !conv.seen.insert(name).second;
+    const isl::ast_node inner = isl::manage(isl_ast_node_mark_get_node(n));
+    AstNode out = convert(inner.get(), conv);
+    const std::string iterator = name.substr(0, name.find('#'));
+    const auto loop = conv.marked.find(iterator);
+    return loop == conv.marked.end() ? out : marked_loop(iterator, loop->second, std::move(out));
 }
 
-AstNode convert(isl_ast_node* n, const MarkedLoops& marked) {
+AstNode convert(isl_ast_node* n, Conversion& conv) {
     switch (isl_ast_node_get_type(n)) {
-        case isl_ast_node_for: return convert_for(n, marked);
-        case isl_ast_node_if: return convert_if(n, marked);
-        case isl_ast_node_block: return convert_list(isl_ast_node_block_get_children(n), marked);
+        case isl_ast_node_for: return convert_for(n, conv);
+        case isl_ast_node_if: return convert_if(n, conv);
+        case isl_ast_node_block: return convert_list(isl_ast_node_block_get_children(n), conv);
         case isl_ast_node_user: return convert_user(n);
-        case isl_ast_node_mark: return convert_mark(n, marked);
+        case isl_ast_node_mark: return convert_mark(n, conv);
         default: internal_assert(false, "unexpected isl AST node"); return {};
     }
 }
@@ -257,15 +264,17 @@ isl_union_map* single_band_map(const isl::schedule& schedule) {
 
 }  // namespace
 
-AstNode generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked) {
+std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked) {
     isl_ast_build* build = isl_ast_build_from_context(context.copy());
     isl_union_map* band = single_band_map(schedule);
     isl_ast_node* tree = band ? isl_ast_build_node_from_schedule_map(build, band)
                               : isl_ast_build_node_from_schedule(build, schedule.copy());
     isl_ast_build_free(build);
     internal_assert(tree != nullptr, "isl could not generate loops for the schedule");
-    AstNode out = as_block(convert(tree, marked));
-    isl_ast_node_free(tree);
+    const isl::ast_node held = isl::manage(tree);
+    Conversion conv{marked, {}, false};
+    AstNode out = as_block(convert(held.get(), conv));
+    if (conv.split) return std::nullopt;
     return out;
 }
 

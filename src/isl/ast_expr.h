@@ -6,6 +6,7 @@
 #include <isl/cpp.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,7 +37,8 @@ isl::schedule leaf_schedule(const isl::set& domain, const std::string& name);
 isl::schedule loop_schedule(const isl::schedule& body, const isl::union_map& times);
 /// `parts` (at least one, with disjoint statements) one after the other.
 isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts);
-/// `body` under a mark named `name`: a loop that isl does not see (see MarkedLoops).
+/// `body` under a mark named `name`: a loop that isl does not see (see MarkedLoops). The name is the loop's
+/// iterator, or the iterator, '#' and anything that makes each marked loop's name its own.
 isl::schedule marked_schedule(const isl::schedule& body, const std::string& name);
 
 /// The range of each loop that the schedule gives isl as a mark (a dimension of no statement domain), by
@@ -45,7 +47,8 @@ using MarkedLoops = std::map<std::string, std::pair<long, long>>;
 
 /// Generates loops for `schedule` under the parameter constraints `context`, with isl's default AST build
 /// options. Loop iterators are named after their depth (c0 outermost, c1, ...); a mark of `marked` becomes
-/// a loop over its name.
-AstNode generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked = {});
+/// a loop over its iterator. nullopt where isl wrote one mark in several places (then it split the loop's
+/// body, which the loop must run in one piece): build that schedule without marks.
+std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked = {});
 
 }  // namespace loom::isl_util

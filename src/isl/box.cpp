@@ -21,15 +21,13 @@ std::optional<std::vector<BoxAxis>> range_box(const isl::set& s) {
         const isl::multi_val size = isl::manage(isl_fixed_box_get_size(box));
         out.emplace();
         for (int i = 0; i < isl_multi_val_size(size.get()); ++i) {
-            isl_val* v = isl_multi_val_get_at(size.get(), i);
-            const bool fixed = isl_val_is_int(v) == isl_bool_true;
-            const long n = fixed ? isl_val_get_num_si(v) : 0;
-            isl_val_free(v);
-            if (!fixed) {
+            const isl::val v = isl::manage(isl_multi_val_get_at(size.get(), i));
+            const std::optional<long> n = long_value(v.get());
+            if (!n) {
                 out.reset();
                 break;
             }
-            out->push_back({aff_to_expr(isl::manage(isl_multi_aff_get_at(offset.get(), i))), n});
+            out->push_back({aff_to_expr(isl::manage(isl_multi_aff_get_at(offset.get(), i))), *n});
         }
     }
     isl_fixed_box_free(box);

@@ -13,11 +13,13 @@
 #include <isl/val.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <numeric>
-#include <cstdlib>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -264,6 +266,15 @@ std::string literal_after(const std::string& text, std::size_t begin) {
     return text.substr(begin, end - begin);
 }
 
+// A ParseError about the domain `text` at offset `at`, with its line and column.
+[[noreturn]] void fail_at(const std::string& text, std::size_t at, const std::string& problem) {
+    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+    const std::size_t column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+    throw Error("ParseError", cat("malformed domain '", trim(text), "': ", problem, " (line ", line, ", column ", column, ")"),
+                static_cast<int>(line), static_cast<int>(column));
+}
+
 // isl's reader evaluates the power `x^y` of two integer literals with GMP, which aborts the process when the
 // result cannot be represented (`2^6666666666`, found by fuzz/fuzz_domain). A power of more than 4096 bits,
 // of no use as a bound, is a ParseError before isl sees the text.
@@ -274,25 +285,31 @@ void check_powers(const std::string& text) {
         const std::size_t base_digits = base.size() - std::min(base.find_first_not_of('0'), base.size());
         const std::size_t exponent_digits = exponent.size() - std::min(exponent.find_first_not_of('0'), exponent.size());
         const bool zero_or_one = base_digits == 0 || (base_digits == 1 && base.back() == '1');
-        if (base.empty() || exponent.empty() || zero_or_one) continue;  // isl judges the rest
+        if (base.empty() || exponent.empty())
+            fail_at(text, at, "the power '^' of a name is not affine");  // isl would build the polynomial first
+        if (zero_or_one) continue;
         const std::string significant = base.substr(base.size() - base_digits);
         const std::size_t head = std::min<std::size_t>(significant.size(), 15);
         const double bits = std::log2(std::stod(significant.substr(0, head))) +
                             static_cast<double>(significant.size() - head) * std::log2(10.0);
         if (exponent_digits <= 4 && bits * std::stod(exponent) <= max_bits) continue;
-        const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-        const std::size_t line_start = text.rfind('\n', at);
-        const std::size_t column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
-        throw Error("ParseError",
-                    cat("malformed domain '", trim(text), "': the power ", base, "^", exponent,
-                        " is too large: more than 4096 bits (line ", line, ", column ", column, ")"),
-                    static_cast<int>(line), static_cast<int>(column));
+        fail_at(text, at, cat("the power ", base, "^", exponent, " is too large: more than 4096 bits"));
     }
+}
+
+// isl's reader takes text that starts with a number for PolyLib's matrix format, whose leading numbers are
+// sizes it allocates (`77777777777 7 [` asked for terabytes; found by fuzz/fuzz_domain): a domain is isl's
+// set notation, `{ ... }` or `[params] -> { ... }`.
+void check_set_notation(const std::string& text) {
+    const std::size_t first = text.find_first_not_of(" \t\n\r\v\f");
+    if (first != std::string::npos && text[first] != '{' && text[first] != '[')
+        fail_at(text, first, "a domain starts with '{' (or '[' and its parameters)");
 }
 
 }  // namespace
 
 isl::set parse_domain(const std::string& text) {
+    check_set_notation(text);
     check_powers(text);
     const std::vector<std::string> undeclared = undeclared_names(text);
     const WithParams full = with_params(text, undeclared);
@@ -437,12 +454,14 @@ std::optional<isl::pw_aff> to_pw_aff(const ExprPtr& e, const isl::set& domain) {
 ExprPtr aff_to_expr(const isl::aff& a) {
     isl_set* ctx_set = isl_set_universe(isl_space_params(isl_aff_get_domain_space(a.get())));
     isl_ast_build* build = isl_ast_build_from_context(ctx_set);
-    isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_pw_aff_from_aff(a.copy()));
+    // The build's space is that of the parameters: an aff over a zero-dimensional set (a fixed box's offset)
+    // must be over them too, or isl cannot print its integer divisions.
+    isl_aff* on_params = isl_aff_project_domain_on_params(a.copy());
+    isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_pw_aff_from_aff(on_params));
     isl_ast_build_free(build);
     internal_assert(e != nullptr, "cannot print affine expression");
-    ExprPtr out = ast_expr_to_expr(e);
-    isl_ast_expr_free(e);
-    return out;
+    const isl::ast_expr held = isl::manage(e);  // converting it may throw
+    return ast_expr_to_expr(held.get());
 }
 
 ExprPtr pw_aff_to_expr(const isl::pw_aff& a, const isl::set& context) {
@@ -451,9 +470,8 @@ ExprPtr pw_aff_to_expr(const isl::pw_aff& a, const isl::set& context) {
     isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, a.copy());
     isl_ast_build_free(build);
     internal_assert(e != nullptr, "cannot print piecewise affine expression");
-    ExprPtr out = ast_expr_to_expr(e);
-    isl_ast_expr_free(e);
-    return out;
+    const isl::ast_expr held = isl::manage(e);  // converting it may throw
+    return ast_expr_to_expr(held.get());
 }
 
 isl::set dims_to_params(const isl::set& s, const std::vector<std::string>& names) {
@@ -521,13 +539,29 @@ isl::set index_box(const isl::set& one_dim) {
     return isl::manage(isl_set_params(moved.copy()));
 }
 
+std::optional<long> long_value(isl_val* v) {
+    if (!v || isl_val_is_int(v) != isl_bool_true) return std::nullopt;
+    // One 64-bit chunk below 2^63 in magnitude (isl_val_get_num_si would wrap silently).
+    std::uint64_t chunk = 0;
+    const bool fits = isl_val_n_abs_num_chunks(v, sizeof chunk) <= 1 &&
+                      isl_val_get_abs_num_chunks(v, sizeof chunk, &chunk) == isl_stat_ok &&
+                      chunk <= static_cast<std::uint64_t>(std::numeric_limits<long>::max());
+    if (!fits) {
+        char* text = isl_val_to_str(v);
+        const std::string digits = text ? text : "?";
+        std::free(text);
+        throw Error("LoopyError", cat("the integer ", digits, " does not fit in 64 bits"));
+    }
+    return isl_val_get_num_si(v);
+}
+
 std::optional<long> static_extent(const isl::set& one_dim) {
     isl_set* s = isl_set_project_out(one_dim.copy(), isl_dim_param, 0, static_cast<unsigned>(isl_set_dim(one_dim.get(), isl_dim_param)));
     isl_val* max = isl_set_dim_max_val(s, 0);
-    std::optional<long> out;
-    if (max && isl_val_is_int(max)) out = isl_val_get_num_si(max) + 1;
-    isl_val_free(max);
-    return out;
+    const isl::val held = isl::manage(max);
+    const std::optional<long> top = long_value(held.get());
+    if (!top) return std::nullopt;
+    return *top + 1;
 }
 
 std::optional<std::pair<long, long>> independent_range(const isl::set& s, int pos) {
@@ -537,10 +571,10 @@ std::optional<std::pair<long, long>> independent_range(const isl::set& s, int po
     alone = isl_set_project_out(alone, isl_dim_set, 0, static_cast<unsigned>(pos));
     isl_val* lo = isl_set_dim_min_val(isl_set_copy(alone), 0);
     isl_val* hi = isl_set_dim_max_val(alone, 0);
+    const isl::val low = isl::manage(lo), high = isl::manage(hi);
     std::optional<std::pair<long, long>> out;
-    if (lo && hi && isl_val_is_int(lo) && isl_val_is_int(hi)) out = std::pair{isl_val_get_num_si(lo), isl_val_get_num_si(hi)};
-    isl_val_free(lo);
-    isl_val_free(hi);
+    const std::optional<long> first = long_value(low.get()), last = long_value(high.get());
+    if (first && last) out = std::pair{*first, *last};
     if (!out) return out;
     // s is contained in the product of the rest and [lo, hi]; the product must be contained in s.
     isl_set* product = isl_set_project_out(s.copy(), isl_dim_set, static_cast<unsigned>(pos), 1);
@@ -852,7 +886,8 @@ isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names
 }
 
 isl::pw_aff dim_size(const isl::set& s, int pos) {
-    isl_pw_aff* span = isl_pw_aff_sub(isl_set_dim_max(s.copy(), pos), isl_set_dim_min(s.copy(), pos));
+    const isl::pw_aff hi = dim_max(s, pos), lo = dim_min(s, pos);  // an unbounded dimension is a typed error
+    isl_pw_aff* span = isl_pw_aff_sub(hi.copy(), lo.copy());
     isl_pw_aff* one = isl_pw_aff_val_on_domain(isl_pw_aff_domain(isl_pw_aff_copy(span)), isl_val_one(isl_set_get_ctx(s.get())));
     return isl::manage(isl_pw_aff_add(span, one));
 }
@@ -1087,12 +1122,8 @@ std::optional<ExprPtr> dominating_piece_expr(const isl::pw_aff& a, const isl::se
 
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context) {
     const isl::set params = align_params(context, a.space());
-    isl_val* v = isl_pw_aff_max_val(isl_pw_aff_intersect_params(a.copy(), params.copy()));
-    const bool finite = v && isl_val_is_int(v);
-    const long out = finite ? isl_val_get_num_si(v) : 0;
-    isl_val_free(v);
-    if (!finite) return std::nullopt;
-    return out;
+    const isl::val v = isl::manage(isl_pw_aff_max_val(isl_pw_aff_intersect_params(a.copy(), params.copy())));
+    return long_value(v.get());
 }
 
 namespace {

@@ -63,6 +63,10 @@ isl::set index_box(const isl::set& one_dim);
 /// nullopt when unbounded. This is the static size a work-group axis needs.
 std::optional<long> static_extent(const isl::set& one_dim);
 
+/// `v` (not taken) as a long: nullopt where it is no integer (NaN, infinity, a fraction). isl computes with
+/// unbounded integers, the generated code with 64 bits: an integer beyond them is a LoopyError naming it.
+std::optional<long> long_value(isl_val* v);
+
 /// [lo, hi] where set dimension `pos` of `s` takes every value from lo to hi, both constants, for every point
 /// of the other dimensions and parameters of `s` (s is the product of the rest and that range); nullopt
 /// otherwise.

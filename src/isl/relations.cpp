@@ -6,6 +6,7 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
+#include "isl/isl.h"
 #include "support/error.h"
 
 namespace loom::isl_util {
@@ -46,10 +47,10 @@ isl::map not_before(const isl::map& first, const isl::map& second) {
 namespace {
 
 long value_of(isl_val* v) {
-    internal_assert(isl_val_is_int(v) == isl_bool_true, "sample point with a non-integer coordinate");
-    const long out = isl_val_get_num_si(v);
-    isl_val_free(v);
-    return out;
+    const isl::val held = isl::manage(v);
+    const std::optional<long> out = long_value(held.get());
+    internal_assert(out.has_value(), "sample point with a non-integer coordinate");
+    return *out;
 }
 
 }  // namespace

@@ -22,7 +22,7 @@ bool is_keyword(std::string_view s) { return s == "and" || s == "or" || s == "no
 // Longest first, so that `**` is not read as two `*`.
 constexpr std::array<std::string_view, 10> kLongPunct{"...", "**", "//", "<<", ">>",
                                                       "<=", ">=", "==", "!=", ":="};
-constexpr std::string_view kShortPunct = "()[],+-*/%<>=&|^~";
+constexpr std::string_view kShortPunct = "()[],+-*/%<>=&|^~$";
 
 }  // namespace
 
@@ -202,8 +202,24 @@ bool is_reduction_op(std::string_view name) {
 /// argmax/argmin reduce a value and an index together; the others one expression.
 std::size_t body_count(std::string_view op) { return op == "argmax" || op == "argmin" ? 2 : 1; }
 
+// The arguments of `op` after its inames: one expression, or for argmax/argmin a value and an index, or
+// one two-valued reduction whose results they reduce (loopy's tuple-typed reduction argument).
+bool fits_body(std::string_view op, const std::vector<ExprPtr>& body) {
+    if (body.size() == body_count(op)) return true;
+    return body_count(op) == 2 && body.size() == 1 && is_two_valued(body[0]);
+}
+
+// Loopy's rule: a reduction of one value cannot reduce the two of an argmax/argmin.
+bool two_values_for_one(std::string_view op, const std::vector<ExprPtr>& body) {
+    return body_count(op) == 1 && body.size() == 1 && is_two_valued(body[0]);
+}
+
+std::string two_values_message(std::string_view op, const ExprPtr& operand) {
+    return cat("'", op, "' reduces one value, but '", to_string(operand), "' has two (a value and an index)");
+}
+
 std::string reduction_usage(std::string_view fn, std::string_view op) {
-    std::string args = body_count(op) == 2 ? "inames, value, index" : "inames, expression";
+    std::string args = body_count(op) == 2 ? "inames, value, index (or inames, argmax/argmin reduction)" : "inames, expression";
     std::string prefix = fn == op ? "" : cat(op, ", ");
     return cat("expected ", fn, "(", prefix, args, ") where inames is an iname or a tuple of inames");
 }
@@ -329,9 +345,9 @@ ExprPtr ExpressionParser::arithmetic(int min_prec) {
 ExprPtr ExpressionParser::unary_expr() {
     if (!peek().is("-") && !peek().is("+") && !peek().is("~")) return power();
     const Nested nested(*this);
-    const std::string op = take().text;
-    if (op == "-") return negate(unary_expr());
-    if (op == "+") return unary_expr();
+    const Token op = take();
+    if (op.is("-")) return negate(unary_expr());
+    if (op.is("+")) return unary_expr();
     return unary("~", unary_expr());
 }
 
@@ -346,6 +362,25 @@ ExprPtr ExpressionParser::power() {
 ExprPtr ExpressionParser::postfix() {
     if (peek().kind != TokenKind::Identifier || is_keyword(peek().text)) return atom();
     Token name = take();
+    const std::string tag = name_tag(name);
+    ExprPtr e = untagged_postfix(name);
+    if (tag.empty()) return e;
+    if (e->kind != ExprKind::Var && e->kind != ExprKind::Subscript && e->kind != ExprKind::Call)
+        fail(name, cat("'", name.text, "$", tag, "': only variables, arrays and substitution rules take a tag"));
+    return tagged(e, tag);
+}
+
+// The tag of `name$tag` right after `name` (written without spaces, as loopy's TaggedVariable), or "".
+std::string ExpressionParser::name_tag(const Token& name) {
+    const Token& dollar = peek();
+    if (!dollar.is("$") || dollar.offset != name.offset + name.text.size()) return "";
+    const Token& tag = peek(1);
+    if (tag.kind != TokenKind::Identifier || tag.offset != dollar.offset + 1) fail(dollar, "expected a tag name after '$'");
+    take();
+    return take().text;
+}
+
+ExprPtr ExpressionParser::untagged_postfix(const Token& name) {
     if (accept("(")) return call(name);
     if (accept("[")) {
         if (accept("[")) return linear_subscript_rest(name);
@@ -374,7 +409,8 @@ ExprPtr ExpressionParser::atom() {
         case TokenKind::Punct:
             if (t.text == "(") {
                 ExprPtr e = expression();
-                if (peek().is(",")) fail(peek(), "a tuple is only allowed as the iname list of a reduction");
+                if (peek().is(",")) fail(peek(), "a tuple is only allowed as the iname list of a reduction or as "
+                                           "argmax/argmin's (value, index)");
                 expect(")");
                 return e;
             }
@@ -441,9 +477,10 @@ ExprPtr ExpressionParser::shorthand_reduction(const Token& fn) {
         if (minmax) return loom::call(fn.text, arguments(")"));
         fail(fn, reduction_usage(fn.text, fn.text));
     }
-    std::vector<ExprPtr> body = arguments(")");
+    std::vector<ExprPtr> body = reduction_body(fn.text);
+    if (two_values_for_one(fn.text, body)) fail(fn, two_values_message(fn.text, body[0]));
     if (inames->empty() && body.size() == 1) return body.front();
-    if (body.size() == body_count(fn.text) && !inames->empty()) return reduction(fn.text, std::move(*inames), std::move(body));
+    if (fits_body(fn.text, body) && !inames->empty()) return reduction(fn.text, std::move(*inames), std::move(body));
     if (minmax && !tuple) {
         body.insert(body.begin(), var(inames->front()));
         return loom::call(fn.text, std::move(body));
@@ -459,12 +496,30 @@ ExprPtr ExpressionParser::general_reduction(const Token& fn) {
     expect(",");
     std::optional<std::vector<std::string>> inames = iname_argument();
     if (!inames) fail(peek(), reduction_usage(fn.text, op));
-    std::vector<ExprPtr> body = arguments(")");
-    if (body.size() != body_count(op)) fail(fn, reduction_usage(fn.text, op));
+    std::vector<ExprPtr> body = reduction_body(op);
+    if (two_values_for_one(op, body)) fail(fn, two_values_message(op, body[0]));
+    if (!fits_body(op, body)) fail(fn, reduction_usage(fn.text, op));
     // Over no inames a reduction is its body, as in loopy.
     if (inames->empty() && body.size() == 1) return body.front();
     if (inames->empty()) fail(fn, cat("'", op, "' over no inames has no value: name the inames to reduce over"));
     return reduction(op, std::move(*inames), std::move(body), fn.text == "simul_reduce");
+}
+
+// The operands of reduction `op` after its inames, up to the closing parenthesis: for argmax/argmin also
+// loopy's tuple `(value, index)` as the only one.
+std::vector<ExprPtr> ExpressionParser::reduction_body(std::string_view op) {
+    if (body_count(op) == 2 && peek().is("(")) {
+        const std::size_t start = pos_;
+        take();
+        ExprPtr value = expression();
+        if (accept(",")) {
+            ExprPtr index = expression();
+            expect(")");
+            if (accept(")")) return {std::move(value), std::move(index)};
+        }
+        pos_ = start;  // a parenthesized operand, not a tuple
+    }
+    return arguments(")");
 }
 
 std::vector<ExprPtr> ExpressionParser::arguments(std::string_view close) {

@@ -81,12 +81,15 @@ private:
     ExprPtr unary_expr();
     ExprPtr power();
     ExprPtr atom();
+    std::string name_tag(const Token& name);
+    ExprPtr untagged_postfix(const Token& name);
     ExprPtr linear_subscript_rest(const Token& name);
     ExprPtr number(const Token& t) const;
     ExprPtr call(const Token& fn);
     ExprPtr special_call(const Token& fn, std::vector<ExprPtr> args) const;
     ExprPtr shorthand_reduction(const Token& fn);
     ExprPtr general_reduction(const Token& fn);
+    std::vector<ExprPtr> reduction_body(std::string_view op);
     std::vector<ExprPtr> arguments(std::string_view close);
     std::optional<std::vector<std::string>> iname_argument();
     /// `lhs op rhs` of a chain, whose depth grows without the parser recursing: ParseError at `op` when the

@@ -527,6 +527,13 @@ void restore_rule_uses(KernelData& k, const std::vector<Instruction>& as_written
 }  // namespace
 
 void set_default_strides(Variable& v) {
+    const auto fixed = [](const DimTag& t) { return t.kind == DimTag::Kind::Stride && t.level < 0; };
+    if (v.no_shape && !v.dim_tags.empty() && std::all_of(v.dim_tags.begin(), v.dim_tags.end(), fixed)) {
+        // loopy's shape=None with strides: an axis per stride, each extent unknown.
+        for (const DimTag& t : v.dim_tags) v.strides.push_back(t.stride);
+        v.stride_levels.assign(v.strides.size(), -1);
+        return;
+    }
     if (v.no_shape) {
         // Its storage is indexed directly: at most one layout tag, for that one contiguous axis, which says
         // nothing more (and is dropped: no axes to lay out).

@@ -111,19 +111,44 @@ bool any_matches(const std::string& pattern, const Names& names) {
     return false;
 }
 
-bool evaluate(const Match::Node& n, const Instruction& insn, const std::string& kernel_name) {
+// The value of `n` where each selector is decided by `leaf`.
+template <class Leaf>
+bool evaluate(const Match::Node& n, const Leaf& leaf) {
     switch (n.kind) {
-        case Kind::And: return evaluate(*n.children[0], insn, kernel_name) && evaluate(*n.children[1], insn, kernel_name);
-        case Kind::Or: return evaluate(*n.children[0], insn, kernel_name) || evaluate(*n.children[1], insn, kernel_name);
-        case Kind::Not: return !evaluate(*n.children[0], insn, kernel_name);
+        case Kind::And: return evaluate(*n.children[0], leaf) && evaluate(*n.children[1], leaf);
+        case Kind::Or: return evaluate(*n.children[0], leaf) || evaluate(*n.children[1], leaf);
+        case Kind::Not: return !evaluate(*n.children[0], leaf);
+        default: return leaf(n);
+    }
+}
+
+bool instruction_selected(const Match::Node& n, const Instruction& insn, const std::string& kernel_name) {
+    switch (n.kind) {
         case Kind::Id: return fnmatch(n.pattern, insn.id);
         case Kind::Tag: return any_matches(n.pattern, insn.tags);
         case Kind::Writes: return any_matches(n.pattern, written_names(insn));
         case Kind::Reads: return any_matches(n.pattern, read_names(insn));
         case Kind::Iname: return any_matches(n.pattern, insn.within_inames);
         case Kind::InKernel: return fnmatch(n.pattern, kernel_name);
+        default: internal_assert(false, "not a selector");
     }
     return false;
+}
+
+const char* selector_name(Kind kind) {
+    switch (kind) {
+        case Kind::Writes: return "writes:";
+        case Kind::Reads: return "reads:";
+        case Kind::Iname: return "iname:";
+        default: return "in_kernel:";
+    }
+}
+
+bool use_selected(const Match::Node& n, const RuleUse& use, const std::string& stack_match) {
+    if (n.kind == Kind::Id) return fnmatch(n.pattern, use.name);
+    if (n.kind == Kind::Tag) return !use.tag.empty() && fnmatch(n.pattern, use.tag);
+    user_error("LoopyError", "stack match '", stack_match, "': '", selector_name(n.kind), n.pattern,
+               "' applies to instructions, not to uses of substitution rules (such as '", use.name, "')");
 }
 
 }  // namespace
@@ -135,9 +160,51 @@ Match Match::parse(const std::string& expr) {
 }
 
 bool Match::operator()(const Instruction& insn, const std::string& kernel_name) const {
-    return !root_ || evaluate(*root_, insn, kernel_name);
+    return !root_ || evaluate(*root_, [&](const Node& n) { return instruction_selected(n, insn, kernel_name); });
+}
+
+bool Match::operator()(const RuleUse& use, const std::string& stack_match) const {
+    return !root_ || evaluate(*root_, [&](const Node& n) { return use_selected(n, use, stack_match); });
 }
 
 bool matches(const std::string& expr, const Instruction& insn) { return Match::parse(expr)(insn); }
+
+}  // namespace loom
+
+namespace loom {
+
+StackMatch StackMatch::parse(const std::string& expr) {
+    StackMatch m;
+    m.text_ = expr;
+    std::string rest = trim(expr);
+    if (!rest.empty() && rest.back() == '$') {
+        m.ends_ = true;
+        rest.pop_back();
+    }
+    for (const std::string& level : split_trimmed(rest, '>'))
+        m.levels_.push_back({level == "...", Match::parse(level == "..." ? "" : level)});
+    return m;
+}
+
+bool StackMatch::operator()(const Instruction& insn, const std::vector<RuleUse>& uses, const std::string& kernel_name) const {
+    return matches_from(0, 0, insn, uses, kernel_name);
+}
+
+// Whether the stack from `item` (0: the instruction, n: uses[n - 1]) matches the levels from `level`. As in
+// loopy, `...` leaves at least one item to the levels after it.
+bool StackMatch::matches_from(std::size_t level, std::size_t item, const Instruction& insn,
+                              const std::vector<RuleUse>& uses, const std::string& kernel_name) const {
+    const std::size_t items = uses.size() + 1;
+    if (level == levels_.size()) return !ends_ || item == items;
+    if (levels_[level].any_levels) {
+        for (std::size_t from = item; from < items; ++from)
+            if (matches_from(level + 1, from, insn, uses, kernel_name)) return true;
+        return false;
+    }
+    if (item == items) return false;
+    const Match& m = levels_[level].match;
+    const bool here = item == 0 ? m(insn, kernel_name) : m(uses[item - 1], text_);
+    return here && matches_from(level + 1, item + 1, insn, uses, kernel_name);
+}
 
 }  // namespace loom

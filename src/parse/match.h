@@ -11,8 +11,10 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ir/instruction.h"
+#include "ir/subst_rule.h"
 
 namespace loom {
 
@@ -25,6 +27,10 @@ public:
     /// Whether `insn` of the kernel named `kernel_name` is selected.
     bool operator()(const Instruction& insn, const std::string& kernel_name = "") const;
 
+    /// Whether a use of a substitution rule is selected (StackMatch). `stack_match` names the whole match in
+    /// the LoopyError for a selector that applies only to instructions.
+    bool operator()(const RuleUse& use, const std::string& stack_match) const;
+
     struct Node;
 
 private:
@@ -34,5 +40,32 @@ private:
 
 /// Whether `insn` matches the match expression `expr` (parsed on every call: use Match for many).
 bool matches(const std::string& expr, const Instruction& insn);
+
+/// Loopy's stack match, which picks substitution rule uses by the uses they are nested in:
+/// `insn > outer > ... > inner $` holds for a use whose stack (the instruction, then the rule uses around it and
+/// the use itself, outermost first) matches the match expressions from its start: `...` stands for any number
+/// of levels, and the stack may go on past the last one unless a `$` ends the match. A rule use matches
+/// `id:PATTERN` by its rule's name and `tag:PATTERN` by its tag (`g$two`); the other selectors apply only to
+/// instructions (LoopyError for a rule use). One match expression alone selects every use in the instructions
+/// it matches.
+class StackMatch {
+public:
+    static StackMatch parse(const std::string& expr);
+
+    bool operator()(const Instruction& insn, const std::vector<RuleUse>& uses, const std::string& kernel_name = "") const;
+
+private:
+    struct Level {
+        bool any_levels = false;  // `...`
+        Match match = Match::parse("");
+    };
+
+    bool matches_from(std::size_t level, std::size_t item, const Instruction& insn, const std::vector<RuleUse>& uses,
+                      const std::string& kernel_name) const;
+
+    std::string text_;
+    std::vector<Level> levels_;
+    bool ends_ = false;  // `$`: no level past the last one
+};
 
 }  // namespace loom

@@ -9,6 +9,7 @@
 
 #include "ir/access.h"
 #include "ir/domain.h"
+#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "isl/relations.h"
 #include "schedule/linear_tree.h"
@@ -256,6 +257,21 @@ private:
         return out;
     }
 
+    // Whether `writer` writes `variable` from the iterations of an ILP or vector iname it shares with `reader`
+    // without indexing it by that iname: a write race (WriteRaceConditionWarning), where the kernel itself
+    // leaves which iteration's value the read sees open, as loopy does.
+    bool races_across_shared_ilp(const Instruction& writer, const Instruction& reader, const std::string& variable) const {
+        for (const ExprPtr& lhs : writer.assignees) {
+            if (lhs->name != variable) continue;
+            const std::vector<std::string> indexed = referenced_names(lhs);
+            for (const std::string& i : writer.within_inames)
+                if (reader.within_inames.count(i) && iname_tag(k_, i).is_innermost() &&
+                    std::find(indexed.begin(), indexed.end(), i) == indexed.end())
+                    return true;
+        }
+        return false;
+    }
+
     std::vector<CheckedRead> reads_from_prerequisites() const {
         std::vector<CheckedRead> out;
         for (const Placement& r : placements_) {
@@ -265,7 +281,8 @@ private:
                 const Placement* w = placement_of(dep);
                 if (!w || w == &r) continue;
                 for (const std::string& v : written_names(*w->insn))
-                    if (read.count(v) && find_variable(k_, v)) out.push_back({w, &r, v});
+                    if (read.count(v) && find_variable(k_, v) && !races_across_shared_ilp(*w->insn, *r.insn, v))
+                        out.push_back({w, &r, v});
             }
         }
         return out;

@@ -73,7 +73,7 @@ std::optional<std::vector<std::string>> ranking_by_stride(const KernelData& k, c
         if (!v || !v->is_arg() || v->kind == VarKind::ValueArg || !a.subscripted) continue;
         std::map<std::string, std::int64_t> smallest;
         // A linear subscript, or an array without a shape, indexes the storage itself: stride 1.
-        const bool flat = a.linear || v->no_shape;
+        const bool flat = a.linear || v->storage_indexed();
         for (std::size_t axis = 0; axis < a.indices.size() && (flat || axis < v->strides.size()); ++axis) {
             const auto stride = flat ? std::optional<std::int64_t>(1) : eval_int(v->strides[axis], values);
             if (!stride) continue;

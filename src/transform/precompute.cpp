@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "ir/access.h"
 #include "ir/domain.h"
@@ -61,8 +63,9 @@ struct StorageAxis {
     std::string iname;   // the source iname when argument < 0
     std::string name;    // the new iname
     bool preexisting = false;  // `name` is an iname of the kernel already (given in precompute_inames)
-    isl_util::BoxAxis box;
-    bool kept() const { return box.size != 1; }
+    ExprPtr offset;  // of the storage's first element: affine in the outer inames and parameters
+    ExprPtr size;    // the storage's extent: a constant, or (loopy's variable-size temporary) one in the parameters
+    bool kept() const { return size->kind != ExprKind::IntLit || size->ival != 1; }
 };
 
 // What precompute works out before it edits the kernel.
@@ -235,14 +238,29 @@ std::vector<std::string> outer_dims(const Plan& p) {
     return out;
 }
 
+// loopy's find_max_of_pwaff_with_params: the largest value of `size` (in the parameters and the outer inames)
+// over the outer iterations of the footprint, as an expression in the parameters alone.
+std::optional<ExprPtr> max_over_outer(const Plan& p, const isl::pw_aff& size, const isl::set& context) {
+    const std::optional<ExprPtr> in_outer = isl_util::dominating_piece_expr(size, context);
+    if (!in_outer) return std::nullopt;
+    const std::string value = "_loom_size";
+    isl::set sizes = isl_util::add_named_dims(isl_util::project_onto(p.footprint, outer_dims(p)), {value}, false);
+    sizes = isl_util::project_onto(isl_util::add_constraint(sizes, var(value), BinOp::Eq, *in_outer), {value});
+    return isl_util::dominating_piece_expr(isl_util::dim_max(sizes, 0), context);
+}
+
 // loopy's base_index_and_length for storage axis `pos`: the smallest index (one affine piece in the outer
-// inames and parameters) and the largest extent from it over all outer iterations allowed by `context`.
-std::optional<isl_util::BoxAxis> widest_extent(const isl::set& per_outer, int pos, const isl::set& context) {
+// inames and parameters) and the largest extent from it over all outer iterations allowed by `context`, a
+// constant where there is one, else (as loopy's static_max_of_pw_aff) one in the parameters.
+std::optional<std::pair<ExprPtr, ExprPtr>> widest_extent(const Plan& p, const isl::set& per_outer, int pos,
+                                                         const isl::set& context) {
     const std::optional<ExprPtr> base = isl_util::single_piece_expr(isl_util::dim_min(per_outer, pos), context);
     if (!base) return std::nullopt;
-    const std::optional<long> size = isl_util::static_max(isl_util::dim_size(per_outer, pos), context);
-    if (!size) return std::nullopt;
-    return isl_util::BoxAxis{*base, *size};
+    const isl::pw_aff size = isl_util::dim_size(per_outer, pos);
+    if (const std::optional<long> n = isl_util::static_max(size, context)) return std::pair{*base, int_lit(*n)};
+    const std::optional<ExprPtr> in_params = max_over_outer(p, size, context);
+    if (!in_params) return std::nullopt;
+    return std::pair{*base, *in_params};
 }
 
 // Sizes each storage axis by the fixed box around the footprint, with the outer inames as parameters; where
@@ -251,12 +269,12 @@ void box_footprint(const KernelData& k, Plan& p, const std::string& temporary) {
     const isl::set per_outer = isl_util::dims_to_params(p.footprint, outer_dims(p));
     const auto box = isl_util::guard("LoopyError", "precompute", [&] { return isl_util::fixed_box_hull(per_outer); });
     for (std::size_t i = 0; i < p.axes.size(); ++i) {
-        const std::optional<isl_util::BoxAxis> axis =
-            box ? (*box)[i] : widest_extent(per_outer, static_cast<int>(i), assumption_context(k));
+        const auto axis = box ? std::optional(std::pair{(*box)[i].offset, int_lit((*box)[i].size)})
+                              : widest_extent(p, per_outer, static_cast<int>(i), assumption_context(k));
         user_assert(axis.has_value(), "StaticValueFindingError", "precompute: a static size was not found for axis ", i,
                     " of the footprint ", isl_util::to_str(per_outer), " of '", p.rule->name, "' (storing it in '",
-                    temporary, "' needs a constant size)");
-        p.axes[i].box = *axis;
+                    temporary, "' needs a size in the parameters)");
+        std::tie(p.axes[i].offset, p.axes[i].size) = *axis;
     }
 }
 
@@ -361,7 +379,7 @@ isl::set new_iname_domain(const Plan& p, bool bounding_box) {
         if (!p.axes[i].kept()) continue;
         kept.push_back(p.axes[i].name);
         s = isl_util::add_named_dims(s, {p.axes[i].name}, false);
-        s = isl_util::add_constraint(s, var(storage_dim(i)), BinOp::Eq, plus(var(p.axes[i].name), p.axes[i].box.offset));
+        s = isl_util::add_constraint(s, var(storage_dim(i)), BinOp::Eq, plus(var(p.axes[i].name), p.axes[i].offset));
     }
     s = isl_util::project_out(s, storage);
     std::vector<std::string> order = outer_dims(p);
@@ -437,12 +455,12 @@ ExprPtr temporary_read(const Plan& p, const std::string& temporary, const std::v
     const std::vector<ExprPtr> exprs = storage_exprs(p.axes, args);
     std::vector<ExprPtr> idx;
     for (std::size_t i = 0; i < p.axes.size(); ++i)
-        if (p.axes[i].kept()) idx.push_back(minus(exprs[i], p.axes[i].box.offset));
+        if (p.axes[i].kept()) idx.push_back(minus(exprs[i], p.axes[i].offset));
     return idx.empty() ? var(temporary) : subscript(temporary, std::move(idx));
 }
 
 // What storage axis `a` stands for at the compute instruction's iteration: its iname plus the box's offset.
-ExprPtr storage_value(const StorageAxis& a) { return a.kept() ? plus(var(a.name), a.box.offset) : a.box.offset; }
+ExprPtr storage_value(const StorageAxis& a) { return a.kept() ? plus(var(a.name), a.offset) : a.offset; }
 
 // The swept inames the rule's value depends on (storage axes that are no argument), at the storage points.
 std::map<std::string, ExprPtr> swept_iname_values(const Plan& p) {
@@ -708,7 +726,7 @@ Variable storage_temporary(const Plan& p, const PrecomputeOptions& o, const std:
     t.dtype = o.dtype;
     t.address_space = o.temporary_address_space;
     for (const StorageAxis& a : p.axes)
-        if (a.kept()) t.shape.push_back(int_lit(a.box.size));
+        if (a.kept()) t.shape.push_back(a.size);
     t.is_array = !t.shape.empty();
     set_default_strides(t);
     return t;
@@ -742,8 +760,10 @@ void store_in_temporary(KernelData& k, Variable t) {
     if (v.address_space == AddressSpace::Auto) v.address_space = t.address_space;
     bool grew = false;
     for (std::size_t i = 0; i < v.shape.size(); ++i) {
-        user_assert(v.shape[i]->kind == ExprKind::IntLit, "LoopyError", "precompute: existing temporary '", t.name,
-                    "' has a non-constant length ", to_string(v.shape[i]), " on axis ", i, ": it cannot be widened");
+        for (const Variable* x : {&v, &t})
+            user_assert(x->shape[i]->kind == ExprKind::IntLit, "LoopyError", "precompute: ", x == &v ? "existing" : "new",
+                        " temporary '", t.name, "' has a non-constant length ", to_string(x->shape[i]), " on axis ", i,
+                        ": the two cannot be merged");
         if (t.shape[i]->ival <= v.shape[i]->ival) continue;
         v.shape[i] = t.shape[i];
         grew = true;

@@ -212,7 +212,7 @@ private:
 
     DType body_type(const ExprPtr& red, std::size_t arg) const {
         if (red->name == "any" || red->name == "all") return DType::Bool;
-        return expr_type(typed_, red->args[arg]).dtype;
+        return expr_type(typed_, is_two_valued(red) ? pair_operand(red, arg) : red->args[arg]).dtype;
     }
 
     Site site_of(const Instruction& insn, const ExprPtr& red) const {
@@ -239,6 +239,7 @@ private:
 
     std::vector<Instruction> realize(const Instruction& insn, const ExprPtr& red) {
         if (is_arg_extremum(red->name)) check_arg_extremum_form(insn, red);
+        if (is_arg_extremum(red->name) && red->args.size() == 1) return realize_inner_pair(insn, red);
         const std::string local = parallel_iname(insn, red);
         const DType t = body_type(red, 0);
         if (!local.empty()) return realize_local(insn, red, local, t);
@@ -262,6 +263,28 @@ private:
         user_assert(insn.expression == red && insn.assignees.size() == 2, "LoopyError", "instruction '", insn.id,
                     "': ", red->name, " must be the whole right-hand side of an assignment to two variables, as in "
                     "'v, i = ", red->name, "(i, a[i], i)'");
+    }
+
+    // An argmax/argmin of a two-valued reduction, as loopy realizes a tuple-typed reduction argument: the inner
+    // one first, in the outer one's loops, into a value and an index temporary, which the outer one then
+    // reduces as its value and index.
+    std::vector<Instruction> realize_inner_pair(const Instruction& insn, const ExprPtr& red) {
+        const ExprPtr& inner = red->args[0];
+        Instruction pair = insn;
+        pair.id = names_(insn.id + "_" + join(red->inames, "_"));
+        pair.expression = inner;
+        pair.assignees.clear();
+        for (std::size_t n = 0; n < 2; ++n) {
+            pair.assignees.push_back(accumulator(cat(pair.id, "_arg", n), body_type(inner, n)));
+            typed_.temporaries.push_back(out_.temporaries.back());  // the outer reduction's operands are typed
+        }
+        pair.within_inames.insert(red->inames.begin(), red->inames.end());
+        pair.within_inames_is_final = true;
+        origin_[pair.id] = origin_of(insn.id);
+        Instruction outer = insn;
+        outer.expression = reduction(red->name, red->inames, pair.assignees, red->allow_simultaneous);
+        outer.depends_on.insert(pair.id);
+        return {std::move(pair), std::move(outer)};
     }
 
     // argmax/argmin keep a value and an index accumulator. The index moves only on a strict improvement, so

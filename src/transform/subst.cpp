@@ -97,20 +97,12 @@ bool reads(const Instruction& insn, const std::string& name) { return read_names
 }  // namespace
 
 Kernel expand_subst(const Kernel& kernel, const std::string& within) {
-    if (kernel->substitutions.empty()) return kernel;
-    const Match match = Match::parse(within);
+    const StackMatch match = StackMatch::parse(within);
     KernelData k = kernel.copy();
-    bool changed = false;
-    for (Instruction& insn : k.instructions) {
-        if (!match(insn, k.name)) continue;
-        Instruction expanded = expand_rules(insn, k.substitutions);
-        changed |= expanded.expression != insn.expression || expanded.assignees != insn.assignees ||
-                   expanded.predicates != insn.predicates;
-        insn = std::move(expanded);
-    }
-    if (!changed) return kernel;
-    drop_unused_rules(k);
-    return Kernel(std::move(k));
+    const bool expanded = expand_rule_uses(k, [&](const Instruction& insn, const std::vector<RuleUse>& stack) {
+        return match(insn, stack, k.name);
+    });
+    return expanded ? Kernel(std::move(k)) : kernel;
 }
 
 Kernel extract_subst(const Kernel& kernel, const std::string& subst_name, const std::string& templ,

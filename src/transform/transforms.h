@@ -149,8 +149,10 @@ Kernel add_barrier(const Kernel& k, const std::optional<std::string>& insn_befor
 Kernel realize_reduction(const Kernel& k, const std::optional<std::set<std::string>>& insn_id_filter = std::nullopt);
 
 // --- substitution rules (transform/subst.cpp)
-/// Expands the substitution rules used by the instructions `within` selects (a match expression; empty:
-/// all), then drops the rules nothing uses any more. Returns `k` when nothing was expanded.
+/// Expands the substitution rule uses that `within` selects (a stack match, parse/match.h: a plain match
+/// expression selects every use in the instructions it matches; empty: all), as loopy: a rule whose
+/// expression changes where a use of it stays becomes a new rule for that use (`h_0`). Drops the rules nothing
+/// uses any more. Returns `k` when nothing was expanded.
 Kernel expand_subst(const Kernel& k, const std::string& within = "");
 /// Adds the rule `subst_name(parameters) := template` and replaces every subexpression of the selected
 /// instructions (assignee subscripts included) and of other rules that matches `template` structurally, the

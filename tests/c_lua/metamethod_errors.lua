@@ -22,6 +22,11 @@ local calls = {
   ["set_options options"] = function() return lp.set_options(knl, hostile) end,
   ["add_prefetch sweep inames"] = function() return lp.add_prefetch(knl, "a", hostile) end,
   ["kernel call arguments"] = function() return typed(exec, hostile_with({ a = lp.zeros(4, "float32") })) end,
+  -- After a call with the same signature, the fast path of repeated calls reads the table first.
+  ["repeated kernel call arguments"] = function()
+    typed(exec, { a = lp.zeros(4, "float32") })
+    return typed(exec, hostile_with({ a = lp.zeros(4, "float32") }))
+  end,
   ["array view slices"] = function() return lp.zeros(4, "float32"):view(hostile) end,
 }
 for what, call in pairs(calls) do

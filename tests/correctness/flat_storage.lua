@@ -1,7 +1,7 @@
 -- Indexing an array's storage directly, on both executors: linear subscripts a[[e]] (one index into the
 -- storage, whatever the shape and strides) and arguments without a shape (lp.none, loopy's shape=None: a
--- pointer of unknown extent, indexed by one index, given any contiguous array at call time). Results are
--- compared with plain Lua loops over the same storage.
+-- pointer of unknown extent, indexed by one index, or with fixed strides by one per stride, given any
+-- contiguous array at call time). Results are compared with plain Lua loops over the same storage.
 local lp = require("loom")
 local h = require("helpers")
 
@@ -133,5 +133,36 @@ do
   h.on_each_executor(function(exec, name)
     local out = knl(exec, { a = a, idx = idx, unused = lp.zeros({}, "float32"), s = lp.zeros(1, "float32") })
     h.check_array(out, function(i) return a:get(idx:get(i)) end, "gather on " .. name)
+  end)
+end
+
+-- Declared with strides and no shape (loopy's shape=None with strides): one axis per stride, each of unknown
+-- extent, so no shape is needed for an index isl cannot follow. Rows of 3 elements, of which the kernels read
+-- and write the first two, in the caller's storage.
+do
+  local args = {
+    lp.GlobalArg("a", "float64", { strides = { 3, 1 } }),
+    lp.GlobalArg("idx", "int32", { shape = "n" }),
+    lp.GlobalArg("out", "float64", { shape = "n, 2" }),
+    lp.ValueArg("n", "int32"),
+  }
+  local domain = "{ [i,k]: 0<=i<n and 0<=k<2 }"
+  local gather = lp.make_kernel(domain, "out[i, k] = a[idx[i], k] + 10*k", args)
+  local scatter = lp.make_kernel(domain, "a[idx[i], k] = 100*i + k", { args[1], args[2], args[4] })
+  h.check_contains(tostring(gather), "a: type: np:dtype('float64'), shape: unknown, dim_tags: (stride:3, stride:1)")
+  local idx = lp.array({ 3, 0, 2, 1 }, "int32")
+  h.on_each_executor(function(exec, name)
+    local a = lp.rand(12, "float64", 8)
+    local before = a:copy()
+    h.check_array(gather(exec, { a = a, idx = idx }), function(i, k) return before:get(3 * idx:get(i) + k) + 10 * k end,
+      "strided gather on " .. name)
+    scatter(exec, { a = a, idx = idx })
+    h.check_array(a, function(e)
+      local row, column = e // 3, e % 3
+      for i = 0, 3 do
+        if idx:get(i) == row and column < 2 then return 100 * i + column end
+      end
+      return before:get(e)
+    end, "strided scatter on " .. name)
   end)
 end

@@ -277,3 +277,57 @@ do
   check_same(ref, early, function() return { a = lp.rand({ 34, 34 }, "float32", 17) } end, { 0 },
     "l.auto prefetch before any local axis")
 end
+
+do
+  -- A footprint whose fixed-box offset has an integer division (its iname from chunk_iname, found by
+  -- fuzz_pipeline: printing that offset was an InternalError): x[i_inner + 2*i_outer] over i_inner, per i_outer.
+  local ref = lp.make_kernel("{[i]: 0<=i<10}", "y[i] = 3*x[i]")
+  local k = lp.chunk_iname(ref, "i", 5)
+  k = lp.split_iname(k, "i_outer", 16, { outer_tag = "g.0", inner_tag = "unr" })
+  k = lp.add_prefetch(k, "x", { "i_inner" })
+  check_same(ref, k, function() return { x = lp.rand({ 10 }, "float32", 18) } end, { 0 },
+    "prefetch over the inner iname of chunk_iname")
+end
+
+-- Footprints sized by the parameters (loopy's test_variable_size_temporary): a private temporary whose shape is
+-- in the parameters, a variable-length array. Its size is the largest footprint of one outer iteration: all of
+-- a for a[:,:]; a row for a sweep of j inside a g.0 row loop (threads of the C executor each with their own);
+-- i + 1 elements, at most n, for a[j] swept in a triangle. The C executor runs them; OpenCL C has no
+-- variable-length arrays, and its compiler says so.
+do
+  local sum_rows = lp.add_dtypes(lp.make_kernel("{ [i,j]: 0<=i,j<n }", "out[i] = sum(j, a[i,j]*j)"), { a = "float32" })
+  local whole = lp.add_prefetch(sum_rows, "a[:,:]", nil, { default_tag = nil })
+  h.check_contains(code_of(whole), "float a_fetch[n * n];")
+  local rows = lp.add_prefetch(lp.tag_inames(sum_rows, { i = "g.0" }), "a", { "j" }, { default_tag = nil })
+  h.check_contains(code_of(rows), "float a_fetch[n];")
+  local triangle = lp.add_dtypes(lp.make_kernel("{ [i,j]: 0<=j<=i<n }", "out[i] = sum(j, a[j]*j)"), { a = "float32" })
+  local prefix = lp.add_prefetch(triangle, "a", { "j" }, { default_tag = nil })
+  h.check_contains(code_of(prefix), "float a_fetch[n];")
+  local c = lp.c.executor { threads = 3 }
+  for _, case in ipairs({ { sum_rows, whole, "a[:,:]" }, { sum_rows, rows, "rows" }, { triangle, prefix, "prefix" } }) do
+    local ref, knl, what = case[1], case[2], case[3]
+    for _, n in ipairs({ 1, 7, 40 }) do
+      local a = what == "prefix" and lp.rand({ n }, "float32", n) or lp.rand({ n, n }, "float32", n)
+      local want = what == "prefix"
+        and function(i) local s = 0 for j = 0, i do s = s + a:get(j) * j end return s end
+        or function(i) local s = 0 for j = 0, n - 1 do s = s + a:get(i, j) * j end return s end
+      h.check_array(knl(c, { a = a }), want, what .. ", n=" .. n, { rtol = 1e-5 })
+      h.check_array(ref(c, { a = a }), want, what .. " reference, n=" .. n, { rtol = 1e-5 })
+    end
+    h.expect_error("BuildError", "variable length arrays", knl, lp.cl.queue(),
+      { a = lp.rand(what == "prefix" and { 3 } or { 3, 3 }, "float32") })
+  end
+  -- In global memory such a temporary is allocated for each call, on both executors; local memory needs a
+  -- constant size.
+  local global = lp.add_prefetch(sum_rows, "a[:,:]", nil, { default_tag = nil, temporary_address_space = "global" })
+  local a = lp.rand({ 9, 9 }, "float32", 9)
+  h.on_each_executor(function(exec, name)
+    h.check_array(global(exec, { a = a }), function(i)
+      local s = 0
+      for j = 0, 8 do s = s + a:get(i, j) * j end
+      return s
+    end, "global a[:,:] on " .. name, { rtol = 1e-5 })
+  end)
+  h.expect_error("StaticValueFindingError", { "temporary 'a_fetch'", "(n, n)" }, lp.generate_code,
+    lp.add_prefetch(lp.tag_inames(sum_rows, { i = "l.0" }), "a[:,:]", nil, { temporary_address_space = "local" }))
+end

@@ -81,10 +81,13 @@ local function test_scalar_ops(exec, where)
   end
 end
 
--- argmax/argmin: the first extreme element wins; an empty domain gives the neutral value and index -1.
+-- argmax/argmin: the first extreme element wins; an empty domain gives the neutral value and index -1. The
+-- value and index are two operands, or one tuple (loopy's).
 local function test_arg_extrema(exec, where)
-  for _, op in ipairs({ "argmax", "argmin" }) do
-    local knl = lp.make_kernel("{ [i]: 0<=i<n }", "v, idx = " .. op .. "(i, a[i], i)")
+  for _, op in ipairs({ "argmax", "argmin", "tuple" }) do
+    local form = op == "tuple" and "argmin(i, (a[i], i))" or op .. "(i, a[i], i)"
+    op = op == "tuple" and "argmin" or op
+    local knl = lp.make_kernel("{ [i]: 0<=i<n }", "v, idx = " .. form)
     for _, dtype in ipairs({ "float32", "float64", "int32" }) do
       for _, n in ipairs(SIZES) do
         local a = vector(n, dtype, 5, -1, 1)
@@ -98,6 +101,37 @@ local function test_arg_extrema(exec, where)
         if out.idx.dtype ~= "int32" then fail("%s: index dtype %s", what, out.idx.dtype) end
         check(out.v:get(), best, dtype, what .. " value")
         check(out.idx:get(), best_index, "int32", what .. " index")
+      end
+    end
+  end
+end
+
+-- argmax/argmin of an argmax/argmin over the rows (loopy's reduction of a tuple-typed reduction): the inner one
+-- gives each row's extreme value and its column, the outer one the extreme of those and the column that came
+-- with it; sequentially, and with the rows on l.0 (a tree reduction of the pairs). Distinct random values, so
+-- that no tie decides.
+local function test_nested_arg_extrema(exec, where)
+  for _, op in ipairs({ "argmax", "argmin" }) do
+    for _, form in ipairs({ op .. "(i, " .. op .. "(j, a[i, j], j))", "reduce(" .. op .. ", i, reduce(" .. op .. ", j, a[i, j], j))" }) do
+      local knl = lp.make_kernel("{ [i,j]: 0<=i<16 and 0<=j<m }", "v, col = " .. form,
+        { lp.GlobalArg("a", "float64", { shape = "16, m" }), "..." })
+      for _, variant in ipairs({ knl, lp.tag_inames(knl, { i = "l.0" }) }) do
+        for _, m in ipairs({ 1, 9 }) do
+          local a = lp.rand({ 16, m }, "float64", m)
+          local better = op == "argmax" and function(x, y) return x > y end or function(x, y) return x < y end
+          local best, best_col = nil, -1
+          for i = 0, 15 do
+            local row, row_col = nil, -1
+            for j = 0, m - 1 do
+              if row == nil or better(a:get(i, j), row) then row, row_col = a:get(i, j), j end
+            end
+            if best == nil or better(row, best) then best, best_col = row, row_col end
+          end
+          local out = run(variant, exec, { a = a })
+          local what = string.format("%s %s, m=%d%s", where, form, m, variant == knl and "" or " on l.0")
+          check(out.v:get(), best, "float64", what .. " value")
+          check(out.col:get(), best_col, "int32", what .. " column")
+        end
       end
     end
   end
@@ -273,6 +307,13 @@ local function test_errors()
   if ok or err.kind ~= "LoopyError" or not string.find(err.message, "whole right-hand side", 1, true) then
     fail("argmax inside an expression: expected a LoopyError, got %s", tostring(err))
   end
+  -- A two-valued reduction is no operand of a one-valued one (loopy: a tuple typed argument to a scalar reduction).
+  for _, src in ipairs({ "s = sum(i, argmax(j, a[i, j], j))", "s = reduce(max, i, argmin(j, a[i, j], j))" }) do
+    ok, err = pcall(lp.make_kernel, "{ [i,j]: 0<=i,j<n }", src)
+    if ok or err.kind ~= "ParseError" or not string.find(err.message, "reduces one value, but '", 1, true) then
+      fail("%s: expected a ParseError, got %s", src, tostring(err))
+    end
+  end
 end
 
 test_listing()
@@ -280,6 +321,7 @@ test_errors()
 for _, e in ipairs(EXECUTORS) do
   test_scalar_ops(e.exec, e.name)
   test_arg_extrema(e.exec, e.name)
+  test_nested_arg_extrema(e.exec, e.name)
   test_any_all(e.exec, e.name)
   test_products(e.exec, e.name)
   test_compound(e.exec, e.name)

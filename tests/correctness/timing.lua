@@ -74,4 +74,26 @@ do
   check_timings(median, runs, 3, "default executor")
 end
 
+-- lp.auto_test_vs_ref times test_knl as loopy does (tests/correctness/auto_test.lua) and, unless quiet, prints
+-- loopy's "elapsed:" lines for it and for ref_knl.
+do
+  local code = "local lp = require('loom'); lp.auto_test_vs_ref(lp.make_kernel('{ [i]: 0<=i<n }', 'out[i] = 2*a[i]'), "
+    .. "nil, { parameters = { n = 3 }, exec = lp.c.executor {}, timing_seconds = 0%s })"
+  local out = h.run_child(code:format(""))
+  h.check(out:match("^elapsed: [%d.e+-]+ s wall %(2 rounds%) on the c executor %(n=3%)\nref: elapsed: [%d.e+-]+ s wall\n$"),
+    "printed:\n%s", out)
+  h.check_equal(h.run_child(code:format(", quiet = true")), "", "quiet")
+  -- loopy's op_count and op_label add rates: operations per second of each run.
+  local rated = h.run_child(code:format(", op_count = { 3, 6 }, op_label = { 'mul', 'flop' }"))
+  local seconds, mul, flop = rated:match("^elapsed: ([%d.e+-]+) s wall %(2 rounds%) ([%d.e+-]+) mul/s ([%d.e+-]+) flop/s on ")
+  h.check(seconds and math.abs(tonumber(mul) * tonumber(seconds) / 3 - 1) < 1e-4
+    and math.abs(tonumber(flop) / tonumber(mul) - 2) < 1e-4, "rates:\n%s", rated)
+  h.check(rated:match("\nref: elapsed: [%d.e+-]+ s wall [%d.e+-]+ mul/s [%d.e+-]+ flop/s\n$"), "ref rates:\n%s", rated)
+  local ref = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i]")
+  h.expect_error("ArgumentError", "'op_count' and 'op_label' must have as many entries", lp.auto_test_vs_ref, ref, nil,
+    { parameters = { n = 3 }, op_count = 3 })
+  h.expect_error("ArgumentError", "option 'op_count': a list of numbers expected", lp.auto_test_vs_ref, ref, nil,
+    { parameters = { n = 3 }, op_count = { "3" }, op_label = "x" })
+end
+
 print("timing: ok")

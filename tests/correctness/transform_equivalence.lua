@@ -17,7 +17,7 @@ local function same(ref, test, params, what, opts)
       sets[k][name] = v
     end
   end
-  local options = { parameters = sets, exec = execs }
+  local options = { parameters = sets, exec = execs, timing_seconds = 0 }
   for k, v in pairs(opts or {}) do options[k] = v end
   h.check(lp.auto_test_vs_ref(ref, test, options), "%s", what)
 end

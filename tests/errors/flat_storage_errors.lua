@@ -21,7 +21,12 @@ h.expect_error("ArgumentError", "only array arguments can be declared without a 
 h.expect_error("ArgumentError", "only array arguments can be declared without a shape", lp.make_kernel, DOMAIN,
   "out[i] = s", { lp.ValueArg("s", "float32", { shape = lp.none }), "..." })
 h.expect_error("LoopyError", { "array 'a' has no shape (lp.none)", "one contiguous axis" }, lp.make_kernel, DOMAIN,
-  "out[i] = a[i]", { lp.GlobalArg("a", "float32", { shape = lp.none, strides = { 2 } }), "..." })
+  "out[i] = a[i]", { lp.GlobalArg("a", "float32", { shape = lp.none, dim_tags = "c,c" }), "..." })
+-- Fixed strides give it axes (loopy's shape=None with strides), an index for each.
+h.expect_error("LoopyError", { "'a' has 2 axes but is indexed with 1 indices in instruction 'insn'" }, lp.generate_code,
+  lp.make_kernel("{ [i]: 0<=i<4 }", "out[i] = a[i]", { lp.GlobalArg("a", "float32", { strides = { 3, 1 } }), "..." }))
+h.expect_error("LoopyError", { "add_prefetch: 'a' has no shape (lp.none)" }, lp.add_prefetch,
+  lp.make_kernel(DOMAIN, "out[i] = a[i, 0]", { lp.GlobalArg("a", "float32", { strides = { 3, 1 } }), "..." }), "a", "i")
 
 -- Indexing: one index into the storage, an integer.
 local no_shape = { lp.GlobalArg("a", "float32", { shape = lp.none }), "..." }

@@ -179,6 +179,12 @@ do
   -- unbounded dimension was an InternalError).
   h.expect_error("StaticValueFindingError", { "'k' has no lower bound" }, lp.chunk_iname,
     lp.make_kernel({ "{ [i]: 0<=i<4 }", "{ [k]: k<=3 }" }, "out[i] = 2*i"), "k", 2)
+  -- An array read by its bare name would print its address where a value belongs (found by fuzz_pipeline:
+  -- the barrier analysis then failed in isl on the access's missing dimension).
+  h.expect_error("LoopyError", "'f' has 1 axes but is indexed with 0 indices in instruction 'use'", lp.generate_code,
+    lp.make_kernel("{ [i]: 0<=i<2 }", { "f[i] = 3  {id=w}", "g[i] = f  {id=use, dep=w}" }))
+  h.expect_error("StaticValueFindingError", { "'k' has no upper bound" }, lp.chunk_iname,
+    lp.make_kernel({ "{ [i]: 0<=i<4 }", "{ [k]: k>=0 }" }, "out[i] = 2*i"), "k", 2)
   -- Such an iname tagged as a hardware axis has no start to shift to zero (found by fuzz_pipeline: isl's
   -- minimum of an unbounded dimension was an InternalError); it takes no part in the grid.
   for _, tag in ipairs({ "l.0", "g.0" }) do

@@ -31,6 +31,19 @@ h.expect_error("ParseError", { "the power 2^6666666666 is too large", "(line 1, 
 h.expect_error("ParseError", "the power 10^1300 is too large", lp.make_kernel, "{ [i]: 0<=i<10^1300 }", "out[i] = 1")
 h.check_equal(lp.make_kernel("{ [i]: 0 <= i < 2 ^ 10 }", "out[i] = 1").args[1].shape[1], "1024", "2 ^ 10")
 h.check_equal(lp.make_kernel("{ [i]: 0 <= i < 1^99999999999 }", "out[i] = 1").args[1].shape[1], "1", "1^99999999999")
+-- Found by fuzz/fuzz_domain on the lent machine: the power of a name makes isl build a polynomial of that
+-- degree (gigabytes) before it finds that a set has none; text that starts with a number is PolyLib's matrix
+-- format to isl, whose leading numbers are sizes it allocates (terabytes); an integer beyond 64 bits wrapped
+-- to another value when isl's results became code.
+h.expect_error("ParseError", { "the power '^' of a name is not affine", "(line 1, column 3)" }, lp.make_kernel,
+  "{U^77777777777 [i]: 0<=i<4}", "out[0] = 1")
+h.expect_error("ParseError", { "a domain starts with '{'", "(line 1, column 3)" }, lp.make_kernel, "  77777777777 7 [",
+  "out[0] = 1")
+h.expect_error("LoopyError", "the integer 2222222222222222222222222222 does not fit in 64 bits", lp.make_kernel,
+  "{ [i,j]: 0<=2222222222222222222222222222i<n and 0<=j<3 }", "out[i,j] = 1")
+h.expect_error("LoopyError", "the integer 99999999999999999999 does not fit in 64 bits", lp.make_kernel,
+  "{ [i]: 0<=i<99999999999999999999 }", "out[i] = 1")
+h.check_equal(lp.make_kernel("[n] -> { [i]: 0<=i<n }", "out[i] = 1").args[2].shape[1], "n", "a domain with parameters")
 
 -- The second domain of a forest is the culprit.
 h.expect_error("ParseError", "'{ [j]: 0<=j<'", lp.make_kernel, { "{ [i]: 0<=i<n }", "{ [j]: 0<=j<" }, "out[i] = a[i]")

@@ -1,5 +1,5 @@
 -- Mistakes with precompute and add_prefetch: unknown rules, variables and inames, sweeps that nothing uses,
--- footprints without a static size or not convex, names already taken, footprint subscripts of the wrong
+-- footprints not convex, names already taken, footprint subscripts of the wrong
 -- rank. Each is a typed user error; the kernel passed in is left as it was.
 local lp = require("loom")
 local h = require("helpers")
@@ -21,10 +21,6 @@ h.expect_error("LoopyError", "temporary name 'out' is already in use", lp.precom
   { temporary_name = "out" })
 h.expect_error("LoopyError", "not all uses in subst_use agree on rule name", lp.precompute, knl, { "f(i)", "a(i)" })
 
--- Sweeping i over 0..n-1 needs n elements per kernel: no constant size (loopy's StaticValueFindingError).
-h.expect_error("StaticValueFindingError", { "a static size was not found for axis 0 of the footprint", "'f'" }, lp.precompute,
-  knl, "f", "i")
-h.expect_error("StaticValueFindingError", "a static size was not found", lp.add_prefetch, knl, "a", "i")
 
 -- a[i] and a[i+20] leave a hole in each tile's footprint: not convex unless the bounding box is fetched.
 local holey = lp.split_iname(lp.make_kernel("{[i]: 0<=i<n}", "out[i] = a[i] + a[i+20]"), "i", 16)

@@ -34,6 +34,11 @@ h.expect_error("LoopyError", "would be captured by the reduction over 'k'",
 h.expect_error("ParseError", "substitution rule 'f' is defined twice", lp.make_kernel, dom, { "f(x) := x", "f(y) := y", "out[i] = f(1)" })
 h.expect_error("LoopyError", "substitution rule 'a' has the name of a variable", lp.make_kernel, dom, { "a(x) := 2*x", "out[i] = a[i]" })
 h.expect_error("LoopyError", "substitution rule 'i' has the name of an iname", lp.make_kernel, dom, { "i := 2", "out[i] = 1" })
+-- Tags (`g$two`) name one use of a variable, array or rule, written right after the name: nothing else takes one.
+h.expect_error("ParseError", "expected a tag name after '$'", lp.make_kernel, dom, { "out[i] = a$ t[i]" })
+h.expect_error("ParseError", "unexpected token '$'", lp.make_kernel, dom, { "out[i] = a[i] $t" })
+h.expect_error("ParseError", "'sum$t': only variables, arrays and substitution rules take a tag",
+  lp.make_kernel, "{ [i, k]: 0<=i,k<n }", { "out[i] = sum$t(k, a[k])" })
 local rules = lp.make_kernel(dom, { "f(x) := 2*x", "out[i] = f(a[i])" })
 h.expect_error("LoopyError", "extract_subst: the name 'f' is already in use", lp.extract_subst, rules, "f", "a[j]", "j")
 h.expect_error("LoopyError", "assignment_to_subst: no instruction writes 'a'", lp.assignment_to_subst, rules, "a")
@@ -114,6 +119,7 @@ expect_parse_error("for i\n  out[i] = a[i]\n", 1, 1, "'for' block is never close
 expect_parse_error("out[i] = 1\nelse\n", 2, 1, "'else' without 'if'")
 expect_parse_error("out[i] = a[i] {priority=high}", 1, 25, "priority 'high' is not an integer")
 expect_parse_error("f(x) := 2*x {id=rule}", 1, 13, "attributes are not allowed on substitution rules")
+expect_parse_error("out[i] = a$[i]", 1, 11, "expected a tag name after '$'")
 
 -- show_dependency_graph without Graphviz on PATH.
 local out = h.run_child([[

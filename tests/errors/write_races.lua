@@ -72,8 +72,17 @@ for _, ok in ipairs {
   lp.generate_code(ok)
 end
 
+-- A race across ILP iterations read after the ILP loop leaves which iteration's value the read sees to the
+-- kernel: the warning, not an InternalError of the linearization's verifier (found by fuzz_pipeline).
+local ilp_race = lp.make_kernel("{ [i,k,l]: 0<=i<10 and 0<=k,l<2 }",
+  { "t[k, l] = a[i, 2*k + l]  {id=w}", "out[i] = t[0, 1] + 10*t[1, 0]  {dep=w, inames=i}" },
+  { lp.GlobalArg("a", "float32", { shape = "10, 4" }), lp.GlobalArg("t", "float32", { shape = "2, 2" }), "..." })
+ilp_race = lp.split_iname(lp.split_iname(ilp_race, "k", 1), "i", 5, { outer_tag = "ilp", inner_tag = "ilp" })
+h.expect_error("WriteRaceConditionWarning", race_message("w", "i_inner,i_outer"), lp.generate_code, ilp_race)
+
 lp.set_warnings("ignore")
 lp.generate_code(transpose())
+lp.generate_code(ilp_race)
 lp.set_warnings("default")
 h.expect_error("ArgumentError", "unknown action 'loud'", lp.set_warnings, "loud")
 

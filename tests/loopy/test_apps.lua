@@ -10,13 +10,7 @@ local h = require("helpers")
 
 -- Ported tests that fail because of a Loom defect or a missing feature: kept below, not run, each with its
 -- failure. Remove an entry once Loom passes it.
-local NO_SHAPE_NONE = "no arguments without a shape (loopy's shape=None): "
 local PENDING = {
-  test_prefetch_through_indirect_access = NO_SHAPE_NONE .. "make_kernel raises StaticValueFindingError (before the "
-    .. "add_prefetch whose LoopyError is the subject): cannot find the shape of 'a' from the index "
-    .. "'map1[indirect[i], j]' in instruction 'insn': declare its shape explicitly (Loom's lp.none takes no axes, "
-    .. "loopy's shape=None with strides (2, 1) has two). With a shape declared, the add_prefetch raises its "
-    .. "LoopyError (tests/errors/precompute_errors.lua)",
 }
 
 local port = require("loopy_port")

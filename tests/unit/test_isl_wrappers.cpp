@@ -161,8 +161,8 @@ TEST_CASE("generate_ast gives loops, guards and statements", "[isl]") {
     const isl::set dom = parse_domain("{ [i,j]: 0<=i<n and 0<=j<=i }");
     const isl::schedule leaf = leaf_schedule(dom, "S");
     const isl::schedule j_loop = loop_schedule(leaf, isl::union_map(schedule_map(dom, "S", {1}, {0})));
-    const AstNode root = generate_ast(loop_schedule(j_loop, isl::union_map(schedule_map(dom, "S", {0}, {0}))),
-                                      set_of("[n] -> { : n >= 1 }"));
+    const AstNode root = *generate_ast(loop_schedule(j_loop, isl::union_map(schedule_map(dom, "S", {0}, {0}))),
+                                       set_of("[n] -> { : n >= 1 }"));
     REQUIRE(root.kind == AstNode::Kind::Block);
     REQUIRE(root.children.size() == 1);
     const AstNode& outer = root.children[0];
@@ -181,6 +181,25 @@ TEST_CASE("generate_ast gives loops, guards and statements", "[isl]") {
     CHECK(to_string(stmt.args[1]) == inner.iterator);
     // The inner loop's bound is the outer iterator: the triangle.
     CHECK(to_string(inner.cond).find(outer.iterator) != std::string::npos);
+}
+
+TEST_CASE("generate_ast refuses a marked loop that isl writes in parts", "[isl]") {
+    // Below a band that runs once, isl copies the mark onto each statement of the sequence in it: the loop the
+    // mark stands for would run S0's copies, then S1's, not S0 then S1 in each iteration.
+    const isl::set d0 = set_of("{ [g, x] : g = 0 and 0 <= x <= 1 }"), d1 = set_of("{ [g, i] : g = 0 and 0 <= i <= 1 }");
+    const isl::schedule s0 = loop_schedule(leaf_schedule(d0, "S0"), isl::union_map(schedule_map(isl::set::universe(d0.space()), "S0", {1}, {0})));
+    const isl::schedule s1 = loop_schedule(leaf_schedule(d1, "S1"), isl::union_map(schedule_map(isl::set::universe(d1.space()), "S1", {1}, {0})));
+    const isl::schedule marked = marked_schedule(sequence_schedule({s0, s1}), "o#0");
+    const isl::union_map band = isl::union_map(schedule_map(isl::set::universe(d0.space()), "S0", {0}, {0}))
+                                    .unite(isl::union_map(schedule_map(isl::set::universe(d1.space()), "S1", {0}, {0})));
+    const MarkedLoops loops{{"o", {0, 4}}};
+    CHECK_FALSE(generate_ast(loop_schedule(marked, band), set_of("{ : }"), loops).has_value());
+    // The same mark where isl keeps the sequence whole: one loop over o around both.
+    const std::optional<AstNode> whole = generate_ast(marked, set_of("{ : }"), loops);
+    REQUIRE(whole.has_value());
+    REQUIRE(whole->children.size() == 1);
+    CHECK(whole->children[0].kind == AstNode::Kind::For);
+    CHECK(whole->children[0].iterator == "o");
 }
 
 TEST_CASE("beyond: the points past the first or before the last values of a dimension (slabs)", "[isl]") {

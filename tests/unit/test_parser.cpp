@@ -7,6 +7,7 @@
 
 #include "helpers.h"
 #include "parse/instructions.h"
+#include "parse/match.h"
 #include "support/error.h"
 
 using namespace loom;
@@ -223,6 +224,52 @@ TEST_CASE("reductions and the max/min ambiguity", "[parser]") {
     CHECK(expression_error("reduce(foo, k, a[k])"));
     CHECK(expression_error("reduce(sum, a[k], a[k])"));
     CHECK(expression_error("max((i, j), a, b)"));
+
+    // An argmax/argmin of an argmax/argmin: its one operand gives the value and the index.
+    e = parse_expression("reduce(argmax, i, reduce(argmin, j, a[i, j], j))");
+    REQUIRE(e->args.size() == 1);
+    CHECK(is_two_valued(e->args[0]));
+    CHECK(to_string(pair_operand(e, 0)) == "a[i, j]");
+    CHECK(to_string(pair_operand(e, 1)) == "j");
+    CHECK(expression_error("sum(i, argmax(j, a[j], j))"));
+    // loopy's tuple operand; a parenthesized first operand is not one.
+    CHECK(to_string(parse_expression("argmax(i, (a[i], i))")) == "argmax(i, a[i], i)");
+    CHECK(to_string(parse_expression("reduce(argmin, i, (a[i] + 1, i))")) == "argmin(i, a[i] + 1, i)");
+    CHECK(to_string(parse_expression("argmax(i, (a[i] + 1)*2, i)")) == "argmax(i, (a[i] + 1)*2, i)");
+    CHECK(expression_error("argmax(i, (a[i], i), i)"));
+    CHECK(expression_error("sum(i, (a[i], i))"));
+    CHECK(expression_error("argmax(i, sum(j, a[j]))"));
+}
+
+TEST_CASE("tagged names", "[parser]") {
+    ExprPtr e = parse_expression("g$two(x) + a$one[i] * n$p");
+    CHECK(to_string(e) == "g$two(x) + a$one[i]*n$p");
+    visit(e, [](const ExprPtr& n) {
+        if (n->kind == ExprKind::Call) CHECK((n->name == "g" && n->tag == "two"));
+        if (n->kind == ExprKind::Subscript) CHECK((n->name == "a" && n->tag == "one"));
+    });
+    CHECK(expression_error("g $two(x)"));
+    CHECK(expression_error("g$ two(x)"));
+    CHECK(expression_error("g$(x)"));
+    CHECK(expression_error("sum$t(i, a[i])"));
+}
+
+TEST_CASE("stack matches", "[match]") {
+    const Instruction insn = only_instruction("out[i] = h$one(i)  {id=insn}");
+    const RuleUse h{"h", "one"}, g{"g", ""}, f{"f", "two"};
+    const auto holds = [&](const std::string& m, const std::vector<RuleUse>& uses) { return StackMatch::parse(m)(insn, uses); };
+    CHECK(holds("", {h, g}));
+    CHECK(holds("id:insn", {h, g}));  // one level: the instruction, and all below it
+    CHECK_FALSE(holds("id:other", {h}));
+    CHECK(holds("id:insn > id:h", {h, g}));
+    CHECK_FALSE(holds("id:insn > id:h $", {h, g}));
+    CHECK(holds("id:insn > id:h $", {h}));
+    CHECK(holds("... > tag:one > id:g", {h, g, f}));
+    CHECK_FALSE(holds("... > tag:one > id:g", {h}));
+    CHECK(holds("... > id:f and tag:t* $", {h, g, f}));
+    CHECK_FALSE(holds("... > tag:one $", {h, g}));
+    CHECK_FALSE(holds("... > tag:none", {g}));  // an untagged use matches no tag
+    CHECK(test::error_of([&] { holds("id:insn > reads:a", {h}); }).has_value());
 }
 
 TEST_CASE("expression errors name the token and its position", "[parser][errors]") {

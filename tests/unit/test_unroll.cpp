@@ -22,7 +22,7 @@ AstNode loops(const std::string& domain, const std::string& context) {
     isl::schedule s = leaf_schedule(d, "S");
     for (int dim = static_cast<int>(d.tuple_dim()) - 1; dim >= 0; --dim)
         s = loop_schedule(s, isl::union_map(schedule_map(isl::set::universe(d.space()), "S", {dim}, {0})));
-    return generate_ast(s, set_of(context));
+    return *generate_ast(s, set_of(context));
 }
 
 // The text of `n`: loops, guards and statements with their arguments, one per line.

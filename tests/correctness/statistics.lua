@@ -1,0 +1,172 @@
+-- Statistics (docs/statistics.md): counts of kernels on triangular, strided, split and nested domains against
+-- enumeration in plain Lua; work-item, sub-group and work-group counts and redundant work; printing; map and
+-- count arithmetic; errors; and the speed of the tutorial's maps.
+local lp = require("loom")
+local h = require("helpers")
+
+local CG = lp.CountGranularity
+
+-- The number of (i, j) with lo <= i, j < hi for which `inside(i, j, params)` holds.
+local function enumerate(inside, params, lo, hi)
+  local n = 0
+  for i = lo, hi do
+    for j = lo, hi do
+      if inside(i, j, params) then n = n + 1 end
+    end
+  end
+  return n
+end
+
+-- The multiplications of `knl` (one per point of its instruction's domain) against enumeration.
+local function check_points(what, knl, inside, param_sets)
+  local muls = lp.get_op_map(knl, { subgroup_size = 32 }):filter_by { name = "mul", dtype = "float32" }:sum()
+  for _, p in ipairs(param_sets) do
+    h.check_equal(muls:eval(p), enumerate(inside, p, -5, 45), string.format("%s at n=%s, m=%s", what, p.n, p.m))
+  end
+end
+
+local param_sets = {}
+for _, n in ipairs({ 0, 1, 2, 5, 7, 13, 20 }) do
+  for _, m in ipairs({ 0, 1, 3, 4, 11, 16 }) do param_sets[#param_sets + 1] = { n = n, m = m } end
+end
+
+local function one_mul(domain, opts)
+  local knl = lp.make_kernel(domain, "out[i, j] = 2*b[i, j]", opts)
+  return lp.add_and_infer_dtypes(knl, { b = "float32" })
+end
+
+-- Domains of several shapes; the split ones count the same points after split_iname and tags.
+check_points("triangle", one_mul("{[i,j]: 0<=i<n and 0<=j<=i and j<m}"),
+  function(i, j, p) return 0 <= i and i < p.n and 0 <= j and j <= i and j < p.m end, param_sets)
+check_points("strided", one_mul("{[i,j]: 0<=i<n and 0<=j<m and exists k: i = 3k + 1}"),
+  function(i, j, p) return 0 <= i and i < p.n and 0 <= j and j < p.m and i % 3 == 1 end, param_sets)
+check_points("modular", one_mul("{[i,j]: 0<=i<n and 0<=j<m and (i + 2j) mod 3 = 0}"),
+  function(i, j, p) return 0 <= i and i < p.n and 0 <= j and j < p.m and (i + 2 * j) % 3 == 0 end, param_sets)
+check_points("nested", one_mul({ "{[i]: 0<=i<n}", "{[j]: i<=j<i+m and j < n}" }),
+  function(i, j, p) return 0 <= i and i < p.n and i <= j and j < i + p.m and j < p.n end, param_sets)
+check_points("skewed", one_mul("{[i,j]: 0<=i<n and 0<=j and 2j<=i+m}"),
+  function(i, j, p) return 0 <= i and i < p.n and 0 <= j and 2 * j <= i + p.m end, param_sets)
+local tri = one_mul("{[i,j]: 0<=i<n and 0<=j<=i and j<m}")
+local split = lp.split_iname(lp.split_iname(tri, "i", 4), "j", 3, { inner_tag = "unr" })
+check_points("split triangle", split,
+  function(i, j, p) return 0 <= i and i < p.n and 0 <= j and j <= i and j < p.m end, param_sets)
+
+-- Hardware axes: per work-item every point counts; per sub-group the points without the local inames, times
+-- the sub-groups of a group (10 work-items in sub-groups of 8: two); with redundant work, the group axes an
+-- instruction does not use multiply its count by their sizes (`t[j]` is written by each of the n groups).
+do
+  local knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<10}", [[
+    out[i, j] = 2*b[i, j]      {id=both}
+    s[i] = 3*c[i]              {id=outer}
+    t[j] = 4*d[j]              {id=inner}
+  ]])
+  knl = lp.add_and_infer_dtypes(knl, { b = "float32", c = "float32", d = "float32" })
+  knl = lp.tag_inames(knl, { j = "l.0" })
+  local p = { n = 7 }
+  local mem = lp.get_mem_access_map(knl, { subgroup_size = 8 })
+  local function count(m, var, lid, gid, g)
+    return m[lp.MemAccess("global", "float32", lid, gid, "load", var, { count_granularity = g, kernel_name = "loopy_kernel" })]:eval(p)
+  end
+  h.check_equal(count(mem, "b", { [0] = 1 }, {}, CG.WORKITEM), 70, "work-item loads of b")
+  h.check_equal(count(mem, "c", {}, {}, CG.SUBGROUP), 7 * 2, "sub-group loads of c")
+  h.check_equal(count(mem, "d", { [0] = 1 }, {}, CG.WORKITEM), 10, "work-item loads of d")
+  local ops = lp.get_op_map(knl, { subgroup_size = 8 })
+  h.check_equal(ops:filter_by { name = "mul" }:eval_and_sum(p), (7 + 7 + 1) * 2, "sub-group muls (without local inames)")
+  local grid = lp.tag_inames(knl, { i = "g.0" })
+  local redundant = lp.get_mem_access_map(grid, { subgroup_size = 8, count_redundant_work = true })
+  h.check_equal(count(redundant, "d", { [0] = 1 }, {}, CG.WORKITEM), 10 * 7, "loads of d by every group")
+  h.check_equal(count(redundant, "b", { [0] = 1 }, { [0] = 10 }, CG.WORKITEM), 70, "loads of b, no redundancy")
+  local wg = lp.get_op_map(grid, { subgroup_size = 8, count_redundant_work = true })
+  h.check_equal(wg:filter_by { name = "mul" }:eval_and_sum(p), (7 + 7 + 7) * 2, "redundant sub-group muls")
+  h.check_equal(lp.MemAccess { count_granularity = CG.WORKGROUP }.count_granularity, "workgroup", "granularity field")
+end
+
+-- The accesses of ir/access: a predicate's loads count, a load in an assignee's subscript is a load.
+do
+  local knl = lp.make_kernel("{[i]: 0<=i<n}", "out[idx[i]] = 2*a[i]  {if=c[i] > 0}",
+    { lp.GlobalArg("out", "float32", { shape = "n" }), "..." })
+  knl = lp.add_and_infer_dtypes(knl, { a = "float32", c = "float32", idx = "int32" })
+  local by = lp.get_mem_access_map(knl, { subgroup_size = 32 }):group_by("variable", "direction")
+  for _, v in ipairs({ { "a", "load" }, { "c", "load" }, { "idx", "load" }, { "out", "store" } }) do
+    h.check_equal(by[lp.MemAccess { variable = v[1], direction = v[2] }]:eval { n = 9 }, 9, v[1] .. " " .. v[2])
+  end
+  h.check_equal(#by, 4, "accesses")
+end
+
+-- A global barrier in a loop: the loop runs on the host, each iteration launches both device kernels.
+do
+  local knl = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<m}", [[
+    for j
+      a[i, j] = 2*b[i, j] {id=w}
+      ... gbarrier {id=g, dep=w}
+      c[i, j] = a[n - 1 - i, j] {dep=g}
+    end
+  ]])
+  knl = lp.tag_inames(lp.add_and_infer_dtypes(knl, { b = "float32" }), { i = "g.0" })
+  local sync = lp.get_synchronization_map(knl)
+  h.check_equal(sync[lp.Sync("barrier_global", "loopy_kernel")]:eval { n = 4, m = 6 }, 6, "global barriers")
+  h.check_equal(sync[lp.Sync("kernel_launch", "loopy_kernel")]:eval { n = 4, m = 6 }, 12, "launches")
+end
+
+-- Printing: keys as loopy prints them (numpy type names), counts as isl does.
+do
+  h.check_equal(tostring(lp.Op("float32", "add", CG.SUBGROUP, "k")), 'Op(float32, add, subgroup, "k")', "Op text")
+  h.check_equal(tostring(lp.Op { dtype = "double" }), "Op(float64, None, None)", "Op text without kernel")
+  h.check_equal(tostring(lp.MemAccess("global", "float64", { [0] = "m*ell", [1] = 16 }, {}, "load", "g", { count_granularity = CG.WORKITEM, kernel_name = "k" })),
+    "MemAccess(global, float64, {0: ell * m, 1: 16}, {}, load, g, None, workitem, 'k')", "MemAccess text")
+  h.check_equal(tostring(lp.Sync("barrier_local", "k")), "Sync(barrier_local, k)", "Sync text")
+  h.check(lp.MemAccess { lid_strides = { [0] = "2*m" } } == lp.MemAccess { lid_strides = { [0] = "m + m" } }, "strides compare as polynomials")
+end
+
+-- Counts are isl quasi-polynomials: exact at any parameter values, as cheap to evaluate at large ones.
+do
+  local knl = lp.make_kernel("[n,m,l] -> {[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<l}", "c[i, j, k] = a[i,j,k]*b[i,j,k]")
+  knl = lp.add_and_infer_dtypes(knl, { a = "float32", b = "float32" })
+  local muls = lp.get_op_map(knl, { subgroup_size = 32 })[lp.Op("float32", "mul", CG.SUBGROUP, "loopy_kernel")]
+  h.check_equal(tostring(muls), "[l, m, n] -> { l * m * n : l > 0 and m > 0 and n > 0 }", "count text")
+  h.check_equal(muls:eval { n = 1 << 20, m = 1 << 20, l = 1 << 20 }, 1 << 60, "count at 2^20 cubed")
+  h.check_equal(muls:eval { n = -3, m = 5, l = 5 }, 0, "count of an empty domain")
+  h.check_equal((muls + muls):eval { n = 2, m = 3, l = 4 }, 48, "count + count")
+  h.check_equal((2 * muls - 1):eval { n = 2, m = 3, l = 4 }, 47, "2 * count - 1")
+  h.check_equal(lp.get_op_map(knl, { subgroup_size = 32 }):filter_by { name = "add" }:eval_and_sum { n = 3, m = 1, l = 1 }, 0, "an empty sum")
+  h.expect_error("ArgumentError", "no value for the parameter 'l'", function() return muls:eval { n = 2, m = 3 } end)
+end
+
+-- Errors.
+do
+  local knl = one_mul("{[i,j]: 0<=i<n and 0<=j<n}")
+  h.expect_error("LoopyError", "no sub-group size", lp.get_op_map, knl)
+  h.expect_error("ArgumentError", "unknown option 'subgroupsize'", lp.get_op_map, knl, { subgroupsize = 32 })
+  h.expect_error("ArgumentError", "unknown option 'count_within_subscripts'", lp.get_mem_access_map, knl, { count_within_subscripts = true })
+  h.expect_error("ArgumentError", "unknown field 'dtpye'", lp.Op, { dtpye = "float32" })
+  h.expect_error("ArgumentError", "unknown dtype 'float33'", lp.Op, { dtype = "float33" })
+  h.expect_error("LoopyError", "has no dtype", function() return lp.get_synchronization_map(knl):to_bytes() end)
+  local par = lp.split_iname(knl, "i", 16, { inner_tag = "l.0", outer_tag = "l.1" })
+  h.expect_error("LoopyError", "is not a constant", lp.get_op_map, par, { subgroup_size = 32 })
+end
+
+-- Speed (DESIGN: counting cost independent of the parameters): each of the tutorial's maps, well under the
+-- 5 ms measured on the 2-core build machine, with room for a loaded CI runner.
+do
+  local knl = lp.make_kernel("[n,m,l] -> {[i,k,j]: 0<=i<n and 0<=k<m and 0<=j<l}", [[
+    c[i, j, k] = a[i,j,k]*b[i,j,k]/3.0+a[i,j,k]
+    e[i, k] = g[i,k]*(2+h[i,k+1])
+  ]], { name = "stats_knl" })
+  knl = lp.add_and_infer_dtypes(knl, { a = "float32", b = "float32", g = "float64", h = "float64" })
+  local consec = lp.split_iname(knl, "k", 128, { outer_tag = "l.1", inner_tag = "l.0" })
+  local function seconds(f)
+    local t0 = os.clock()
+    for _ = 1, 5 do f() end
+    return (os.clock() - t0) / 5
+  end
+  for what, f in pairs({
+    op_map = function() lp.get_op_map(knl, { subgroup_size = 32 }) end,
+    mem_map = function() lp.get_mem_access_map(consec, { subgroup_size = 32 }) end,
+    sync_map = function() lp.get_synchronization_map(consec) end,
+  }) do
+    local s = seconds(f)
+    h.check(s < 0.05, "%s took %.1f ms", what, s * 1000)
+  end
+end
+
+print("statistics: ok")
