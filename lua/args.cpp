@@ -44,13 +44,6 @@ int to_int(lua_State* L, std::int64_t v, int arg, const char* fname, const std::
     return static_cast<int>(v);
 }
 
-double check_number(lua_State* L, int arg, const char* fname) {
-    int isnum = 0;
-    const lua_Number v = lua_tonumberx(L, arg, &isnum);
-    if (!isnum) arg_error(L, arg, fname, expected(L, arg, "number"));
-    return v;
-}
-
 void check_table(lua_State* L, int arg, const char* fname) {
     if (!lua_istable(L, arg)) arg_error(L, arg, fname, expected(L, arg, "table"));
 }

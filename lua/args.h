@@ -18,7 +18,6 @@ std::string check_string(lua_State* L, int arg, const char* fname);
 std::int64_t check_integer(lua_State* L, int arg, const char* fname);
 /// `v` as an int; an ArgumentError on argument `arg` naming `what` ("option 'slabs': ") when it does not fit.
 int to_int(lua_State* L, std::int64_t v, int arg, const char* fname, const std::string& what = "");
-double check_number(lua_State* L, int arg, const char* fname);
 void check_table(lua_State* L, int arg, const char* fname);
 /// Returns the userdata at `arg` if it has metatable `tname`, else nullptr.
 void* test_udata(lua_State* L, int arg, const char* tname);

@@ -12,17 +12,16 @@ namespace loom {
 
 namespace {
 
-// The inames of `insn` whose tag starts with `prefix` ("l." or "g."), and those of them that index `lhs`.
+// The inames of `insn` on hardware axes of one kind (local or group), and those of them that index `lhs`.
 struct Axes {
     std::set<std::string> compute, assignee;
 };
 
-Axes axes_of(const KernelData& k, const Instruction& insn, const ExprPtr& lhs, const char* prefix) {
+Axes axes_of(const KernelData& k, const Instruction& insn, const ExprPtr& lhs, TagPredicate is_kind) {
     Axes out;
     const std::vector<std::string> indexed = referenced_names(lhs);
     for (const std::string& i : insn.within_inames) {
-        const auto tag = k.iname_tags.find(i);
-        if (tag == k.iname_tags.end() || tag->second.rfind(prefix, 0) != 0) continue;
+        if (!(iname_tag(k, i).*is_kind)()) continue;
         out.compute.insert(i);
         if (std::find(indexed.begin(), indexed.end(), i) != indexed.end()) out.assignee.insert(i);
     }
@@ -33,15 +32,15 @@ Axes axes_of(const KernelData& k, const Instruction& insn, const ExprPtr& lhs, c
 // assignee uses some but not all of the writer's parallel axes of a kind.
 AddressSpace desired_by(const KernelData& k, const Instruction& insn, const ExprPtr& lhs, const std::string& t) {
     struct Kind {
-        const char* prefix;
+        TagPredicate is_kind;
         const char* ids;    // "local IDs"
         const char* space;  // "local"
         AddressSpace aspace;
     };
     AddressSpace desired = AddressSpace::Private;
-    for (const Kind& kind : {Kind{"l.", "local", "local", AddressSpace::Local},
-                             Kind{"g.", "group", "global", AddressSpace::Global}}) {
-        const Axes a = axes_of(k, insn, lhs, kind.prefix);
+    for (const Kind& kind : {Kind{&InameTag::is_local, "local", "local", AddressSpace::Local},
+                             Kind{&InameTag::is_group, "group", "global", AddressSpace::Global}}) {
+        const Axes a = axes_of(k, insn, lhs, kind.is_kind);
         if (!a.assignee.empty() && a.assignee != a.compute) {
             std::vector<std::string> missing;
             std::set_difference(a.compute.begin(), a.compute.end(), a.assignee.begin(), a.assignee.end(),
@@ -80,7 +79,7 @@ Kernel resolve_address_spaces(const Kernel& kernel) {
         t.address_space = resolve(*kernel, t);
         changed = true;
     }
-    return changed ? Kernel(std::make_shared<const KernelData>(std::move(k))) : kernel;
+    return changed ? Kernel(std::move(k)) : kernel;
 }
 
 }  // namespace loom

@@ -34,29 +34,26 @@ std::optional<isl::map> pairs(const std::optional<isl::map>& a, const std::optio
     return isl_util::touching_pairs(*a, *b);
 }
 
-// The iname of `insn` implementing hardware axis `tag` ("l.0"), if any.
-std::optional<std::string> axis_iname(const KernelData& k, const Instruction& insn, const std::string& tag) {
-    for (const std::string& i : insn.within_inames) {
-        const auto it = k.iname_tags.find(i);
-        if (it != k.iname_tags.end() && it->second == tag) return i;
-    }
+// The iname of `insn` implementing hardware axis `tag` (l.0), if any.
+std::optional<std::string> axis_iname(const KernelData& k, const Instruction& insn, const InameTag& tag) {
+    for (const std::string& i : insn.within_inames)
+        if (iname_tag(k, i) == tag) return i;
     return std::nullopt;
 }
 
-std::vector<std::string> axes(const KernelData& k, char kind) {
-    std::vector<std::string> out;
+// The axes of one kind (&InameTag::is_local or is_group) that the kernel's inames use.
+std::vector<InameTag> axes(const KernelData& k, TagPredicate is_kind) {
+    std::vector<InameTag> out;
     for (const auto& [iname, tag] : k.iname_tags)
-        if (tag.size() > 2 && tag[0] == kind && tag[1] == '.' &&
-            std::find(out.begin(), out.end(), tag) == out.end())
-            out.push_back(tag);
+        if ((tag.*is_kind)() && std::find(out.begin(), out.end(), tag) == out.end()) out.push_back(tag);
     return out;
 }
 
-// Whether instances of `rel` differ in at least one of the hardware axes of `kind` ('l' or 'g'); false when
-// none can differ (the two never run on different work-items of that kind). Each way to differ is tested
-// on its own: the first that is not empty decides.
-bool differ(const KernelData& k, const ConflictQuery& q, const isl::map& rel, char kind) {
-    for (const std::string& tag : axes(k, kind)) {
+// Whether instances of `rel` differ in at least one of the hardware axes of `kind`; false when none can
+// differ (the two never run on different work-items of that kind). Each way to differ is tested on its own:
+// the first that is not empty decides.
+bool differ(const KernelData& k, const ConflictQuery& q, const isl::map& rel, TagPredicate kind) {
+    for (const InameTag& tag : axes(k, kind)) {
         const auto a = axis_iname(k, *q.source, tag), b = axis_iname(k, *q.sink, tag);
         // An instruction outside an axis runs on every index of it: instances may differ.
         if (!a || !b) return !isl_util::is_empty(rel);
@@ -66,8 +63,8 @@ bool differ(const KernelData& k, const ConflictQuery& q, const isl::map& rel, ch
     return false;
 }
 
-isl::map same_axes(const KernelData& k, const ConflictQuery& q, isl::map rel, char kind) {
-    for (const std::string& tag : axes(k, kind)) {
+isl::map same_axes(const KernelData& k, const ConflictQuery& q, isl::map rel, TagPredicate kind) {
+    for (const InameTag& tag : axes(k, kind)) {
         const auto a = axis_iname(k, *q.source, tag), b = axis_iname(k, *q.sink, tag);
         if (a && b) rel = isl_util::constrain_dims(rel, *a, *b, isl_util::DimOrder::Equal);
     }
@@ -101,8 +98,9 @@ bool has_conflict(const KernelData& k, const ConflictQuery& q) {
     isl::map r = *rel;
     for (const std::string& loop : q.same_iteration) r = isl_util::constrain_dims(r, loop, loop, isl_util::DimOrder::Equal);
     if (!q.carried_by.empty()) r = isl_util::constrain_dims(r, q.carried_by, q.carried_by, isl_util::DimOrder::Less);
-    if (q.scope == ConflictScope::WorkItemsOfGroup) return differ(k, q, same_axes(k, q, r, 'g'), 'l');
-    return differ(k, q, r, 'g');
+    if (q.scope == ConflictScope::WorkItemsOfGroup)
+        return differ(k, q, same_axes(k, q, r, &InameTag::is_group), &InameTag::is_local);
+    return differ(k, q, r, &InameTag::is_group);
 }
 
 }  // namespace loom

@@ -16,18 +16,13 @@ namespace loom {
 
 namespace {
 
-std::string tag_of(const KernelData& k, const std::string& iname) {
-    const auto it = k.iname_tags.find(iname);
-    return it == k.iname_tags.end() ? "" : it->second;
-}
-
 // Two inames of one instruction on one axis would both read the same work-item index.
 void check_hardware_axes_used_once(const KernelData& k) {
     for (const Instruction& insn : k.instructions) {
-        std::map<std::string, std::string> owner;  // axis tag -> iname
+        std::map<InameTag, std::string> owner;  // axis tag -> iname
         for (const std::string& i : insn.within_inames) {
-            const std::string tag = tag_of(k, i);
-            if (!is_hardware_tag(tag)) continue;
+            const InameTag tag = iname_tag(k, i);
+            if (!tag.is_hardware()) continue;
             const auto [it, fresh] = owner.emplace(tag, i);
             user_assert(fresh, "LoopyError", "instruction '", insn.id, "' has multiple inames tagged '", tag, "' ('",
                         it->second, "' and '", i, "'): give each a different axis");
@@ -53,7 +48,7 @@ void check_parallel_bounds_known_at_launch(const KernelData& k) {
     for (std::size_t d = 0; d < k.domains.size(); ++d) {
         std::vector<std::string> parallel;
         for (const std::string& i : isl_util::set_dim_names(k.domains[d]))
-            if (is_concurrent_tag(tag_of(k, i))) parallel.push_back(i);
+            if (iname_tag(k, i).is_concurrent()) parallel.push_back(i);
         if (parallel.empty()) continue;
         for (const std::string& p : isl_util::param_names(k.domains[d].space())) {
             const Variable* v = find_variable(k, p);
@@ -71,10 +66,10 @@ void check_parameters_declared(const KernelData& k) {
 }
 
 // The hardware axes ("g.0", "l.1", ...) an instruction runs on.
-std::map<std::string, std::string> hardware_axes(const KernelData& k, const Instruction& insn) {
-    std::map<std::string, std::string> axes;  // axis tag -> iname
+std::map<InameTag, std::string> hardware_axes(const KernelData& k, const Instruction& insn) {
+    std::map<InameTag, std::string> axes;  // axis tag -> iname
     for (const std::string& i : insn.within_inames)
-        if (is_hardware_tag(tag_of(k, i))) axes.emplace(tag_of(k, i), i);
+        if (iname_tag(k, i).is_hardware()) axes.emplace(iname_tag(k, i), i);
     return axes;
 }
 
@@ -98,7 +93,7 @@ void check_indices_match_axes(const KernelData& k) {
 // work-group's or work-item's part.
 void check_private_values_stay_on_their_axes(const KernelData& k) {
     const auto writers = writer_map(k);
-    std::map<const Instruction*, std::map<std::string, std::string>> axes;
+    std::map<const Instruction*, std::map<InameTag, std::string>> axes;
     for (const Instruction& insn : k.instructions) axes[&insn] = hardware_axes(k, insn);
     for (const Instruction& reader : k.instructions) {
         const auto& reader_axes = axes.at(&reader);
@@ -113,7 +108,7 @@ void check_private_values_stay_on_their_axes(const KernelData& k) {
                                 "' reads private variable '", v, "', which instruction '", writer->id,
                                 "' writes within iname '", i, "' tagged '", tag, "', but '", reader.id,
                                 "' runs on no iname tagged '", tag, "': each ",
-                                tag[0] == 'g' ? "work-group" : "work-item", " on ", tag,
+                                tag.is_group() ? "work-group" : "work-item", " on ", tag,
                                 " holds only its own part of '", v, "'. For a reduction, tag the iname before "
                                 "realize_reduction (it reduces over l.N inames in local memory and refuses g.N ones)");
         }

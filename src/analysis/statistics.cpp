@@ -118,9 +118,9 @@ class RunCounter {
 public:
     RunCounter(const KernelData& k, const StatOptions& opts) : k_(k), opts_(opts), params_(count_params(k)) {
         for (const auto& [iname, tag] : k.iname_tags)
-            if (is_hardware_tag(tag)) {
-                auto& axes = tag[0] == 'g' ? group_axes_ : local_axes_;
-                const std::size_t n = std::stoul(tag.substr(2));
+            if (tag.is_hardware()) {
+                auto& axes = tag.is_group() ? group_axes_ : local_axes_;
+                const auto n = static_cast<std::size_t>(tag.number);
                 if (axes.size() <= n) axes.resize(n + 1);
                 axes[n].push_back(iname);
             }
@@ -148,10 +148,7 @@ public:
     }
 
 private:
-    bool is_local(const std::string& iname) const {
-        const auto it = k_.iname_tags.find(iname);
-        return it != k_.iname_tags.end() && it->second.rfind("l.", 0) == 0;
-    }
+    bool is_local(const std::string& iname) const { return iname_tag(k_, iname).is_local(); }
 
     // The extents of the hardware axes `insn` does not run in: each of their work-items (or groups) repeats it.
     PwQPolynomial unused_axes(const Instruction& insn, bool with_local) {
@@ -301,9 +298,9 @@ ExprPtr coefficient(const ExprPtr& e, const std::string& x) {
     }
 }
 
-// The stride of each hardware axis of kind `kind` ('l' or 'g') whose iname the subscripted access `a` of `v`
-// uses: the elements between the addresses of neighbouring work-items (work-groups).
-Strides strides(const KernelData& k, const Variable& v, const Access& a, char kind) {
+// The stride of each hardware axis of one kind (&InameTag::is_local or is_group) whose iname the subscripted
+// access `a` of `v` uses: the elements between the addresses of neighbouring work-items (work-groups).
+Strides strides(const KernelData& k, const Variable& v, const Access& a, TagPredicate is_kind) {
     const std::vector<std::size_t> skipped = sep_axes(v);
     const std::optional<std::size_t> vec = vec_axis(v);
     std::set<std::string> used;
@@ -311,8 +308,8 @@ Strides strides(const KernelData& k, const Variable& v, const Access& a, char ki
         for (const std::string& name : referenced_names(i)) used.insert(name);
     Strides out;
     for (const std::string& iname : used) {
-        const auto tag = k.iname_tags.find(iname);
-        if (tag == k.iname_tags.end() || !is_hardware_tag(tag->second) || tag->second[0] != kind) continue;
+        const InameTag tag = iname_tag(k, iname);
+        if (!(tag.*is_kind)()) continue;
         ExprPtr total = int_lit(0);
         for (std::size_t axis = 0; axis < a.indices.size() && total; ++axis) {
             if (std::count(skipped.begin(), skipped.end(), axis) || vec == axis) continue;
@@ -320,7 +317,7 @@ Strides strides(const KernelData& k, const Variable& v, const Access& a, char ki
             const ExprPtr stride = a.linear || v.strides.size() <= axis ? int_lit(1) : v.strides[axis];
             total = c ? binary(BinOp::Add, total, binary(BinOp::Mul, c, stride)) : nullptr;
         }
-        out[std::stoi(tag->second.substr(2))] = total ? canonical_stride(total) : Stride{};
+        out[tag.number] = total ? canonical_stride(total) : Stride{};
     }
     return out;
 }
@@ -340,13 +337,13 @@ void count_accesses(const KernelData& k, const Instruction& insn, RunTally& out)
                                           std::nullopt, std::nullopt, k.name}};
         Granularity g = Granularity::SubGroup;
         if (a.subscripted) {
-            const Strides lid = strides(k, *v, a, 'l');
+            const Strides lid = strides(k, *v, a, &InameTag::is_local);
             // An access whose address varies along work-item axis 0 counts per work-item; a uniform one (a
             // broadcast) once per sub-group.
             const auto l0 = lid.find(0);
             if (global && l0 != lid.end() && l0->second != Stride(std::int64_t{0})) g = Granularity::WorkItem;
             key.fields[2] = lid;
-            key.fields[3] = strides(k, *v, a, 'g');
+            key.fields[3] = strides(k, *v, a, &InameTag::is_group);
         } else if (global) {
             g = Granularity::WorkItem;  // loopy's map_variable
             key.fields[2] = key.fields[3] = Strides{};

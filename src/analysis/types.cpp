@@ -415,7 +415,7 @@ Kernel infer_types(const Kernel& kernel, const std::map<std::string, DType>& giv
         for (const Variable* v : written) require_type(*v);
         check_instructions(k);
     }
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 void require_argument_types(const KernelData& k) {

@@ -23,13 +23,12 @@ void warn_with_kernel(const KernelData& k, const std::string& id, const std::str
 namespace {
 
 // Whether running across an iname tagged `tag` makes writes to `v` from different iterations collide.
-bool races_on(const Variable& v, const std::string& tag) {
-    if (!is_concurrent_tag(tag)) return false;
+bool races_on(const Variable& v, const InameTag& tag) {
+    if (!tag.is_concurrent()) return false;
     if (v.kind != VarKind::Temporary) return true;
-    const bool group = tag.rfind("g.", 0) == 0, local = tag.rfind("l.", 0) == 0;
     switch (v.address_space) {
-        case AddressSpace::Private: return !group && !local;
-        case AddressSpace::Local: return !group;
+        case AddressSpace::Private: return !tag.is_hardware();
+        case AddressSpace::Local: return !tag.is_group();
         case AddressSpace::Global: return true;
         case AddressSpace::Auto: internal_assert(false, "address space of '", v.name, "' is not resolved yet");
     }
@@ -46,8 +45,7 @@ void check_for_write_races(const KernelData& k) {
             const std::vector<std::string> indexed = referenced_names(lhs);
             std::set<std::string> racing;
             for (const std::string& i : insn.within_inames) {
-                const auto tag = k.iname_tags.find(i);
-                if (tag == k.iname_tags.end() || !races_on(*v, tag->second)) continue;
+                if (!races_on(*v, iname_tag(k, i))) continue;
                 // An iname with one value runs one instance: nothing to race with (a tree reduction's last stage).
                 if (isl_util::static_extent(domain_of(k, {i})) == std::optional<long>(1)) continue;
                 if (std::find(indexed.begin(), indexed.end(), i) == indexed.end()) racing.insert(i);

@@ -8,8 +8,7 @@
 namespace loom {
 
 std::string unroll_pragma(const KernelData& k, const std::string& iname, TargetKind target) {
-    const auto tag = k.iname_tags.find(iname);
-    const std::optional<int> hint = tag == k.iname_tags.end() ? std::nullopt : unroll_hint(tag->second);
+    const std::optional<int> hint = iname_tag(k, iname).unroll_hint();
     if (!hint || (target == TargetKind::C && *hint == 0)) return "";
     const std::string factor = *hint ? " " + std::to_string(*hint) : "";
     return (target == TargetKind::C ? "#pragma GCC unroll" : "#pragma unroll") + factor + "\n";

@@ -29,23 +29,16 @@ struct Placed {
     std::optional<isl::set> piece;     // over the loops: the slabs this copy runs, unset for all
 };
 
-bool tagged(const KernelData& k, const std::string& iname, const char* tag) {
-    const auto it = k.iname_tags.find(iname);
-    return it != k.iname_tags.end() && it->second == tag;
-}
-
 // The loops of `insn`: a grid loop over a hardware axis (the C target's group loops) stands for the
 // instruction's own iname on that axis, so that instructions with different inames on one axis share the
 // loop, each within its own bounds.
 std::vector<std::string> loops_of(const KernelData& k, const Instruction& insn, const std::vector<std::string>& loops) {
     std::vector<std::string> out = loops;
     for (std::string& l : out) {
-        const auto tag = k.iname_tags.find(l);
-        if (insn.within_inames.count(l) || tag == k.iname_tags.end() || !is_hardware_tag(tag->second)) continue;
-        for (const std::string& i : insn.within_inames) {
-            const auto own = k.iname_tags.find(i);
-            if (own != k.iname_tags.end() && own->second == tag->second) l = i;
-        }
+        const InameTag tag = iname_tag(k, l);
+        if (insn.within_inames.count(l) || !tag.is_hardware()) continue;
+        for (const std::string& i : insn.within_inames)
+            if (iname_tag(k, i) == tag) l = i;
     }
     return out;
 }
@@ -92,7 +85,8 @@ bool lanes_are_full(const KernelData& k, const Instruction& insn, const std::str
 void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool vector_types) {
     for (Placed& p : placed) {
         if (p.stmt.barrier) continue;
-        const auto vec = std::find_if(p.nest.begin(), p.nest.end(), [&](const std::string& i) { return tagged(k, i, "vec"); });
+        const auto vec = std::find_if(p.nest.begin(), p.nest.end(),
+                                      [&](const std::string& i) { return iname_tag(k, i).is_vec(); });
         if (vec == p.nest.end()) continue;
         p.lanes = static_cast<std::size_t>(vec - p.nest.begin());
         const std::string& lane = *vec;
@@ -112,10 +106,8 @@ void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool ve
 // The inames of `insn` that are hardware axes.
 std::vector<std::string> hardware_of(const KernelData& k, const Instruction& insn) {
     std::vector<std::string> out;
-    for (const std::string& i : insn.within_inames) {
-        const auto it = k.iname_tags.find(i);
-        if (it != k.iname_tags.end() && is_hardware_tag(it->second)) out.push_back(i);
-    }
+    for (const std::string& i : insn.within_inames)
+        if (iname_tag(k, i).is_hardware()) out.push_back(i);
     return out;
 }
 
@@ -124,10 +116,8 @@ std::vector<std::string> hardware_of(const KernelData& k, const Instruction& ins
 std::optional<std::pair<int, int>> slabs_of(const KernelData& k, const std::string& iname) {
     const auto it = k.iname_slabs.find(iname);
     if (it == k.iname_slabs.end()) return std::nullopt;
-    const auto tag = k.iname_tags.find(iname);
-    if (tag != k.iname_tags.end() &&
-        (is_hardware_tag(tag->second) || is_unrolled_tag(tag->second) || tag->second == "vec"))
-        return std::nullopt;
+    const InameTag tag = iname_tag(k, iname);
+    if (tag.is_hardware() || tag.is_unrolled() || tag.is_vec()) return std::nullopt;
     return it->second;
 }
 
@@ -213,13 +203,13 @@ struct GridIds {
 // groups; an axis is as large as its largest iname.
 GridIds grid_ids(const KernelData& k) {
     GridIds out;
-    std::map<std::string, std::string> first;  // axis tag -> its parameter
-    std::map<std::string, long> group_size;     // local axis tag -> work-group size on it
+    std::map<InameTag, std::string> first;  // axis tag -> its parameter
+    std::map<InameTag, long> group_size;     // local axis tag -> work-group size on it
     for (const std::string& h : hardware_inames(k)) {
-        const std::string& tag = k.iname_tags.at(h);
+        const InameTag tag = iname_tag(k, h);
         const std::string& param = first.try_emplace(tag, h).first->second;
         out.param[h] = param;
-        if (tag[0] == 'l') {
+        if (tag.is_local()) {
             // A work-group sized at launch (its inames bounded by parameters) is covered as group axes are.
             if (const std::optional<long> size = isl_util::static_extent(domain_of(k, {h}))) {
                 group_size[tag] = std::max(group_size[tag], *size);
@@ -271,8 +261,8 @@ isl::set statement_domain(const KernelData& k, const Placed& p, const GridIds* i
 // that run as one vector operation.
 bool unrolled(const KernelData& k, const Placed& p, std::size_t d) {
     if (p.lanes == d) return p.stmt.vector_iname.empty();
-    const auto tag = k.iname_tags.find(p.nest[d]);
-    return tag != k.iname_tags.end() && (is_unrolled_tag(tag->second) || tag->second == "vec");
+    const InameTag tag = iname_tag(k, p.nest[d]);
+    return tag.is_unrolled() || tag.is_vec();
 }
 
 // The most values each unrolled iname takes: its copies. Unrolling needs a bound (loopy's message).
@@ -506,11 +496,8 @@ std::vector<std::string> hardware_inames(const KernelData& k) {
         if (it.kind == LinearItem::Kind::RunInstruction)
             for (const std::string& i : find_instruction(k, it.name)->within_inames) used.insert(i);
     std::vector<std::string> out;
-    for (const std::string& i : all_inames(k)) {
-        const auto it = k.iname_tags.find(i);
-        if (it != k.iname_tags.end() && is_hardware_tag(it->second) && (!k.linearized || used.count(i)))
-            out.push_back(i);
-    }
+    for (const std::string& i : all_inames(k))
+        if (iname_tag(k, i).is_hardware() && (!k.linearized || used.count(i))) out.push_back(i);
     return out;
 }
 

@@ -135,15 +135,14 @@ std::string signature(const KernelData& k, const DeviceKernel& dk, TargetKind t)
 }
 
 // The expression a hardware iname stands for on a device target.
-std::string hardware_text(const std::string& tag, TargetKind t) {
-    const bool group = tag[0] == 'g';
-    const std::string axis = tag.substr(2);
+std::string hardware_text(const InameTag& tag, TargetKind t) {
+    const bool group = tag.is_group();
+    const int n = tag.number;
     if (t == TargetKind::CUDA) {
         const char* xyz[] = {"x", "y", "z"};
-        const int n = std::stoi(axis);
         return std::string("((int) ") + (group ? "blockIdx." : "threadIdx.") + xyz[n < 3 ? n : 0] + ")";
     }
-    return (group ? "gid(" : "lid(") + axis + ")";
+    return (group ? "gid(" : "lid(") + std::to_string(n) + ")";
 }
 
 class BodyEmitter {
@@ -270,13 +269,7 @@ private:
         const Statement& s = nest_.statements.at(n.statement);
         std::map<std::string, ExprPtr> subst;
         for (std::size_t j = 0; j < s.loops.size(); ++j) subst[s.loops[j]] = n.args[j];
-        auto inst = [&](const ExprPtr& e) {
-            return rewrite(e, [&](const ExprPtr& x) -> ExprPtr {
-                if (x->kind != ExprKind::Var) return x;
-                const auto it = subst.find(x->name);
-                return it == subst.end() ? x : it->second;
-            });
-        };
+        auto inst = [&](const ExprPtr& e) { return substitute(e, subst); };
         if (s.barrier) return barrier(*s.barrier, depth);
         const Instruction& insn = *s.insn;
         if (insn.kind != InsnKind::Assignment) return;
@@ -309,8 +302,7 @@ private:
     // On the C target the outermost group-axis loop runs its iterations on OpenMP threads.
     bool starts_parallel_region(const std::string& iname) {
         if (target_ != TargetKind::C || in_parallel_region_) return false;
-        const auto tag = k_.iname_tags.find(iname);
-        if (tag == k_.iname_tags.end() || tag->second.rfind("g.", 0) != 0) return false;
+        if (!iname_tag(k_, iname).is_group()) return false;
         in_parallel_region_ = true;
         return true;
     }
@@ -382,11 +374,11 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     std::vector<std::optional<long>> local;  // per local axis: the largest constant size of its inames
     const isl::set ctx = assumption_context(k);
     for (const std::string& h : hardware_inames(k)) {
-        const std::string& tag = k.iname_tags.at(h);
-        const std::size_t n = std::stoul(tag.substr(2));
+        const InameTag tag = iname_tag(k, h);
+        const auto n = static_cast<std::size_t>(tag.number);
         user_assert(n < 3, "LoopyError", "iname '", h, "' is tagged ", tag, ": only axes 0, 1 and 2 exist");
         const isl::set values = domain_of(k, {h});
-        if (tag[0] == 'g') {
+        if (tag.is_group()) {
             record_axis(groups, n, isl_util::extent(values, 0, ctx));
             continue;
         }
@@ -658,10 +650,10 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         host_loops_as_parameters(*k, edit, seg.host_loops);
         // The C target runs the grid as loops, per device kernel.
         if (target == TargetKind::C)
-            edit = grid_as_loops(Kernel(std::make_shared<const KernelData>(std::move(edit)))).copy();
+            edit = grid_as_loops(Kernel(std::move(edit))).copy();
         add_atomic_scratch_variables(edit);
         // Held by a Kernel, the device kernel no longer changes: what the stages below derive is cached.
-        const Kernel device(std::make_shared<const KernelData>(std::move(edit)));
+        const Kernel device(std::move(edit));
         const KernelData& part = *device;
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);
@@ -673,7 +665,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         CExprPrinter printer(part, target);
         if (target != TargetKind::C)
             for (const std::string& h : hardware_inames(part))
-                printer.set_hardware_text(h, hardware_text(part.iname_tags.at(h), target));
+                printer.set_hardware_text(h, hardware_text(iname_tag(part, h), target));
         BodyEmitter emitter(part, nest, uses, printer, target);
         const std::string body = emitter.emit();
         helpers.adopt_helpers(printer);

@@ -24,10 +24,6 @@ void unify_params(isl::set& a, isl::set& b) {
     b = isl_util::align_params(b, a.space());
 }
 
-bool is_temporary(const KernelData& k, const std::string& name) {
-    return std::any_of(k.temporaries.begin(), k.temporaries.end(), [&](const Variable& t) { return t.name == name; });
-}
-
 // The loops of the one instruction writing the loop bound `param`, a temporary.
 const std::set<std::string>& writer_loops(const KernelData& k, const std::string& param) {
     const Instruction* writer = nullptr;

@@ -32,6 +32,10 @@ const Variable* find_variable(const KernelData& k, const std::string& name) {
     return nullptr;
 }
 
+bool is_temporary(const KernelData& k, const std::string& name) {
+    return std::any_of(k.temporaries.begin(), k.temporaries.end(), [&](const Variable& t) { return t.name == name; });
+}
+
 Variable* find_variable(KernelData& k, const std::string& name) {
     return const_cast<Variable*>(find_variable(static_cast<const KernelData&>(k), name));
 }
@@ -44,6 +48,11 @@ const Instruction* find_instruction(const KernelData& k, const std::string& id) 
 
 void DerivedCache::enable() const {
     if (!facts_) facts_ = std::make_shared<DerivedFacts>();
+}
+
+InameTag iname_tag(const KernelData& k, const std::string& iname) {
+    const auto it = k.iname_tags.find(iname);
+    return it == k.iname_tags.end() ? InameTag{} : it->second;
 }
 
 std::vector<std::string> all_inames(const KernelData& k) {
@@ -106,10 +115,7 @@ const Instruction* Kernel::find_instruction(const std::string& id) const { retur
 std::vector<std::string> Kernel::all_inames() const { return loom::all_inames(*data_); }
 std::vector<std::string> Kernel::all_params() const { return loom::all_params(*data_); }
 
-std::string Kernel::iname_tag(const std::string& iname) const {
-    const auto it = data_->iname_tags.find(iname);
-    return it == data_->iname_tags.end() ? std::string() : it->second;
-}
+InameTag Kernel::iname_tag(const std::string& iname) const { return loom::iname_tag(*data_, iname); }
 
 namespace {
 
@@ -304,8 +310,8 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
     std::vector<std::string> inames = kernel.all_inames();
     std::sort(inames.begin(), inames.end());  // loopy lists them by name
     for (const std::string& i : inames) {
-        const std::string tag = kernel.iname_tag(i);
-        os << i << ": " << (tag.empty() ? "None" : tag) << "\n";
+        const InameTag tag = kernel.iname_tag(i);
+        os << i << ": " << (tag.is_none() ? "None" : to_string(tag)) << "\n";
     }
     if (!k.temporaries.empty()) {
         os << kRule << "TEMPORARIES:\n";
@@ -335,7 +341,7 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
 Kernel unlinearized_kernel(KernelData&& k) {
     k.linearized = false;
     k.linearization.clear();
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 }  // namespace loom

@@ -15,6 +15,7 @@
 
 #include "ir/dtype.h"
 #include "ir/expr.h"
+#include "ir/iname_tags.h"
 #include "ir/instruction.h"
 
 namespace loom {
@@ -69,7 +70,6 @@ struct Variable {
 /// loopy's `enforce_variable_access_ordered`: true (Enforce), false (Warn) or "no_check" (NoCheck).
 enum class AccessOrdering { Enforce, Warn, NoCheck };
 
-/// Iname implementation tags as written ("for", "l.0", "g.1", "unr", "ilp", ...); "" is no tag.
 struct KernelOptions {
     bool write_code = false;
     bool write_wrapper = false;  // print the host code (the launches) when the kernel is built for a call
@@ -127,7 +127,7 @@ struct KernelData {
     std::vector<Variable> temporaries;
     std::vector<Instruction> instructions;
     std::vector<SubstitutionRule> substitutions;
-    std::map<std::string, std::string> iname_tags;     // iname -> tag; absent means no tag
+    std::map<std::string, InameTag> iname_tags;  // iname -> tag; an untagged iname has no entry
     /// split_iname's `slabs`: leading and trailing iterations of the iname that get separate code.
     std::map<std::string, std::pair<int, int>> iname_slabs;
     std::vector<std::vector<std::string>> loop_priority;
@@ -143,7 +143,10 @@ struct KernelData {
 
 class Kernel {
 public:
-    /// Holds `data` (null for an empty handle), which from now on never changes: its facts are cached.
+    /// Holds `data`, which from now on never changes: its facts are cached. The one way to turn a
+    /// transformation's edit into a kernel (unlinearized_kernel also forgets the linearization).
+    explicit Kernel(KernelData data) : Kernel(std::make_shared<const KernelData>(std::move(data))) {}
+    /// Holds `data` (null for an empty handle), as the constructor above.
     explicit Kernel(std::shared_ptr<const KernelData> data) : data_(std::move(data)) {
         if (data_) data_->cache.enable();
     }
@@ -158,7 +161,8 @@ public:
     std::vector<std::string> all_inames() const;
     /// Parameters of the domains and assumptions that are not inames.
     std::vector<std::string> all_params() const;
-    std::string iname_tag(const std::string& iname) const;
+    /// The tag of `iname`; InameTag{} (Kind::None) when it has none.
+    InameTag iname_tag(const std::string& iname) const;
 
 private:
     std::shared_ptr<const KernelData> data_;
@@ -166,9 +170,11 @@ private:
 
 /// Lookups on kernel data (also what Kernel's methods use), for code that edits a KernelData.
 const Variable* find_variable(const KernelData& k, const std::string& name);
+bool is_temporary(const KernelData& k, const std::string& name);
 Variable* find_variable(KernelData& k, const std::string& name);
 const Instruction* find_instruction(const KernelData& k, const std::string& id);
 std::vector<std::string> all_inames(const KernelData& k);
+InameTag iname_tag(const KernelData& k, const std::string& iname);
 /// Replaces each expression of `insn` (assignees, right-hand side, predicates) by f of it.
 void rewrite_instruction(Instruction& insn, const std::function<ExprPtr(const ExprPtr&)>& f);
 /// Every instruction `id` depends on, directly or through others (loopy's recursive_insn_dep_map).

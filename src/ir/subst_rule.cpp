@@ -44,15 +44,6 @@ void check_capture(const SubstitutionRule& r, const std::vector<ExprPtr>& args, 
                         r.name, "' would be captured by the reduction over '", name, "' in the rule");
 }
 
-// `e` with each variable named by a key of `values` replaced by its value, all at once.
-ExprPtr put_in(const ExprPtr& e, const std::map<std::string, ExprPtr>& values) {
-    return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
-        if (n->kind != ExprKind::Var) return n;
-        const auto it = values.find(n->name);
-        return it == values.end() ? n : it->second;
-    });
-}
-
 std::map<std::string, ExprPtr> bind(const SubstitutionRule& r, const std::vector<ExprPtr>& args) {
     std::map<std::string, ExprPtr> bound;
     for (std::size_t j = 0; j < args.size(); ++j) bound[r.arguments[j]] = args[j];
@@ -78,7 +69,7 @@ private:
     ExprPtr instantiate(const SubstitutionRule& r, const std::vector<ExprPtr>& args) {
         check_use(r, args, stack_);
         check_capture(r, args, r.expression);
-        const ExprPtr body = put_in(r.expression, bind(r, args));
+        const ExprPtr body = substitute(r.expression, bind(r, args));
         stack_.push_back(r.name);
         ExprPtr out = expand(body);
         stack_.pop_back();
@@ -145,9 +136,9 @@ private:
             placeholders[r.arguments[j]] = var(p);
             values[p] = args[j];
         }
-        const ExprPtr body = map(put_in(r.expression, placeholders));
+        const ExprPtr body = map(substitute(r.expression, placeholders));
         check_capture(r, args, body);
-        return put_in(body, values);
+        return substitute(body, values);
     }
 
     // A use that stays: of the rule's variant whose expression is the rule's mapped in this place.

@@ -25,10 +25,6 @@ namespace loom {
 
 namespace {
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
-
 void parse_domains(KernelData& k, const std::vector<std::string>& texts) {
     std::set<std::string> seen;
     for (const std::string& t : texts) {
@@ -195,10 +191,6 @@ std::set<std::string> inames_referenced(const Instruction& insn, const std::vect
     for (const Access& a : accesses_of(insn))
         if (contains(inames, a.name) && !bound.count(a.name)) out.insert(a.name);
     return out;
-}
-
-bool is_temporary(const KernelData& k, const std::string& name) {
-    return std::any_of(k.temporaries.begin(), k.temporaries.end(), [&](const Variable& t) { return t.name == name; });
 }
 
 // The loops that bound the loops of `insn`: inames that are parameters of their domains, and the loops of
@@ -642,7 +634,7 @@ Kernel make_kernel(const MakeKernelInput& in) {
     with_known_parameters(k, in.known_parameters, finish_array_layouts);
     check_temporaries(k);
     restore_rule_uses(k, as_written);
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 }  // namespace loom

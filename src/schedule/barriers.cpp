@@ -96,12 +96,10 @@ private:
     // ILP iterations of a work-item run interleaved (unrolled) or in any order: no barrier can separate
     // them, so one needed inside an ILP loop is an error, as in loopy.
     void check_outside_ilp(const std::vector<std::string>& loops, const LinearItem& reason) const {
-        for (const std::string& l : loops) {
-            const auto tag = k_.iname_tags.find(l);
-            user_assert(tag == k_.iname_tags.end() || !is_ilp_tag(tag->second), "LoopyError", k_.name,
+        for (const std::string& l : loops)
+            user_assert(!iname_tag(k_, l).is_ilp(), "LoopyError", k_.name,
                         ": a barrier is needed inside the loop over ILP iname '", l, "' (", reason.comment,
                         "), but barriers cannot be placed inside ILP loops");
-        }
     }
 
     bool shared_memory(const std::string& v) const {
@@ -276,7 +274,7 @@ void check_global_dependencies(const KernelData& k) {
 
 Kernel insert_barriers(const Kernel& kernel) {
     const bool parallel = std::any_of(kernel->iname_tags.begin(), kernel->iname_tags.end(),
-                                      [](const auto& t) { return is_hardware_tag(t.second); });
+                                      [](const auto& t) { return t.second.is_hardware(); });
     if (!parallel) return kernel;
     check_global_dependencies(*kernel);
     std::vector<LinearNode> tree = to_tree(kernel->linearization);
@@ -284,7 +282,7 @@ Kernel insert_barriers(const Kernel& kernel) {
     BarrierInserter(*kernel).process(tree, {}, pending);
     KernelData out = kernel.copy();
     out.linearization = to_items(tree);
-    return Kernel(std::make_shared<const KernelData>(std::move(out)));
+    return Kernel(std::move(out));
 }
 
 }  // namespace loom

@@ -16,16 +16,11 @@ bool is_global_memory(const KernelData& k, const std::string& name) {
     return v->kind == VarKind::GlobalArg || (v->kind == VarKind::Temporary && v->address_space == AddressSpace::Global);
 }
 
-bool is_hardware(const KernelData& k, const std::string& iname) {
-    const auto it = k.iname_tags.find(iname);
-    return it != k.iname_tags.end() && is_hardware_tag(it->second);
-}
-
 // Sequential loops both instructions run in: a split between their instances there would run the loop on
 // the host.
 bool share_loop(const KernelData& k, const Instruction& a, const Instruction& b) {
     for (const std::string& i : a.within_inames)
-        if (b.within_inames.count(i) && !is_hardware(k, i)) return true;
+        if (b.within_inames.count(i) && !iname_tag(k, i).is_hardware()) return true;
     return false;
 }
 
@@ -67,14 +62,14 @@ Kernel insert_global_barriers(const Kernel& kernel) {
         // The sink's hardware inames only: the barrier is outside every sequential loop.
         Instruction b = global_barrier(names("gbarrier"), t, sources);
         for (auto it = b.within_inames.begin(); it != b.within_inames.end();)
-            it = is_hardware(k, *it) ? std::next(it) : b.within_inames.erase(it);
+            it = iname_tag(k, *it).is_hardware() ? std::next(it) : b.within_inames.erase(it);
         for (const std::string& s : sources) t.depends_on.erase(s);
         t.depends_on.insert(b.id);
         barriers.push_back(std::move(b));
     }
     if (barriers.empty()) return kernel;
     out.instructions.insert(out.instructions.end(), barriers.begin(), barriers.end());
-    return Kernel(std::make_shared<const KernelData>(std::move(out)));
+    return Kernel(std::move(out));
 }
 
 }  // namespace loom

@@ -16,8 +16,6 @@ namespace loom {
 
 namespace {
 
-int axis_of(const std::string& tag) { return std::stoi(tag.substr(2)); }
-
 class GridLoops {
 public:
     explicit GridLoops(const KernelData& k) : k_(k) {}
@@ -26,9 +24,9 @@ public:
         std::vector<LinearNode> body = phases(tree);
         // Group axes outermost, axis 0 innermost among them: one loop per axis, which stands for every
         // iname on that axis (see the loop nest).
-        std::set<std::string> axes;
-        for (const std::string& g : hardware_of_kind('g'))
-            if (axes.insert(tag(g)).second) body = {loop(g, std::move(body))};
+        std::set<InameTag> axes;
+        for (const std::string& g : group_inames())
+            if (axes.insert(iname_tag(k_, g)).second) body = {loop(g, std::move(body))};
         return body;
     }
 
@@ -41,21 +39,18 @@ public:
     }
 
 private:
-    std::string tag(const std::string& iname) const {
-        const auto it = k_.iname_tags.find(iname);
-        return it == k_.iname_tags.end() ? "" : it->second;
-    }
+    int axis_of(const std::string& iname) const { return iname_tag(k_, iname).number; }
 
-    // Hardware inames of kind 'g' or 'l' that the instructions use, highest axis first.
-    std::vector<std::string> hardware_of_kind(char kind) const {
+    // Group inames that the instructions use, highest axis first.
+    std::vector<std::string> group_inames() const {
         std::set<std::string> used;
         for (const LinearItem& it : k_.linearization)
             if (it.kind == LinearItem::Kind::RunInstruction)
                 for (const std::string& i : find_instruction(k_, it.name)->within_inames)
-                    if (is_hardware_tag(tag(i)) && tag(i)[0] == kind) used.insert(i);
+                    if (iname_tag(k_, i).is_group()) used.insert(i);
         std::vector<std::string> out(used.begin(), used.end());
         std::stable_sort(out.begin(), out.end(),
-                         [&](const std::string& a, const std::string& b) { return axis_of(tag(a)) > axis_of(tag(b)); });
+                         [&](const std::string& a, const std::string& b) { return axis_of(a) > axis_of(b); });
         return out;
     }
 
@@ -66,7 +61,7 @@ private:
     void local_inames(const LinearNode& n, std::set<std::string>& out) const {
         if (n.item.kind == LinearItem::Kind::RunInstruction) {
             for (const std::string& i : find_instruction(k_, n.item.name)->within_inames)
-                if (tag(i).rfind("l.", 0) == 0) out.insert(i);
+                if (iname_tag(k_, i).is_local()) out.insert(i);
         }
         for (const LinearNode& c : n.body) local_inames(c, out);
     }
@@ -77,9 +72,9 @@ private:
     }
 
     bool one_iname_per_axis(const std::set<std::string>& inames) const {
-        std::set<std::string> tags;
+        std::set<InameTag> tags;
         for (const std::string& i : inames)
-            if (!tags.insert(tag(i)).second) return false;
+            if (!tags.insert(iname_tag(k_, i)).second) return false;
         return true;
     }
 
@@ -102,7 +97,7 @@ private:
         cur.clear();
         std::vector<std::string> order(locals.begin(), locals.end());
         std::sort(order.begin(), order.end(),
-                  [&](const std::string& a, const std::string& b) { return axis_of(tag(a)) < axis_of(tag(b)); });
+                  [&](const std::string& a, const std::string& b) { return axis_of(a) < axis_of(b); });
         for (const std::string& l : order) body = {loop(l, std::move(body))};
         for (LinearNode& n : body) out.push_back(std::move(n));
     }
@@ -142,28 +137,26 @@ private:
 // Gives temporary `name` one copy per work-item: an extra leading axis per local axis, indexed by the
 // accessing instruction's local iname on that axis.
 void privatize(KernelData& k, const std::string& name) {
-    std::map<std::string, std::string> iname_of_axis;  // "l.0" -> an iname, for the extents
+    std::map<InameTag, std::string> iname_of_axis;  // l.0 -> an iname, for the extents
     for (const Instruction& insn : k.instructions) {
         if (!read_names(insn).count(name) && !written_names(insn).count(name)) continue;
-        for (const std::string& i : insn.within_inames) {
-            const auto t = k.iname_tags.find(i);
-            if (t != k.iname_tags.end() && t->second.rfind("l.", 0) == 0) iname_of_axis.emplace(t->second, i);
-        }
+        for (const std::string& i : insn.within_inames)
+            if (iname_tag(k, i).is_local()) iname_of_axis.emplace(iname_tag(k, i), i);
     }
-    std::vector<std::string> axes;
+    std::vector<InameTag> axes;
     for (const auto& [tag, iname] : iname_of_axis) axes.push_back(tag);
     std::reverse(axes.begin(), axes.end());  // l.0 varies fastest
-    auto index_for = [&](const Instruction& insn, const std::string& axis_tag) -> ExprPtr {
+    auto index_for = [&](const Instruction& insn, const InameTag& axis_tag) -> ExprPtr {
         for (const std::string& i : insn.within_inames)
-            if (k.iname_tags.count(i) && k.iname_tags.at(i) == axis_tag) return var(i);
+            if (iname_tag(k, i) == axis_tag) return var(i);
         user_error("LoopyError", "private temporary '", name, "' lives across a barrier but instruction '", insn.id,
                    "' uses it outside the local axis ", axis_tag);
     };
     std::vector<ExprPtr> extents;
-    for (const std::string& a : axes) extents.push_back(int_lit(static_extent(k, iname_of_axis.at(a))));
+    for (const InameTag& a : axes) extents.push_back(int_lit(static_extent(k, iname_of_axis.at(a))));
     add_temporary_axes(k, name, extents, true, [&](const Instruction& insn) {
         std::vector<ExprPtr> lead;
-        for (const std::string& a : axes) lead.push_back(index_for(insn, a));
+        for (const InameTag& a : axes) lead.push_back(index_for(insn, a));
         return lead;
     });
 }
@@ -173,10 +166,8 @@ void privatize(KernelData& k, const std::string& name) {
 bool written_per_work_item(const KernelData& k, const std::string& name) {
     return std::any_of(k.instructions.begin(), k.instructions.end(), [&](const Instruction& insn) {
         return written_names(insn).count(name) &&
-               std::any_of(insn.within_inames.begin(), insn.within_inames.end(), [&](const std::string& i) {
-                   const auto t = k.iname_tags.find(i);
-                   return t != k.iname_tags.end() && t->second.rfind("l.", 0) == 0;
-               });
+               std::any_of(insn.within_inames.begin(), insn.within_inames.end(),
+                           [&](const std::string& i) { return iname_tag(k, i).is_local(); });
     });
 }
 
@@ -184,7 +175,7 @@ bool written_per_work_item(const KernelData& k, const std::string& name) {
 
 Kernel grid_as_loops(const Kernel& kernel) {
     const bool parallel = std::any_of(kernel->iname_tags.begin(), kernel->iname_tags.end(),
-                                      [](const auto& t) { return is_hardware_tag(t.second); });
+                                      [](const auto& t) { return t.second.is_hardware(); });
     if (!parallel) return kernel;
     GridLoops g(*kernel);
     const std::vector<LinearNode> tree = g.run(to_tree(kernel->linearization));
@@ -192,7 +183,7 @@ Kernel grid_as_loops(const Kernel& kernel) {
     k.linearization = to_items(tree);
     for (const std::string& t : g.live_across_phases())
         if (written_per_work_item(k, t)) privatize(k, t);
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 }  // namespace loom

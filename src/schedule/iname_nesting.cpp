@@ -22,10 +22,8 @@ struct DuplicationOption {
 
 InameSet sequential_inames(const KernelData& k, const Instruction& insn) {
     InameSet out;
-    for (const std::string& i : insn.within_inames) {
-        const auto tag = k.iname_tags.find(i);
-        if (tag == k.iname_tags.end() || !is_concurrent_tag(tag->second)) out.insert(i);
-    }
+    for (const std::string& i : insn.within_inames)
+        if (!iname_tag(k, i).is_concurrent()) out.insert(i);
     return out;
 }
 

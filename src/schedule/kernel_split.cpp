@@ -144,10 +144,9 @@ private:
 
     // The host runs the loop one iteration after the other.
     void check_host_loop(const std::string& iname) const {
-        const auto tag = k_.iname_tags.find(iname);
-        user_assert(tag == k_.iname_tags.end() || tag->second == "for" || tag->second == "ord", "LoopyError",
-                    "a global barrier is inside the loop over '", iname, "', tagged '",
-                    tag == k_.iname_tags.end() ? "" : tag->second,
+        const InameTag tag = iname_tag(k_, iname);
+        user_assert(tag.is_none() || tag.kind == InameTag::Kind::Ord, "LoopyError", "a global barrier is inside the "
+                    "loop over '", iname, "', tagged '", tag,
                     "': a loop around a global barrier runs on the host and must be sequential");
     }
 
@@ -168,7 +167,7 @@ Kernel split_device_kernels(const Kernel& kernel) {
         out.insert(out.end(), {{LinearItem::Kind::CallKernel, k.name, "", ""}, {LinearItem::Kind::ReturnFromKernel, k.name, "", ""}});
     KernelData data = kernel.copy();
     data.linearization = std::move(out);
-    return Kernel(std::make_shared<const KernelData>(std::move(data)));
+    return Kernel(std::move(data));
 }
 
 }  // namespace loom

@@ -72,7 +72,7 @@ private:
     static constexpr long kBudget = 20000;  // loop entries tried before giving up
 
     bool is_loop(const std::string& iname) const {
-        return hardware_as_loops_ || !is_hardware_tag(k_.iname_tag(iname));
+        return hardware_as_loops_ || !k_.iname_tag(iname).is_hardware();
     }
 
     // Inames that loops are made for: hardware axes are not loops.
@@ -83,15 +83,15 @@ private:
         return out;
     }
 
-    bool is_breakable(const std::string& iname) const { return is_innermost_tag(k_.iname_tag(iname)); }
+    bool is_breakable(const std::string& iname) const { return k_.iname_tag(iname).is_innermost(); }
 
     // Group axes (0) enclose local axes (1), which enclose loops (2), which enclose ILP and vec loops (3): as
     // in loopy, those nest innermost, whatever the loop priorities say.
     int nesting_rank(const std::string& iname) const {
-        const std::string tag = k_.iname_tag(iname);
-        if (tag.rfind("g.", 0) == 0) return 0;
-        if (tag.rfind("l.", 0) == 0) return 1;
-        return is_innermost_tag(tag) ? 3 : 2;
+        const InameTag tag = k_.iname_tag(iname);
+        if (tag.is_group()) return 0;
+        if (tag.is_local()) return 1;
+        return tag.is_innermost() ? 3 : 2;
     }
 
     // An iname nests around another when the other's domain uses it as a parameter, or when every instruction that uses
@@ -386,7 +386,7 @@ Kernel linearize(const Kernel& k, bool hardware_as_loops) {
     KernelData out = k.copy();
     out.linearization = Linearizer(k, hardware_as_loops).run();
     out.linearized = true;
-    return Kernel(std::make_shared<const KernelData>(std::move(out)));
+    return Kernel(std::move(out));
 }
 
 }  // namespace loom

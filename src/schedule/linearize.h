@@ -9,7 +9,6 @@
 #include <set>
 #include <string>
 
-#include "ir/iname_tags.h"
 #include "ir/kernel.h"
 
 namespace loom {

@@ -26,11 +26,6 @@ const Instruction* instruction_of(const KernelData& k, const LinearItem& it) {
     return it.kind == LinearItem::Kind::RunInstruction ? find_instruction(k, it.name) : nullptr;
 }
 
-bool is_temporary(const KernelData& k, const std::string& name) {
-    const Variable* v = find_variable(k, name);
-    return v && v->kind == VarKind::Temporary;
-}
-
 // Private and local temporaries are lost between device kernels; global ones and read-only tables are not.
 bool needs_saving(const KernelData& k, const std::string& name) {
     const Variable* v = find_variable(k, name);
@@ -139,10 +134,17 @@ bool accesses(const Instruction& insn, const std::string& name) {
     return read_names(insn).count(name) || written_names(insn).count(name);
 }
 
+// "g.0, l.1" for the error messages.
+std::string joined(const std::vector<InameTag>& tags) {
+    std::vector<std::string> texts;
+    for (const InameTag& t : tags) texts.push_back(to_string(t));
+    return join(texts, ", ");
+}
+
 // The global array a temporary is kept in between device kernels.
 struct Slot {
     std::string name;
-    std::vector<std::string> hardware_tags;  // "g.0" < "g.1" < ... < "l.0" < ...: its leading axes
+    std::vector<InameTag> hardware_tags;  // g.0 < g.1 < ... < l.0 < ...: its leading axes
     std::vector<ExprPtr> shape;
     bool padded = false;                     // a scalar outside any hardware axis: one element
 };
@@ -199,56 +201,53 @@ public:
     }
 
 private:
-    std::string tag(const std::string& iname) const {
-        const auto it = k_.iname_tags.find(iname);
-        return it == k_.iname_tags.end() ? "" : it->second;
-    }
-
     // The hardware axes an instruction runs on, in slot order. Other parallel tags have no place in a slot.
-    std::vector<std::string> hardware_tags(const Instruction& insn) const {
-        std::vector<std::string> out;
+    std::vector<InameTag> hardware_tags(const Instruction& insn) const {
+        std::vector<InameTag> out;
         for (const std::string& i : insn.within_inames) {
-            const std::string t = tag(i);
-            user_assert(t.rfind("ilp", 0) != 0 && t != "vec", "LoopyError", "save_and_reload_temporaries: iname '", i,
+            const InameTag t = iname_tag(k_, i);
+            user_assert(!t.is_innermost(), "LoopyError", "save_and_reload_temporaries: iname '", i,
                         "' of instruction '", insn.id, "' is tagged '", t,
                         "'; only group and local axes are supported for saving temporaries");
-            if (is_hardware_tag(t)) out.push_back(t);
+            if (t.is_hardware()) out.push_back(t);
         }
         std::sort(out.begin(), out.end());
         return out;
     }
 
     // Every instruction using the temporary must run on the same hardware axes: they index the slot.
-    std::vector<std::string> common_hardware_tags(const std::string& temporary) const {
-        std::optional<std::vector<std::string>> tags;
+    std::vector<InameTag> common_hardware_tags(const std::string& temporary) const {
+        std::optional<std::vector<InameTag>> tags;
         std::string first;
         for (const Instruction& insn : k_.instructions) {
             if (!accesses(insn, temporary)) continue;
-            const std::vector<std::string> mine = hardware_tags(insn);
+            const std::vector<InameTag> mine = hardware_tags(insn);
             if (!tags) {
                 tags = mine;
                 first = insn.id;
             }
             user_assert(*tags == mine, "LoopyError", "save_and_reload_temporaries: inconsistent parallel tags across "
                         "instructions that access '", temporary, "' (instruction '", first, "' has tags '",
-                        join(*tags, ", "), "' but instruction '", insn.id, "' has tags '", join(mine, ", "), "')");
+                        joined(*tags), "' but instruction '", insn.id, "' has tags '", joined(mine), "')");
         }
-        return tags.value_or(std::vector<std::string>{});
+        return tags.value_or(std::vector<InameTag>{});
     }
 
     // The number of ids on hardware axis `axis_tag` among the temporary's instructions: for a local axis
     // the work-group size, for a group axis the largest group id + 1 (hardware inames start at 0).
-    ExprPtr axis_size(const std::string& temporary, const std::string& axis_tag) const {
+    ExprPtr axis_size(const std::string& temporary, const InameTag& axis_tag) const {
         std::optional<isl::pw_aff> groups;
         long local = 1;
         for (const Instruction& insn : k_.instructions) {
             if (!accesses(insn, temporary)) continue;
             for (const std::string& i : insn.within_inames) {
-                if (tag(i) != axis_tag) continue;
-                if (axis_tag[0] == 'l') {
+                if (iname_tag(k_, i) != axis_tag) continue;
+                if (axis_tag.is_local()) {
                     local = std::max(local, static_extent(k_, i));
                     continue;
                 }
+                // dim_size, not the launch grid's isl_util::extent: the size bounds the domain of a new iname,
+                // which takes one affine piece (extent adds a 0 where the domain is empty).
                 const isl::pw_aff e = isl_util::dim_size(domain_of(k_, {i}), 0);
                 groups = groups ? isl::manage(isl_pw_aff_union_max(groups->copy(), e.copy())) : e;
             }
@@ -264,14 +263,14 @@ private:
         // A local temporary is shared by its group: one copy per group.
         if (t.address_space == AddressSpace::Local)
             slot.hardware_tags.erase(std::remove_if(slot.hardware_tags.begin(), slot.hardware_tags.end(),
-                                                    [](const std::string& g) { return g[0] == 'l'; }),
+                                                    [](const InameTag& g) { return g.is_local(); }),
                                      slot.hardware_tags.end());
         Variable v;
         v.name = slot.name;
         v.kind = VarKind::Temporary;
         v.dtype = t.dtype;
         v.address_space = AddressSpace::Global;
-        for (const std::string& g : slot.hardware_tags) v.shape.push_back(axis_size(temporary, g));
+        for (const InameTag& g : slot.hardware_tags) v.shape.push_back(axis_size(temporary, g));
         v.shape.insert(v.shape.end(), t.shape.begin(), t.shape.end());
         slot.padded = v.shape.empty();
         if (slot.padded) v.shape.push_back(int_lit(1));

@@ -77,20 +77,13 @@ void add(std::optional<isl::union_map>& acc, const isl::map& m) {
     acc = acc ? acc->unite(isl::union_map(m)) : isl::union_map(m);
 }
 
-std::string tag_of(const KernelData& k, const std::string& iname) {
-    const auto it = k.iname_tags.find(iname);
-    return it == k.iname_tags.end() ? std::string() : it->second;
-}
-
-bool is_hardware(const KernelData& k, const std::string& iname) { return is_hardware_tag(tag_of(k, iname)); }
-
 // The instance dimension that stands for hardware axis `tag` ("l.0") in an instruction without an iname on it,
 // and back: the axis of a stand-in, nullopt for an iname.
 const std::string stand_in_prefix = "_loom_axis_";
-std::string stand_in(const std::string& tag) { return stand_in_prefix + tag; }
-std::optional<std::string> stood_in_axis(const std::string& dim) {
+std::string stand_in(const InameTag& tag) { return stand_in_prefix + to_string(tag); }
+std::optional<InameTag> stood_in_axis(const std::string& dim) {
     if (dim.rfind(stand_in_prefix, 0) != 0) return std::nullopt;
-    return dim.substr(stand_in_prefix.size());
+    return parse_iname_tag(dim.substr(stand_in_prefix.size()));
 }
 
 class Verifier {
@@ -98,7 +91,7 @@ public:
     explicit Verifier(const KernelData& k) : k_(k) {
         for (const Instruction& insn : k.instructions)
             for (const std::string& i : insn.within_inames)
-                if (is_hardware(k, i)) axes_.insert(tag_of(k, i));
+                if (iname_tag(k, i).is_hardware()) axes_.insert(iname_tag(k, i));
         place_instructions();
     }
 
@@ -167,15 +160,15 @@ private:
                 internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in loop '", l,
                                "', which is not one of its inames (",
                                join({insn.within_inames.begin(), insn.within_inames.end()}, ", "), ")");
-            if (is_hardware(k_, l))
+            if (iname_tag(k_, l).is_hardware())
                 internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in a loop over '", l,
-                               "', which is a hardware axis (", tag_of(k_, l), ")");
+                               "', which is a hardware axis (", iname_tag(k_, l), ")");
             if (std::count(loops.begin(), loops.end(), l) > 1)
                 internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' in two loops over '",
                                l, "', one inside the other");
         }
         for (const std::string& i : insn.within_inames)
-            if (!around.count(i) && !is_hardware(k_, i))
+            if (!around.count(i) && !iname_tag(k_, i).is_hardware())
                 internal_error("the linearization of kernel '", k_.name, "' runs '", insn.id, "' outside loop '", i,
                                "' (loops around it: ", loops.empty() ? "none" : join(loops, ", "), ")");
     }
@@ -196,9 +189,9 @@ private:
     // whole axis), then its loops.
     std::vector<std::string> instance_dims(const Placement& p) const {
         std::vector<std::string> out;
-        for (const std::string& tag : axes_) {
+        for (const InameTag& tag : axes_) {
             const auto it = std::find_if(p.insn->within_inames.begin(), p.insn->within_inames.end(),
-                                         [&](const std::string& i) { return tag_of(k_, i) == tag; });
+                                         [&](const std::string& i) { return iname_tag(k_, i) == tag; });
             out.push_back(it == p.insn->within_inames.end() ? stand_in(tag) : *it);
         }
         out.insert(out.end(), p.loops.begin(), p.loops.end());
@@ -230,12 +223,12 @@ private:
     }
 
     // The values of hardware axis `tag`: those of all inames on it.
-    const isl::set& axis_range(const std::string& tag) {
+    const isl::set& axis_range(const InameTag& tag) {
         auto known = axis_ranges_.find(tag);
         if (known != axis_ranges_.end()) return known->second;
         std::optional<isl::set> out;
         for (const std::string& i : all_inames(k_)) {
-            if (tag_of(k_, i) != tag) continue;
+            if (iname_tag(k_, i) != tag) continue;
             isl::set values = isl_util::rename_dim(domain_of(k_, {i}), i, stand_in(tag));
             if (out) values = isl_util::align_params(values, out->space());
             out = out ? isl_util::align_params(*out, values.space()).unite(values) : values;
@@ -272,7 +265,7 @@ private:
             if (lhs->name != variable) continue;
             const std::vector<std::string> indexed = referenced_names(lhs);
             for (const std::string& i : writer.within_inames)
-                if (reader.within_inames.count(i) && is_innermost_tag(tag_of(k_, i)) &&
+                if (reader.within_inames.count(i) && iname_tag(k_, i).is_innermost() &&
                     std::find(indexed.begin(), indexed.end(), i) == indexed.end())
                     return true;
         }
@@ -320,8 +313,8 @@ private:
         std::vector<int> out;
         if (!v || v->kind != VarKind::Temporary || v->address_space == AddressSpace::Global) return out;
         int a = 0;
-        for (const std::string& tag : axes_) {
-            if (v->address_space != AddressSpace::Local || tag[0] == 'g') out.push_back(a);
+        for (const InameTag& tag : axes_) {
+            if (v->address_space != AddressSpace::Local || tag.is_group()) out.push_back(a);
             ++a;
         }
         return out;
@@ -397,7 +390,10 @@ private:
     std::string instance(const Placement& p, const std::vector<long>& coordinates, std::size_t first) {
         const std::vector<std::string>& dims = instances(p).dims;
         std::vector<std::string> parts;
-        for (std::size_t d = 0; d < dims.size(); ++d) parts.push_back(cat(stood_in_axis(dims[d]).value_or(dims[d]), "=", coordinates[first + d]));
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+            const std::optional<InameTag> axis = stood_in_axis(dims[d]);
+            parts.push_back(cat(axis ? to_string(*axis) : dims[d], "=", coordinates[first + d]));
+        }
         return cat(p.insn->id, "(", join(parts, ", "), ")");
     }
 
@@ -441,12 +437,12 @@ private:
     }
 
     const KernelData& k_;
-    std::set<std::string> axes_;  // hardware axes ("g.0", "l.1", ...) of the instructions, group axes first
+    std::set<InameTag> axes_;  // hardware axes ("g.0", "l.1", ...) of the instructions, group axes first
     std::vector<Placement> placements_;
     std::size_t depth_ = 0;                     // of the deepest loop nest
     std::map<std::string, std::size_t> index_;  // instruction id -> its placement
     std::map<const Placement*, Instances> instances_;
-    std::map<std::string, isl::set> axis_ranges_;
+    std::map<InameTag, isl::set> axis_ranges_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cctype>
 
 namespace loom {
@@ -24,6 +25,10 @@ std::vector<std::string> split_trimmed(std::string_view s, char sep) {
         start = end + 1;
     }
     return out;
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {

@@ -11,6 +11,8 @@ std::string trim(std::string_view s);
 /// Splits at `sep`, trims each piece and drops empty pieces.
 std::vector<std::string> split_trimmed(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
+/// Whether `names` has `name`.
+bool contains(const std::vector<std::string>& names, const std::string& name);
 /// Shell-style wildcard match (`*`, `?`, `[...]`), as Python's fnmatch.fnmatchcase.
 bool fnmatch(std::string_view pattern, std::string_view text);
 bool is_identifier(std::string_view s);

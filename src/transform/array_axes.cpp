@@ -25,7 +25,7 @@ Kernel tag_array_axes(const Kernel& kernel, const std::vector<std::string>& name
         v->stride_levels.clear();
         compute_layout(*v);
     }
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 }  // namespace loom

@@ -18,20 +18,17 @@ namespace loom {
 
 namespace {
 
-constexpr const char* kAuto = "l.auto";
+constexpr InameTag kAuto{InameTag::Kind::LocalAuto};
 // loopy's ValueArg.approximately: what parameters stand for when strides are compared.
 constexpr std::int64_t kApproximateParam = 1000;
 
-bool is_auto(const KernelData& k, const std::string& iname) {
-    const auto it = k.iname_tags.find(iname);
-    return it != k.iname_tags.end() && it->second == kAuto;
-}
+bool is_auto(const KernelData& k, const std::string& iname) { return iname_tag(k, iname) == kAuto; }
 
 // The local axis of an "l.N" iname; nullopt for others ("l.auto" included).
 std::optional<std::size_t> local_axis(const KernelData& k, const std::string& iname) {
-    const auto it = k.iname_tags.find(iname);
-    if (it == k.iname_tags.end() || it->second.rfind("l.", 0) != 0 || it->second == kAuto) return std::nullopt;
-    return std::stoul(it->second.substr(2));
+    const InameTag tag = iname_tag(k, iname);
+    if (tag.kind != InameTag::Kind::Local) return std::nullopt;
+    return static_cast<std::size_t>(tag.number);
 }
 
 // The work-group size the numbered local inames give, per axis (1 on an axis between used ones).
@@ -164,9 +161,9 @@ private:
         const auto length = constant_length(*k_, iname);
         KernelData k = k_.copy();
         k.iname_tags.erase(iname);
-        k_ = Kernel(std::make_shared<const KernelData>(std::move(k)));
+        k_ = Kernel(std::move(k));
         if (!length || !axis) return;  // a sequential loop
-        const std::string tag = "l." + std::to_string(*axis);
+        const std::string tag = to_string(InameTag::local(static_cast<int>(*axis)));
         if (*length > sizes_[*axis]) {
             SplitOptions o;
             o.inner_tag = tag;
@@ -181,7 +178,7 @@ private:
         KernelData k = k_.copy();
         for (auto it = k.iname_tags.begin(); it != k.iname_tags.end();)
             it = it->second == kAuto ? k.iname_tags.erase(it) : std::next(it);
-        return Kernel(std::make_shared<const KernelData>(std::move(k)));
+        return Kernel(std::move(k));
     }
 
     Kernel k_;

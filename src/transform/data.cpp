@@ -19,7 +19,7 @@ Kernel set_options(const Kernel& kernel, const OptionUpdate& u) {
     if (u.build_options) o.build_options = *u.build_options;
     if (u.target) o.target = *u.target;
     if (u.access_ordering) o.access_ordering = *u.access_ordering;
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 Kernel add_dtypes(const Kernel& kernel, const std::map<std::string, DType>& dtypes) {
@@ -31,7 +31,7 @@ Kernel add_dtypes(const Kernel& kernel, const std::map<std::string, DType>& dtyp
                     "' already has type ", dtype_name(v->dtype));
         v->dtype = t;
     }
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 Kernel set_temporary_address_space(const Kernel& kernel, const std::string& name, AddressSpace space) {
@@ -40,7 +40,7 @@ Kernel set_temporary_address_space(const Kernel& kernel, const std::string& name
     user_assert(v != nullptr && v->kind == VarKind::Temporary, "LoopyError",
                 "set_temporary_address_space: no temporary named '", name, "'");
     v->address_space = space;
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 namespace {

@@ -38,7 +38,7 @@ isl::set shifted(const isl::set& d, const std::string& iname, const ExprPtr& lo)
 Kernel shift_hardware_inames_to_zero(const Kernel& kernel) {
     std::map<std::string, ExprPtr> starts;
     for (const auto& [iname, tag] : kernel->iname_tags)
-        if (is_hardware_tag(tag))
+        if (tag.is_hardware())
             if (const std::optional<ExprPtr> lo = nonzero_start(*kernel, iname)) starts[iname] = *lo;
     if (starts.empty()) return kernel;
     KernelData k = kernel.copy();

@@ -4,6 +4,7 @@
 // (tags, slabs, loop priorities).
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "ir/access.h"
@@ -18,10 +19,6 @@
 namespace loom {
 
 namespace {
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 void check_inames_exist(const KernelData& k, const std::vector<std::string>& inames, const char* transform) {
     for (const std::string& i : inames)
@@ -163,64 +160,49 @@ void remove_inames(KernelData& k, const std::set<std::string>& names) {
 
 // --- tags
 
-bool is_number(const std::string& s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool has_prefix(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
-bool is_plain_tag(const std::string& tag) {
-    static const std::set<std::string> fixed{"ord", "l.auto", "unr", "unr_hint", "ilp", "ilp.unr", "ilp.seq", "vec"};
-    if (fixed.count(tag)) return true;
-    for (const char* prefix : {"l.", "g.", "unr_hint."})
-        if (has_prefix(tag, prefix) && is_number(tag.substr(std::string(prefix).size()))) return true;
-    return false;
-}
-
-bool means_no_tag(const std::string& tag) { return tag.empty() || tag == "for" || tag == "None"; }
-
-// Rejects tags loopy does not know, and `like.X` for an X that is not an iname.
-void check_tag(const KernelData& k, const std::string& tag, const char* transform) {
-    if (means_no_tag(tag) || tag == "unused.g" || tag == "unused.l") return;
-    if (has_prefix(tag, "like.")) {
-        user_assert(is_iname(k, tag.substr(5)), "LoopyError", transform, ": tag '", tag, "' names unknown iname '",
-                    tag.substr(5), "'");
-        return;
-    }
-    user_assert(is_plain_tag(tag), "LoopyError", transform, ": unknown iname tag '", tag,
+// Parses `text` (tag_inames' forms, transforms.h) once for the transform to apply later: rejects tags loopy does
+// not know, and `like.X` for an X that is not an iname.
+TagRequest checked_tag(const KernelData& k, const std::string& text, const char* transform) {
+    const std::optional<TagRequest> request = parse_tag_request(text);
+    user_assert(request.has_value(), "LoopyError", transform, ": unknown iname tag '", text,
                 "' (expected for, ord, l.N, g.N, unr, unr_hint, unr_hint.N, ilp, ilp.unr, ilp.seq, vec, like.INAME, "
                 "unused.g or unused.l)");
+    user_assert(request->kind != TagRequest::Kind::Like || is_iname(k, request->iname), "LoopyError", transform,
+                ": tag '", text, "' names unknown iname '", request->iname, "'");
+    return *request;
 }
 
-// The tag to store: "" for none; `like.X` and `unused.g`/`unused.l` resolved against the current tags.
-std::string resolve_tag(const KernelData& k, const std::string& tag) {
-    if (means_no_tag(tag)) return "";
-    if (has_prefix(tag, "like.")) {
-        const auto it = k.iname_tags.find(tag.substr(5));
-        return it == k.iname_tags.end() ? "" : it->second;
+// The lowest axis of a kind (InameTag::group or InameTag::local) that no iname is tagged with.
+InameTag lowest_unused_axis(const KernelData& k, InameTag (*axis)(int)) {
+    for (int n = 0;; ++n) {
+        const InameTag candidate = axis(n);
+        if (std::none_of(k.iname_tags.begin(), k.iname_tags.end(),
+                         [&](const auto& entry) { return entry.second == candidate; }))
+            return candidate;
     }
-    if (tag == "unused.g" || tag == "unused.l") {
-        const std::string axis = tag.substr(7) + ".";
-        for (int n = 0;; ++n) {
-            const std::string candidate = cat(axis, n);
-            const bool taken = std::any_of(k.iname_tags.begin(), k.iname_tags.end(),
-                                           [&](const auto& entry) { return entry.second == candidate; });
-            if (!taken) return candidate;
-        }
-    }
-    return tag;
 }
 
-void apply_tag(KernelData& k, const std::string& iname, const std::string& tag, const char* transform) {
-    const std::string resolved = resolve_tag(k, tag);
+// The tag to store: none, or `like.X` and `unused.g`/`unused.l` resolved against the current tags.
+InameTag resolve_tag(const KernelData& k, const TagRequest& request) {
+    switch (request.kind) {
+        case TagRequest::Kind::None: return {};
+        case TagRequest::Kind::Tag: return request.tag;
+        case TagRequest::Kind::Like: return iname_tag(k, request.iname);
+        case TagRequest::Kind::UnusedGroup: return lowest_unused_axis(k, &InameTag::group);
+        case TagRequest::Kind::UnusedLocal: return lowest_unused_axis(k, &InameTag::local);
+    }
+    return {};
+}
+
+void apply_tag(KernelData& k, const std::string& iname, const TagRequest& request, const char* transform) {
+    const InameTag resolved = resolve_tag(k, request);
     const auto it = k.iname_tags.find(iname);
-    if (resolved.empty()) {
+    if (resolved.is_none()) {
         if (it != k.iname_tags.end()) k.iname_tags.erase(it);
         return;
     }
     user_assert(it == k.iname_tags.end() || it->second == resolved, "LoopyError", transform, ": iname '", iname,
-                "' is already tagged '", it == k.iname_tags.end() ? "" : it->second, "'--cannot retag as '", resolved,
-                "'");
+                "' is already tagged '", iname_tag(k, iname), "'--cannot retag as '", resolved, "'");
     k.iname_tags[iname] = resolved;
 }
 
@@ -251,16 +233,15 @@ isl::set split_domain(const isl::set& d, const std::string& old, const std::stri
 Kernel split_backend(const Kernel& kernel, const std::string& iname, const SplitPlan& plan, const SplitOptions& o,
                      const char* transform) {
     const KernelData& src = *kernel;
-    const auto tagged = src.iname_tags.find(iname);
-    user_assert(tagged == src.iname_tags.end(), "LoopyError", transform, ": cannot split already tagged iname '", iname,
-                "' (tag '", tagged == src.iname_tags.end() ? "" : tagged->second, "')");
+    user_assert(!src.iname_tags.count(iname), "LoopyError", transform, ": cannot split already tagged iname '", iname,
+                "' (tag '", iname_tag(src, iname), "')");
     const std::string outer = o.outer_iname.empty() ? iname + "_outer" : o.outer_iname;
     const std::string inner = o.inner_iname.empty() ? iname + "_inner" : o.inner_iname;
     user_assert(outer != inner, "LoopyError", transform, ": outer and inner iname are both named '", outer, "'");
     check_new_name(src, outer, transform);
     check_new_name(src, inner, transform);
-    check_tag(src, o.outer_tag, transform);
-    check_tag(src, o.inner_tag, transform);
+    const TagRequest outer_tag = checked_tag(src, o.outer_tag, transform);
+    const TagRequest inner_tag = checked_tag(src, o.inner_tag, transform);
     user_assert(o.slabs.first >= 0 && o.slabs.second >= 0, "LoopyError", transform, ": slabs must be non-negative");
     const std::vector<bool> sel = selection(src, o.within);
     if (none_selected(sel)) return kernel;
@@ -279,8 +260,8 @@ Kernel split_backend(const Kernel& kernel, const std::string& iname, const Split
     k.applied_iname_rewrites.push_back({{iname, index}});
     if (o.slabs != std::pair<int, int>{0, 0}) k.iname_slabs[outer] = o.slabs;
     for (std::vector<std::string>& prio : k.loop_priority) prio = replace_names(prio, split_names);
-    apply_tag(k, outer, o.outer_tag, transform);
-    apply_tag(k, inner, o.inner_tag, transform);
+    apply_tag(k, outer, outer_tag, transform);
+    apply_tag(k, inner, inner_tag, transform);
     // Nested domains that used the old iname as a parameter now say the same through the new ones.
     if (!instruction_inames(k).count(iname)) remove_inames(k, {iname});
     return unlinearized_kernel(std::move(k));
@@ -352,21 +333,17 @@ std::function<ExprPtr(const ExprPtr&, const ExprPtr&)> chunk_index(const ExprPtr
 // --- join
 
 // The domain that declares all of `inames`; nested domains must not depend on them.
-std::size_t home_domain(const KernelData& k, const std::vector<std::string>& inames, const char* transform) {
-    for (std::size_t n = 0; n < k.domains.size(); ++n) {
-        const std::vector<std::string> dims = isl_util::set_dim_names(k.domains[n]);
-        if (!contains(dims, inames[0])) continue;
+std::size_t joint_home_domain(const KernelData& k, const std::vector<std::string>& inames, const char* transform) {
+    const int home = home_domain(k, inames[0]);
+    internal_assert(home >= 0, "iname '", inames[0], "' has no domain");
+    for (const std::string& i : inames)
+        user_assert(home_domain(k, i) == home, "LoopyError", transform, ": inames '", inames[0], "' and '", i,
+                    "' belong to different domains");
+    for (const isl::set& d : k.domains)
         for (const std::string& i : inames)
-            user_assert(contains(dims, i), "LoopyError", transform, ": inames '", inames[0], "' and '", i,
-                        "' belong to different domains");
-        for (const isl::set& d : k.domains)
-            for (const std::string& i : inames)
-                user_assert(!isl_util::is_param(d, i), "LoopyError", transform, ": domain '", isl_util::to_str(d),
-                            "' depends on iname '", i, "'");
-        return n;
-    }
-    internal_assert(false, "iname '", inames[0], "' has no domain");
-    return 0;
+            user_assert(!isl_util::is_param(d, i), "LoopyError", transform, ": domain '", isl_util::to_str(d),
+                        "' depends on iname '", i, "'");
+    return static_cast<std::size_t>(home);
 }
 
 struct JoinMap {
@@ -508,12 +485,12 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
     for (std::size_t n = 0; n < inames.size(); ++n)
         user_assert(std::count(inames.begin(), inames.end(), inames[n]) == 1, "LoopyError", transform, ": iname '",
                     inames[n], "' is listed twice");
-    const std::size_t home = home_domain(src, inames, transform);
+    const std::size_t home = joint_home_domain(src, inames, transform);
     const std::string name =
         new_iname.empty() ? NameGenerator(src)(join(std::vector<std::string>(inames.rbegin(), inames.rend()), "_and_"))
                           : new_iname;
     check_new_name(src, name, transform);
-    check_tag(src, tag, transform);
+    const TagRequest request = checked_tag(src, tag, transform);
     const std::vector<bool> sel = selection(src, within);
     if (none_selected(sel)) return kernel;
     for (std::size_t n = 0; n < src.instructions.size(); ++n) {
@@ -538,7 +515,7 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
         for (const std::string& i : inames) insn.within_inames.erase(i);
         insn.within_inames.insert(name);
     }
-    apply_tag(k, name, tag, transform);
+    apply_tag(k, name, request, transform);
     const std::set<std::string> used = instruction_inames(k);
     std::set<std::string> unused;
     for (const std::string& i : inames)
@@ -561,9 +538,9 @@ Kernel tag_inames(const Kernel& kernel, const std::vector<std::pair<std::string,
     const char* transform = "tag_inames";
     const KernelData& src = *kernel;
     const std::vector<std::string> inames = all_inames(src);
-    std::vector<std::pair<std::string, std::string>> expanded;
-    for (const auto& [pattern, tag] : tags) {
-        check_tag(src, tag, transform);
+    std::vector<std::pair<std::string, TagRequest>> expanded;
+    for (const auto& [pattern, text] : tags) {
+        const TagRequest tag = checked_tag(src, text, transform);
         if (pattern.find_first_of("*?[") == std::string::npos) {
             check_inames_exist(src, {pattern}, transform);
             expanded.emplace_back(pattern, tag);
@@ -592,9 +569,10 @@ Kernel duplicate_inames(const Kernel& kernel, const std::vector<std::string>& in
         user_assert(taken.insert(name).second, "LoopyError", transform, ": new iname '", name, "' is given twice");
         new_names.push_back(std::move(name));
     }
-    for (const auto& [old, tag] : o.tags) {
+    std::map<std::string, TagRequest> tags;
+    for (const auto& [old, text] : o.tags) {
         user_assert(contains(inames, old), "LoopyError", transform, ": tag given for '", old, "', which is not duplicated");
-        check_tag(src, tag, transform);
+        tags.emplace(old, checked_tag(src, text, transform));
     }
     const std::vector<bool> sel = selection(src, o.within);
     if (none_selected(sel)) return kernel;
@@ -606,8 +584,8 @@ Kernel duplicate_inames(const Kernel& kernel, const std::vector<std::string>& in
             if (isl_util::has_dim(d, inames[n]) && !isl_util::is_param(d, inames[n]))
                 d = isl_util::duplicate_dim(d, inames[n], new_names[n]);
         move_instructions(k, sel, inames[n], new_names[n], transform);
-        const auto tag = o.tags.find(inames[n]);
-        if (tag != o.tags.end()) apply_tag(k, new_names[n], tag->second, transform);
+        const auto tag = tags.find(inames[n]);
+        if (tag != tags.end()) apply_tag(k, new_names[n], tag->second, transform);
     }
     return unlinearized_kernel(std::move(k));
 }
@@ -630,9 +608,8 @@ Kernel rename_iname(const Kernel& kernel, const std::string& old_iname, const st
         DuplicateOptions dup;
         dup.within = within;
         dup.new_inames = {new_iname};
-        const auto tag = src.iname_tags.find(old_iname);
-        if (tag != src.iname_tags.end()) dup.tags[old_iname] = tag->second;
         KernelData k = duplicate_inames(kernel, {old_iname}, dup).copy();
+        if (src.iname_tags.count(old_iname)) k.iname_tags[new_iname] = iname_tag(src, old_iname);
         if (!instruction_inames(k).count(old_iname)) remove_inames(k, {old_iname});
         return unlinearized_kernel(std::move(k));
     }

@@ -30,9 +30,6 @@ namespace loom {
 
 namespace {
 
-Kernel wrap(KernelData k) { return Kernel(std::make_shared<const KernelData>(std::move(k))); }
-
-
 std::set<std::string> inames_in(const KernelData& k, const ExprPtr& e) {
     std::set<std::string> out;
     for (const std::string& n : referenced_names(e))
@@ -625,7 +622,8 @@ std::set<std::string> compute_dependencies(const KernelData& k, const Instructio
 }
 
 Kernel tag_new_inames(const Kernel& k, const Plan& p, const std::string& tag) {
-    if (tag.empty() || tag == "for" || tag == "None") return k;
+    const std::optional<TagRequest> request = parse_tag_request(tag);
+    if (request && request->kind == TagRequest::Kind::None) return k;  // an unknown tag is tag_inames' error
     // "l.auto" stays a tag here; precompute and add_prefetch assign the axes once done (with_auto_axes).
     const std::vector<std::string> kept = new_inames(p);
     std::vector<std::pair<std::string, std::string>> tags;
@@ -813,7 +811,7 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
     store_in_temporary(k, storage_temporary(p, o, temporary));
     drop_unused_rules(k);
     substitution.finish();
-    return tag_new_inames(wrap(std::move(k)), p, o.default_tag);
+    return tag_new_inames(Kernel(std::move(k)), p, o.default_tag);
 }
 
 // loopy's precompute assigns the local axes of "l.auto" inames at once rather than leaving them to
@@ -821,7 +819,7 @@ Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const
 // the work-group) exist for later transforms such as prioritize_loops. It uses the work-group the kernel has
 // now: with no local axes yet, the new inames become loops.
 Kernel with_auto_axes(const Kernel& k, const std::string& default_tag) {
-    return default_tag == "l.auto" ? assign_automatic_axes(k) : k;
+    return parse_iname_tag(default_tag) == InameTag{InameTag::Kind::LocalAuto} ? assign_automatic_axes(k) : k;
 }
 
 // --- add_prefetch
@@ -934,7 +932,7 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
             args.push_back(var(axis));
         }
         generators.push_back(std::move(args));
-        k = wrap(std::move(data));
+        k = Kernel(std::move(data));
     }
 
     PrecomputeOptions po;
@@ -959,7 +957,7 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
         for (Instruction& insn : out.instructions) insn = expand_rules(insn, {left});
         drop_unused_rules(out);
     }
-    return with_auto_axes(wrap(std::move(out)), o.default_tag);
+    return with_auto_axes(Kernel(std::move(out)), o.default_tag);
 }
 
 }  // namespace loom

@@ -112,7 +112,7 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
             user_assert(length.has_value() && lower.has_value(), "LoopyError", "privatizing '", name,
                         "' over iname '", i, "' needs a bounded length and a single lower bound of that iname");
             extents.push_back(int_lit(*length));
-            tags.push_back(kernel.iname_tag(i) == "vec" ? "vec" : "c");
+            tags.push_back(kernel.iname_tag(i).is_vec() ? "vec" : "c");
             offset[i] = *lower;
         }
         // `axes` by an init-capture: clang before 16 cannot capture a structured binding (the fuzz build).
@@ -130,13 +130,13 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
             return idx;
         }, tags);
     }
-    return Kernel(std::make_shared<const KernelData>(std::move(k)));
+    return Kernel(std::move(k));
 }
 
 Kernel realize_ilp(const Kernel& k) {
     std::set<std::string> privatizing;
     for (const auto& [iname, tag] : k->iname_tags)
-        if (is_ilp_tag(tag) || tag == "vec") privatizing.insert(iname);
+        if (tag.is_innermost()) privatizing.insert(iname);
     return privatizing.empty() ? k : privatize_temporaries_with_inames(k, privatizing);
 }
 

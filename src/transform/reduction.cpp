@@ -2,7 +2,6 @@
 // becomes a private accumulator, an instruction that sets it to the operation's neutral element outside the
 // reduction loops, and one that folds the body into it inside them. Over a local axis it becomes a tree
 // reduction in local memory (see realize_local).
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <deque>
@@ -174,16 +173,16 @@ private:
     std::string parallel_iname(const Instruction& insn, const ExprPtr& red) const {
         std::vector<std::string> local, sequential;
         for (const std::string& i : red->inames) {
-            const std::string tag = kernel_.iname_tag(i);
-            user_assert(tag.rfind("g.", 0) != 0, "LoopyError", "realize_reduction: reduction '", to_string(red),
+            const InameTag tag = kernel_.iname_tag(i);
+            user_assert(!tag.is_group(), "LoopyError", "realize_reduction: reduction '", to_string(red),
                         "' in instruction '", insn.id, "' is over iname '", i, "' tagged '", tag,
                         "': work-groups cannot combine their results within one device kernel. Reduce in two "
                         "stages: each group reduces its part over an l.N (or sequential) iname into a global array "
                         "of partial results, and a second kernel (or the same one after a gbarrier) reduces those");
-            user_assert(tag != "vec", "LoopyError", "realize_reduction: reduction '", to_string(red),
+            user_assert(!tag.is_vec(), "LoopyError", "realize_reduction: reduction '", to_string(red),
                         "' in instruction '", insn.id, "' is over iname '", i,
                         "' tagged 'vec'; only sequential reductions (or tree reductions over one l.N iname) are supported");
-            (tag.rfind("l.", 0) == 0 ? local : sequential).push_back(i);
+            (tag.is_local() ? local : sequential).push_back(i);
         }
         if (local.empty()) return "";
         user_assert(local.size() == 1 && sequential.empty(), "LoopyError", "realize_reduction: reduction '",
@@ -330,7 +329,8 @@ private:
 
     // What the stages work on: the instruction's local inames (leading accumulator axes) and the extents.
     struct Tree {
-        std::string iname, tag;
+        std::string iname;
+        InameTag tag;
         long size = 1;
         std::vector<ExprPtr> outer;      // the instruction's local inames, as index expressions
         std::vector<ExprPtr> outer_size;
@@ -339,7 +339,7 @@ private:
     Tree tree_of(const Instruction& insn, const std::string& iname) const {
         Tree tree{iname, kernel_.iname_tag(iname), static_extent(*kernel_, iname), {}, {}};
         for (const std::string& o : insn.within_inames)
-            if (kernel_.iname_tag(o).rfind("l.", 0) == 0) {
+            if (kernel_.iname_tag(o).is_local()) {
                 user_assert(kernel_.iname_tag(o) != tree.tag, "LoopyError", "realize_reduction: instruction '",
                             insn.id, "' runs on iname '", o, "' tagged '", tree.tag, "', the axis its reduction over '",
                             iname, "' needs");
@@ -354,18 +354,14 @@ private:
     // instruction nor the reduction runs on would each repeat them and fold partial results in several times
     // (loopy rejects such instructions: they do not use all local hw axes).
     void check_uses_all_local_axes(const Instruction& insn, const Tree& tree) const {
-        std::set<std::string> used = {tree.tag};
+        std::set<InameTag> used = {tree.tag};
         for (const std::string& o : insn.within_inames) used.insert(kernel_.iname_tag(o));
         for (const auto& [other, tag] : kernel_->iname_tags)
-            user_assert(!is_local_axis_tag(tag) || used.count(tag), "LoopyError", "realize_reduction: the tree "
+            user_assert(tag.kind != InameTag::Kind::Local || used.count(tag), "LoopyError", "realize_reduction: the tree "
                         "reduction over '", tree.iname, "' (", tree.tag, ") in instruction '", insn.id,
                         "' does not use local axis ", tag, " of iname '", other, "': its work-items would each "
                         "repeat the stages and fold partial results in several times (run the instruction within an "
                         "iname on that axis, or reduce over '", other, "' sequentially)");
-    }
-
-    static bool is_local_axis_tag(const std::string& tag) {
-        return tag.size() > 2 && tag.rfind("l.", 0) == 0 && std::isdigit(static_cast<unsigned char>(tag[2]));
     }
 
     static ExprPtr element(const Tree& tree, const std::string& acc, ExprPtr index) {

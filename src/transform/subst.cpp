@@ -17,8 +17,6 @@ namespace loom {
 
 namespace {
 
-Kernel wrap(KernelData k) { return Kernel(std::make_shared<const KernelData>(std::move(k))); }
-
 // Structural equality of `e` with `pattern`, where the names in `params` match any subexpression (the same
 // one at every occurrence; `bound` records what each matched).
 bool unify(const ExprPtr& pattern, const ExprPtr& e, const std::vector<std::string>& params,
@@ -104,7 +102,7 @@ Kernel expand_subst(const Kernel& kernel, const std::string& within) {
     const bool expanded = expand_rule_uses(k, [&](const Instruction& insn, const std::vector<RuleUse>& stack) {
         return match(insn, stack, k.name);
     });
-    return expanded ? wrap(std::move(k)) : kernel;
+    return expanded ? Kernel(std::move(k)) : kernel;
 }
 
 Kernel extract_subst(const Kernel& kernel, const std::string& subst_name, const std::string& templ,
@@ -124,7 +122,7 @@ Kernel extract_subst(const Kernel& kernel, const std::string& subst_name, const 
     }
     for (SubstitutionRule& r : k.substitutions) r.expression = extract(r.expression, rule);
     k.substitutions.push_back(rule);
-    return wrap(std::move(k));
+    return Kernel(std::move(k));
 }
 
 Kernel assignment_to_subst(const Kernel& kernel, const std::string& lhs_name,
@@ -159,13 +157,13 @@ Kernel assignment_to_subst(const Kernel& kernel, const std::string& lhs_name,
     // argument to retain.
     const bool still_read = std::any_of(k.instructions.begin(), k.instructions.end(),
                                         [&](const Instruction& insn) { return reads(insn, lhs_name); });
-    if (still_read) return wrap(std::move(k));
+    if (still_read) return Kernel(std::move(k));
     for (Instruction& insn : k.instructions)
         if (insn.depends_on.erase(def.id)) insn.depends_on.insert(def.depends_on.begin(), def.depends_on.end());
     std::erase_if(k.instructions, [&](const Instruction& insn) { return insn.id == def.id; });
     std::erase_if(k.temporaries, [&](const Variable& t) { return t.name == lhs_name; });
     if (!force_retain_argument) std::erase_if(k.args, [&](const Variable& a) { return a.name == lhs_name; });
-    return wrap(std::move(k));
+    return Kernel(std::move(k));
 }
 
 }  // namespace loom

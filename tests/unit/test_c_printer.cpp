@@ -11,6 +11,7 @@
 #include "codegen/c_expr.h"
 #include "codegen/lower.h"
 #include "parse/instructions.h"
+#include "helpers.h"
 #include "parse/make_kernel.h"
 #include "transform/transforms.h"
 
@@ -20,13 +21,6 @@ namespace {
 
 using DTypes = std::map<std::string, DType>;
 
-Kernel kernel(const std::string& domain, const std::vector<std::string>& instructions) {
-    MakeKernelInput in;
-    in.domains = {domain};
-    in.instructions = instructions;
-    return make_kernel(in);
-}
-
 std::string device_code(const Kernel& k, const DTypes& dtypes, TargetKind target = TargetKind::OpenCL) {
     return generate_code(k, target, dtypes).device_code;
 }
@@ -34,7 +28,7 @@ std::string device_code(const Kernel& k, const DTypes& dtypes, TargetKind target
 // Prints `text` as an expression of a typed kernel over { [i,j]: 0<=i,j<n } with float32 a and int32 b.
 class Printer {
 public:
-    Printer() : k_(infer_types(kernel("{ [i,j]: 0<=i,j<n }", {"a[i,j] = b[i,j]"}), {{"a", DType::Float32}, {"b", DType::Int32}}, true)),
+    Printer() : k_(infer_types(test::kernel({"{ [i,j]: 0<=i,j<n }"}, {"a[i,j] = b[i,j]"}), {{"a", DType::Float32}, {"b", DType::Int32}}, true)),
                 printer_(*k_, TargetKind::OpenCL) {}
     std::string operator()(const std::string& text, DType want = DType::Unknown) {
         return printer_.print(parse_expression(text), want);
@@ -61,7 +55,7 @@ TEST_CASE("index sums print with the constant first", "[c_printer]") {
 }
 
 TEST_CASE("loop bounds and subscripts read as in the tutorial", "[c_printer]") {
-    Kernel k = kernel("{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }", {"out[j,i] = a[i,j] {id=transpose}",
+    Kernel k = test::kernel({"{ [i,j,ii,jj]: 0<=i,j,ii,jj<n }"}, {"out[j,i] = a[i,j] {id=transpose}",
                                                          "out[ii,jj] = 2*out[ii,jj] {dep=transpose}"});
     k = prioritize_loops(prioritize_loops(k, {"i", "j"}), {"ii", "jj"});
     const std::string code = device_code(k, {{"a", DType::Float32}});
@@ -73,7 +67,7 @@ TEST_CASE("loop bounds and subscripts read as in the tutorial", "[c_printer]") {
 }
 
 TEST_CASE("literals take the type of their operation", "[c_printer]") {
-    const Kernel dbl = kernel("{ [i]: 0<=i<n }", {"out[i] = 2*a[i] + 0.5*a[i]"});
+    const Kernel dbl = test::kernel({"{ [i]: 0<=i<n }"}, {"out[i] = 2*a[i] + 0.5*a[i]"});
     CHECK_THAT(device_code(dbl, {{"a", DType::Float32}}), Catch::Contains("out[i] = 2.0f * a[i] + 0.5f * a[i];"));
     CHECK_THAT(device_code(dbl, {{"a", DType::Float64}}), Catch::Contains("out[i] = 2.0 * a[i] + 0.5 * a[i];"));
 
@@ -95,12 +89,12 @@ TEST_CASE("float literals are shortest round-trip C literals", "[c_printer]") {
 
 TEST_CASE("assignments cast where the types differ", "[c_printer]") {
     // The tutorial's zero fill, with its loop priority.
-    const Kernel fill = prioritize_loops(kernel("{ [i,j]: 0<=i,j<n }", {"a[i,j] = 0"}), {"j", "i"});
+    const Kernel fill = prioritize_loops(test::kernel({"{ [i,j]: 0<=i,j<n }"}, {"a[i,j] = 0"}), {"j", "i"});
     const std::string code = device_code(fill, {{"a", DType::Float32}});
     CHECK_THAT(code, Catch::Contains("  for (int j = 0; j <= -1 + n; ++j)\n    for (int i = 0; i <= -1 + n; ++i)\n"
                                      "      a[n * i + j] = (float) (0.0f);"));
 
-    const Kernel narrow = kernel("{ [i]: 0<=i<n }", {"out[i] = a[i]"});
+    const Kernel narrow = test::kernel({"{ [i]: 0<=i<n }"}, {"out[i] = a[i]"});
     const Kernel typed = add_dtypes(narrow, {{"out", DType::Int32}});
     CHECK_THAT(device_code(typed, {{"a", DType::Float64}}), Catch::Contains("out[i] = (int) (a[i]);"));
 
@@ -122,14 +116,14 @@ TEST_CASE("integer division and remainder go through helpers", "[c_printer]") {
     CHECK_THAT(helpers, Catch::Contains("static inline int loopy_floor_div_int32(int a, int b)"));
 
     // In a kernel, C's division serves where isl proves the operands non-negative over the loop domain.
-    const Kernel k = kernel("{ [i]: 0<=i<n }", {"out[i] = a[(i + 1) // 2] + a[(i - 1) // 2 + 1]"});
+    const Kernel k = test::kernel({"{ [i]: 0<=i<n }"}, {"out[i] = a[(i + 1) // 2] + a[(i - 1) // 2 + 1]"});
     const std::string code = device_code(k, {{"a", DType::Float32}});
     CHECK_THAT(code, Catch::Contains("out[i] = a[(1 + i) / 2] + a[1 + loopy_floor_div_pos_b_int32(-1 + i, 2)];"));
     CHECK_THAT(code, Catch::Contains("static inline int loopy_floor_div_pos_b_int32(int a, int b)"));
 }
 
 TEST_CASE("calls follow the target's math library", "[c_printer]") {
-    const Kernel k = kernel("{ [i]: 0<=i<n }", {"out[i] = sqrt(a[i]) + fabs(a[i])"});
+    const Kernel k = test::kernel({"{ [i]: 0<=i<n }"}, {"out[i] = sqrt(a[i]) + fabs(a[i])"});
     CHECK_THAT(device_code(k, {{"a", DType::Float32}}), Catch::Contains("out[i] = sqrt(a[i]) + fabs(a[i]);"));
     CHECK_THAT(device_code(k, {{"a", DType::Float32}}, TargetKind::C),
                Catch::Contains("out[i] = sqrtf(a[i]) + fabsf(a[i]);"));

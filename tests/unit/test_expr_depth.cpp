@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "helpers.h"
 #include "analysis/types.h"
 #include "ir/expr.h"
 #include "parse/instructions.h"
@@ -23,12 +24,8 @@ ExprPtr chain(int operands) {
 }
 
 std::string error_kind(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.kind();
-    }
-    return "no error";
+    const std::optional<Error> e = test::error_of(f);
+    return e ? e->kind() : "no error";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 
+#include "helpers.h"
 #include "backends/host/host_array.h"
 #include "support/error.h"
 
@@ -20,12 +21,8 @@ namespace {
 // "KIND: message" of the loom::Error that f raises; empty when it raises none.
 template <class F>
 std::string raised(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.kind() + ": " + e.message();
-    }
-    return "";
+    const std::optional<Error> e = test::error_of(f);
+    return e ? e->kind() + ": " + e->message() : "";
 }
 
 // A 2x3 float64 array holding 10*i + j at (i, j).

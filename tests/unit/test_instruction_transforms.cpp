@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers.h"
 #include "parse/make_kernel.h"
 #include "support/error.h"
 #include "transform/transforms.h"
@@ -13,12 +14,7 @@ using namespace loom;
 
 namespace {
 
-Kernel kernel(const std::vector<std::string>& instructions) {
-    MakeKernelInput in;
-    in.domains = {"{ [i]: 0<=i<n }"};
-    in.instructions = instructions;
-    return make_kernel(in);
-}
+Kernel kernel(std::vector<std::string> instructions) { return test::kernel({"{ [i]: 0<=i<n }"}, std::move(instructions)); }
 
 const Instruction& insn(const Kernel& k, const std::string& id) {
     const Instruction* found = k.find_instruction(id);

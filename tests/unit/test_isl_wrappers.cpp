@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers.h"
 #include "isl/ast_expr.h"
 #include "isl/isl.h"
 #include "parse/instructions.h"
@@ -22,12 +23,8 @@ using Names = std::vector<std::string>;
 isl::set set_of(const std::string& text) { return isl::set(ctx(), text); }
 
 std::optional<std::string> error_kind(const std::string& domain) {
-    try {
-        parse_domain(domain);
-    } catch (const Error& e) {
-        return e.kind();
-    }
-    return std::nullopt;
+    const std::optional<Error> e = test::error_of([&] { parse_domain(domain); });
+    return e ? std::optional(e->kind()) : std::nullopt;
 }
 
 // The value of a function of the parameters where the parameters satisfy `fixed` ("n = 5").

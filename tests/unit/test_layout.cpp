@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers.h"
 #include "ir/layout.h"
 #include "parse/dim_tags.h"
 #include "parse/instructions.h"
@@ -39,14 +40,13 @@ std::string listing_of(const std::string& shape, const std::string& tags, char o
 }
 
 std::string layout_error(const std::string& shape, const std::string& tags) {
-    try {
+    const std::optional<Error> e = test::error_of([&] {
         Variable v = array(shape, tags);
         compute_layout(v);
-    } catch (const Error& e) {
-        CHECK(e.kind() == "LoopyError");
-        return e.message();
-    }
-    return "";
+    });
+    if (!e) return "";
+    CHECK(e->kind() == "LoopyError");
+    return e->message();
 }
 
 using Strides = std::vector<std::string>;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers.h"
 #include "parse/instructions.h"
 #include "parse/match.h"
 #include "support/error.h"
@@ -27,22 +28,12 @@ Instruction only_instruction(const std::string& text) {
     return p.instructions[0];
 }
 
-template <class F>
-std::optional<Error> error_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e;
-    }
-    return std::nullopt;
-}
-
 std::optional<Error> instructions_error(const std::vector<std::string>& sources) {
-    return error_of([&] { parse_instructions(sources); });
+    return test::error_of([&] { parse_instructions(sources); });
 }
 
 std::optional<Error> expression_error(const std::string& text) {
-    return error_of([&] { parse_expression(text); });
+    return test::error_of([&] { parse_expression(text); });
 }
 
 }  // namespace
@@ -278,7 +269,7 @@ TEST_CASE("stack matches", "[match]") {
     CHECK(holds("... > id:f and tag:t* $", {h, g, f}));
     CHECK_FALSE(holds("... > tag:one $", {h, g}));
     CHECK_FALSE(holds("... > tag:none", {g}));  // an untagged use matches no tag
-    CHECK(error_of([&] { holds("id:insn > reads:a", {h}); }).has_value());
+    CHECK(test::error_of([&] { holds("id:insn > reads:a", {h}); }).has_value());
 }
 
 TEST_CASE("expression errors name the token and its position", "[parser][errors]") {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers.h"
 #include "parse/make_kernel.h"
 #include "schedule/linearize.h"
 #include "support/error.h"
@@ -23,10 +24,7 @@ using Names = std::set<std::string>;
 
 Kernel kernel(const std::vector<std::string>& domains, const std::vector<std::string>& instructions,
               const std::map<std::string, DType>& dtypes = {}) {
-    MakeKernelInput in;
-    in.domains = domains;
-    in.instructions = instructions;
-    const Kernel k = make_kernel(in);
+    const Kernel k = test::kernel(domains, instructions);
     return dtypes.empty() ? k : add_dtypes(k, dtypes);
 }
 
@@ -56,14 +54,7 @@ const Variable& temporary(const Kernel& k, const std::string& name) {
     return *v;
 }
 
-std::optional<Error> realize_error(const Kernel& k) {
-    try {
-        realize_reduction(k);
-    } catch (const Error& e) {
-        return e;
-    }
-    return std::nullopt;
-}
+std::optional<Error> realize_error(const Kernel& k) { return test::error_of([&] { realize_reduction(k); }); }
 
 }  // namespace
 
@@ -200,8 +191,8 @@ TEST_CASE("what cannot be realized is a user error", "[reduction]") {
     CHECK(e->kind() == "LoopyError");
 
     KernelData tagged = kernel({"{ [i]: 0<=i<16 }"}, {"s = sum(i, a[i])"}).copy();
-    tagged.iname_tags["i"] = "g.0";  // l.0 makes a tree reduction; groups cannot combine results
-    e = realize_error(Kernel(std::make_shared<const KernelData>(std::move(tagged))));
+    tagged.iname_tags["i"] = InameTag::group(0);  // l.0 makes a tree reduction; groups cannot combine results
+    e = realize_error(Kernel(std::move(tagged)));
     REQUIRE(e);
     CHECK(e->kind() == "LoopyError");
     CHECK(e->message().find("Reduce in two stages") != std::string::npos);

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "helpers.h"
 #include "analysis/types.h"
 #include "parse/instructions.h"
 #include "parse/make_kernel.h"
@@ -35,12 +36,8 @@ DType type_of(const std::string& text) {
 }
 
 std::string error_kind(const std::string& text) {
-    try {
-        type_of(text);
-    } catch (const Error& e) {
-        return e.kind() + ": " + e.message();
-    }
-    return "";
+    const std::optional<Error> e = test::error_of([&] { type_of(text); });
+    return e ? e->kind() + ": " + e->message() : "";
 }
 
 }  // namespace

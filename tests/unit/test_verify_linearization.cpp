@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codegen/lower.h"
+#include "helpers.h"
 #include "parse/make_kernel.h"
 #include "schedule/linear_tree.h"
 #include "schedule/save_reload.h"
@@ -24,11 +25,7 @@ namespace {
 
 Kernel kernel(const std::vector<std::string>& domains, const std::vector<std::string>& instructions,
               const std::map<std::string, DType>& dtypes, const std::string& assumptions = "") {
-    MakeKernelInput in;
-    in.domains = domains;
-    in.instructions = instructions;
-    in.assumptions = assumptions;
-    return add_dtypes(make_kernel(in), dtypes);
+    return add_dtypes(test::kernel(domains, instructions, assumptions), dtypes);
 }
 
 // What code generation works on; preprocess_kernel has run the verifier on it.
@@ -50,7 +47,7 @@ Kernel with_linearization(const Kernel& k, std::vector<LinearItem> linearization
     KernelData d = k.copy();
     d.linearization = std::move(linearization);
     d.linearized = true;
-    return Kernel(std::make_shared<const KernelData>(std::move(d)));
+    return Kernel(std::move(d));
 }
 
 Kernel with_linearization(const Kernel& k, const std::string& text) { return with_linearization(k, items(text)); }
