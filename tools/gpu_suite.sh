@@ -19,7 +19,7 @@ case "${1:-}" in
     export LOOM_CACHE_DIR="${TMPDIR:-/tmp}/loom-gpu-cache"
     ./gpu-bundle/loom -e 'print("device: " .. require("loom").cl.queue{}.device)' || exit 1
     failed=0
-    for script in tests/correctness/*.lua tests/errors/*.lua tests/loopy/*.lua examples/*.lua; do
+    for script in tests/correctness/*.lua tests/errors/*.lua tests/loopy/*.lua tests/okl/*.lua examples/*.lua; do
       if out=$(timeout 300 ./gpu-bundle/loom "$script" 2>&1); then
         echo "ok   $script"
       else

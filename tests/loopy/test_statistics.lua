@@ -12,8 +12,6 @@ local h = require("helpers")
 -- Ported tests that fail because of a Loom defect or a missing feature: kept below, not run, each with its
 -- failure. Remove an entry once Loom passes it.
 local PENDING = {
-  test_mem_access_tagged_variables = "ParseError: unexpected character '$' in instruction 'c$mmresult[i, j] = ...' " ..
-    "(loopy's tagged variables)",
   test_gather_access_footprint = "attempt to call a nil value (field 'gather_access_footprints'): not implemented",
   test_gather_access_footprint_2 = "attempt to call a nil value (field 'gather_access_footprints'): not implemented",
   test_strided_footprint = "attempt to call a nil value (field 'gather_access_footprints'): not implemented",
