@@ -266,18 +266,30 @@ bool unrolled(const KernelData& k, const Placed& p, std::size_t d) {
 }
 
 // The most values each unrolled iname takes: its copies. Unrolling needs a bound (loopy's message).
+// The copies of one statement that unrolling may make: beyond it the generated code would take minutes and
+// gigabytes to print (a `vec` iname of 3e8 lanes; found by fuzz_pipeline).
+constexpr long kMaxUnrolledCopies = 16384;
+
 std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vector<Placed>& placed) {
     std::map<std::string, long> out;
     const isl::set assumptions = assumption_context(k);
-    for (const Placed& p : placed)
+    for (const Placed& p : placed) {
+        long copies = 1;
         for (std::size_t d = 0; d < p.nest.size(); ++d) {
             const std::string& iname = p.nest[d];
-            if (!unrolled(k, p, d) || out.count(iname)) continue;
-            const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumptions);
-            user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
-                        "' is not a constant, cannot unroll");
-            out[iname] = *length;
+            if (!unrolled(k, p, d)) continue;
+            if (!out.count(iname)) {
+                const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumptions);
+                user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
+                            "' is not a constant, cannot unroll");
+                out[iname] = *length;
+            }
+            copies *= std::max(out[iname], 1L);
+            user_assert(copies <= kMaxUnrolledCopies, "LoopyError", "unrolling loop '", iname, "' would make more than ",
+                        kMaxUnrolledCopies, " copies of instruction '", p.stmt.insn ? p.stmt.insn->id : p.name,
+                        "' (", out[iname], " for this loop): tag it 'for', or split it and unroll the inner part");
         }
+    }
     return out;
 }
 
@@ -569,6 +581,7 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     LoopNest out;
     std::vector<Placed> placed = separate_slabs(k, place_statements(k));
     plan_vector_lanes(k, placed, vector_types);
+    const std::map<std::string, long> lengths = unrolled_lengths(k, placed);  // before anything costs time
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     if (placed.empty()) return out;
     const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
@@ -597,7 +610,7 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     restore_marked_args(loops, out.statements, marked);
     expand_runs(loops, runs);
     rename_iterators(loops, {}, out.statements);
-    out.root = unroll_loops(loops, unrolled_lengths(k, placed), context);
+    out.root = unroll_loops(loops, lengths, context);
     return out;
 }
 

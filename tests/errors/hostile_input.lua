@@ -183,6 +183,13 @@ do
   -- the barrier analysis then failed in isl on the access's missing dimension).
   h.expect_error("LoopyError", "'f' has 1 axes but is indexed with 0 indices in instruction 'use'", lp.generate_code,
     lp.make_kernel("{ [i]: 0<=i<2 }", { "f[i] = 3  {id=w}", "g[i] = f  {id=use, dep=w}" }))
+  -- Unrolling a huge loop would print its body hundreds of millions of times (found by fuzz_pipeline: a `vec`
+  -- iname of 3e9/11 lanes took minutes); a register tile's few thousand copies stay allowed.
+  h.expect_error("LoopyError", { "unrolling loop 'i_outer' would make more than 16384 copies of instruction 'insn'",
+    "(272727273 for this loop)" }, lp.generate_code,
+    lp.split_iname(lp.make_kernel("{ [i]: 0<=i<3000000000 }", "out[i] = 2*i"), "i", 11, { outer_tag = "vec" }))
+  h.check_contains(lp.generate_code(lp.tag_inames(lp.make_kernel("{ [i,j]: 0<=i,j<64 }", "out[i,j] = 2*i"),
+    { i = "unr", j = "unr" })), "out[4095] = 126")
   h.expect_error("StaticValueFindingError", { "'k' has no upper bound" }, lp.chunk_iname,
     lp.make_kernel({ "{ [i]: 0<=i<4 }", "{ [k]: k>=0 }" }, "out[i] = 2*i"), "k", 2)
   -- Such an iname tagged as a hardware axis has no start to shift to zero (found by fuzz_pipeline: isl's
