@@ -466,16 +466,8 @@ int l_view(lua_State* L) {
 int l_index(lua_State* L) {
     const HostArray& a = check_array(L, 1, "__index");
     const std::string_view key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
-    if (key == "shape") {
-        lua_createtable(L, static_cast<int>(a.ndim()), 0);
-        for (std::size_t k = 0; k < a.ndim(); ++k) {
-            lua_pushinteger(L, static_cast<lua_Integer>(a.shape()[k]));
-            lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
-        }
-    } else if (key == "dtype") {
-        lua_pushstring(L, dtype_name(a.dtype()).c_str());
-    } else if (key == "ndim") {
-        lua_pushinteger(L, static_cast<lua_Integer>(a.ndim()));
+    if (is_array_field(key)) {
+        push_array_field(L, key, a.shape(), a.dtype());
     } else {
         lua_pushvalue(L, 2);
         lua_rawget(L, lua_upvalueindex(1));
@@ -527,6 +519,22 @@ const luaL_Reg kMetamethods[] = {
 };
 
 }  // namespace
+
+bool is_array_field(std::string_view key) { return key == "shape" || key == "dtype" || key == "ndim"; }
+
+void push_array_field(lua_State* L, std::string_view key, const HostArray::Shape& shape, DType dtype) {
+    if (key == "dtype") {
+        lua_pushstring(L, dtype_name(dtype).c_str());
+    } else if (key == "ndim") {
+        lua_pushinteger(L, static_cast<lua_Integer>(shape.size()));
+    } else {
+        lua_createtable(L, static_cast<int>(shape.size()), 0);
+        for (std::size_t k = 0; k < shape.size(); ++k) {
+            lua_pushinteger(L, static_cast<lua_Integer>(shape[k]));
+            lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
+        }
+    }
+}
 
 std::optional<std::complex<double>> test_complex(lua_State* L, int idx) {
     if (!is_complex_pair(L, idx)) return std::nullopt;

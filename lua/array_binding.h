@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <optional>
+#include <string_view>
 
 #include "backends/host/host_array.h"
 
@@ -32,6 +33,12 @@ HostArray* test_array(lua_State* L, int idx);
 
 /// The array at `idx`; otherwise raises ArgumentError "bad argument #idx to 'fname' (loom.Array expected, ...)".
 HostArray& check_array(lua_State* L, int idx, const char* fname);
+
+/// Whether `key` is one of the fields every array userdata has: "shape", "dtype" or "ndim".
+bool is_array_field(std::string_view key);
+
+/// Pushes field `key` (is_array_field) of an array with `shape` and `dtype`: host and device arrays alike.
+void push_array_field(lua_State* L, std::string_view key, const HostArray::Shape& shape, DType dtype);
 
 /// Pushes a new userdata holding `a` (a view: it shares a's memory). register_array_api must have run on this
 /// state, as it creates the metatable.

@@ -120,17 +120,9 @@ int l_release(lua_State* L) {
 int l_index(lua_State* L) {
     check_udata(L, 1, kDeviceArrayMeta, "__index");
     const std::string_view key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "";
-    if (key == "shape") {
-        const DeviceArray& d = check_device_array(L, 1, "shape");
-        lua_createtable(L, static_cast<int>(d.shape.size()), 0);
-        for (std::size_t k = 0; k < d.shape.size(); ++k) {
-            lua_pushinteger(L, static_cast<lua_Integer>(d.shape[k]));
-            lua_rawseti(L, -2, static_cast<lua_Integer>(k + 1));
-        }
-    } else if (key == "dtype") {
-        lua_pushstring(L, dtype_name(check_device_array(L, 1, "dtype").dtype).c_str());
-    } else if (key == "ndim") {
-        lua_pushinteger(L, static_cast<lua_Integer>(check_device_array(L, 1, "ndim").shape.size()));
+    if (is_array_field(key)) {
+        const DeviceArray& d = check_device_array(L, 1, std::string(key).c_str());
+        push_array_field(L, key, d.shape, d.dtype);
     } else {
         lua_pushvalue(L, 2);
         lua_rawget(L, lua_upvalueindex(1));
