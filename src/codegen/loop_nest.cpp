@@ -603,7 +603,7 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     std::optional<isl_util::AstNode> ast = generate_marked_ast(leaders, domains, context, marked);
     if (!ast) {
         marked.clear();
-        ast = isl_util::generate_ast(ScheduleTree(leaders, domains, marked).build(), context);
+        ast = generate_marked_ast(leaders, domains, context, marked);
         internal_assert(ast.has_value(), "isl split a loop without marks");
     }
     isl_util::AstNode& loops = *ast;

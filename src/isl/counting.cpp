@@ -433,10 +433,11 @@ std::pair<std::int64_t, std::int64_t> PwQPolynomial::eval(const std::map<std::st
         pt = isl_point_set_coordinate_val(pt, isl_dim_param, i, isl_val_int_from_si(ctx().get(), it->second));
     }
     isl_space_free(dom);
-    isl_val* v = checked(isl_pw_qpolynomial_eval(copy(), pt));
-    const std::pair<std::int64_t, std::int64_t> out{isl_val_get_num_si(v), isl_val_get_den_si(v)};
-    isl_val_free(v);
-    return out;
+    // A count past 64 bits (large parameter values) is a LoopyError naming it, not a wrapped number.
+    const isl::val count = isl::manage(checked(isl_pw_qpolynomial_eval(copy(), pt)));
+    const isl::val den = isl::manage(isl_val_get_den_val(count.get()));
+    const isl::val num = isl::manage(isl_val_mul(count.copy(), den.copy()));
+    return {*long_value(num.get()), *long_value(den.get())};
 }
 
 std::string PwQPolynomial::to_str() const {
@@ -521,6 +522,7 @@ struct Row {
     long constant = 0;
     bool eq = false;
     bool has_divs = false;
+    bool too_large = false;  // a number that a long does not hold
 };
 
 std::vector<Row> rows_of(isl_basic_set* b) {
@@ -532,6 +534,7 @@ std::vector<Row> rows_of(isl_basic_set* b) {
         const isl_size n = isl_constraint_dim(c, isl_dim_set);
         for (int d = 0; d < n; ++d) {
             isl_val* v = isl_constraint_get_coefficient_val(c, isl_dim_set, d);
+            r.too_large = r.too_large || !isl_util::fits_long(v);
             r.coef.push_back(isl_val_get_num_si(v));
             isl_val_free(v);
         }
@@ -541,6 +544,7 @@ std::vector<Row> rows_of(isl_basic_set* b) {
             isl_val_free(v);
         }
         isl_val* k = isl_constraint_get_constant_val(c);
+        r.too_large = r.too_large || !isl_util::fits_long(k);
         r.constant = isl_val_get_num_si(k);
         isl_val_free(k);
         isl_size np = isl_constraint_dim(c, isl_dim_param);
@@ -554,6 +558,8 @@ std::vector<Row> rows_of(isl_basic_set* b) {
         return isl_stat_ok;
     };
     isl_basic_set_foreach_constraint(b, cb, &rows);
+    // A number beyond a long: no split is recognised, which costs time, never exactness.
+    if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.too_large; })) return {};
     return rows;
 }
 

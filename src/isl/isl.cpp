@@ -539,14 +539,18 @@ isl::set index_box(const isl::set& one_dim) {
     return isl::manage(isl_set_params(moved.copy()));
 }
 
-std::optional<long> long_value(isl_val* v) {
-    if (!v || isl_val_is_int(v) != isl_bool_true) return std::nullopt;
+bool fits_long(isl_val* v) {
+    if (!v || isl_val_is_int(v) != isl_bool_true) return false;
     // One 64-bit chunk below 2^63 in magnitude (isl_val_get_num_si would wrap silently).
     std::uint64_t chunk = 0;
-    const bool fits = isl_val_n_abs_num_chunks(v, sizeof chunk) <= 1 &&
-                      isl_val_get_abs_num_chunks(v, sizeof chunk, &chunk) == isl_stat_ok &&
-                      chunk <= static_cast<std::uint64_t>(std::numeric_limits<long>::max());
-    if (!fits) {
+    return isl_val_n_abs_num_chunks(v, sizeof chunk) <= 1 &&
+           isl_val_get_abs_num_chunks(v, sizeof chunk, &chunk) == isl_stat_ok &&
+           chunk <= static_cast<std::uint64_t>(std::numeric_limits<long>::max());
+}
+
+std::optional<long> long_value(isl_val* v) {
+    if (!v || isl_val_is_int(v) != isl_bool_true) return std::nullopt;
+    if (!fits_long(v)) {
         char* text = isl_val_to_str(v);
         const std::string digits = text ? text : "?";
         std::free(text);

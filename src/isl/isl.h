@@ -67,6 +67,9 @@ std::optional<long> static_extent(const isl::set& one_dim);
 /// unbounded integers, the generated code with 64 bits: an integer beyond them is a LoopyError naming it.
 std::optional<long> long_value(isl_val* v);
 
+/// Whether `v` is an integer that a long holds (long_value without the error, for isl's C callbacks).
+bool fits_long(isl_val* v);
+
 /// [lo, hi] where set dimension `pos` of `s` takes every value from lo to hi, both constants, for every point
 /// of the other dimensions and parameters of `s` (s is the product of the rest and that range); nullopt
 /// otherwise.
