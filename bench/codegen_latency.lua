@@ -308,4 +308,33 @@ if count > 0 then
         math.exp(log_sum / count)))
 end
 print(string.format("goals met: %d of %d", met, #results))
+
+-- The floor: isl's AST generator alone on the loop of `double`, the schedule and context Loom hands it, compiled
+-- here with the system compiler (bench/isl_ast_floor.c). Loom keeps isl's AST generator for every loop (issue 9),
+-- so no kernel can be generated faster than this.
+local function isl_ast_floor_ms()
+    local exe = os.tmpname()
+    local built = os.execute(string.format("cc -O2 -o %s %s -lisl 2>/dev/null", shell_quote(exe),
+        shell_quote(script_dir() .. "/isl_ast_floor.c")))
+    if not built then
+        os.remove(exe)
+        return nil
+    end
+    local pipe = io.popen(string.format("%s %s %s", shell_quote(exe), shell_quote("[n] -> { S[i] -> [i] : 0 <= i < n }"),
+        shell_quote("[n] -> { : n >= 0 }")))
+    local ms = tonumber(pipe:read("a"))
+    pipe:close()
+    os.remove(exe)
+    return ms
+end
+
+local floor = isl_ast_floor_ms()
+if floor then
+    local double = loopy and loopy.double and loopy.double.p50
+    print(string.format("isl's AST generator alone on double's one loop: %.3f ms per build%s", floor,
+        double and string.format(" = loopy's double / %.0f (>=100x would need <= %.3f ms for the whole codegen)",
+            double / floor, double / 100) or ""))
+else
+    print("note: isl's AST floor not measured (cc with libisl-dev is needed)")
+end
 if note then print("note: loopy numbers unavailable (python3 with loopy is needed): " .. note) end

@@ -222,11 +222,12 @@ isl::set access_footprint(const Plan& p, const std::vector<ExprPtr>& args) {
     for (std::size_t i = 0; i < exprs.size(); ++i) dims.push_back(storage_dim(i));
     isl::set s = isl_util::add_named_dims(p.context, dims, false);
     for (std::size_t i = 0; i < exprs.size(); ++i) {
-        user_assert(isl_util::to_pw_aff(exprs[i], s).has_value(), "LoopyError", "precompute: index '",
-                    to_string(exprs[i]), "' of a use of '", p.rule->name, "' is not affine");
-        s = isl_util::add_constraint(s, var(dims[i]), BinOp::Eq, exprs[i]);
+        const std::optional<isl::set> indexed = isl_util::try_add_constraint(s, var(dims[i]), BinOp::Eq, exprs[i]);
+        user_assert(indexed.has_value(), "LoopyError", "precompute: index '", to_string(exprs[i]), "' of a use of '",
+                    p.rule->name, "' is not affine");
+        s = *indexed;
     }
-    return isl_util::project_out(s, footprint_inames(p)).coalesce();
+    return isl_util::project_out(s, footprint_inames(p));
 }
 
 // The inames the footprint varies with: the compute instruction's outer loops.
