@@ -176,7 +176,7 @@ private:
     std::int64_t local_size(const std::vector<std::string>& inames) const {
         std::int64_t size = 1;
         for (const std::string& i : inames) {
-            const std::optional<long> n = isl_util::static_extent(domain_of(k_, {i}));
+            const std::optional<long> n = extent_bound(k_, i);
             user_assert(n, "LoopyError", "statistics: the work-group size along the axis of iname '", i,
                         "' is not a constant, so sub-groups per work-group are unknown");
             size = std::max<std::int64_t>(size, *n);

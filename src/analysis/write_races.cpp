@@ -47,7 +47,7 @@ void check_for_write_races(const KernelData& k) {
             for (const std::string& i : insn.within_inames) {
                 if (!races_on(*v, iname_tag(k, i))) continue;
                 // An iname with one value runs one instance: nothing to race with (a tree reduction's last stage).
-                if (isl_util::static_extent(domain_of(k, {i})) == std::optional<long>(1)) continue;
+                if (extent_bound(k, i) == std::optional<long>(1)) continue;
                 if (std::find(indexed.begin(), indexed.end(), i) == indexed.end()) racing.insert(i);
             }
             if (racing.empty()) continue;

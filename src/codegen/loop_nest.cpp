@@ -90,7 +90,7 @@ void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool ve
         if (vec == p.nest.end()) continue;
         p.lanes = static_cast<std::size_t>(vec - p.nest.begin());
         const std::string& lane = *vec;
-        const std::optional<long> bound = isl_util::static_extent(domain_of(k, {lane}));
+        const std::optional<long> bound = extent_bound(k, lane);
         user_assert(bound.has_value(), "LoopyError", "iname '", lane, "' is tagged 'vec', but the number of its ",
                     "values has no constant bound, which vectorizing or unrolling it needs");
         const long length = *bound;
@@ -211,7 +211,7 @@ GridIds grid_ids(const KernelData& k) {
         out.param[h] = param;
         if (tag.is_local()) {
             // A work-group sized at launch (its inames bounded by parameters) is covered as group axes are.
-            if (const std::optional<long> size = isl_util::static_extent(domain_of(k, {h}))) {
+            if (const std::optional<long> size = extent_bound(k, h)) {
                 group_size[tag] = std::max(group_size[tag], *size);
                 continue;
             }
@@ -279,7 +279,7 @@ std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vec
             const std::string& iname = p.nest[d];
             if (!unrolled(k, p, d)) continue;
             if (!out.count(iname)) {
-                const auto length = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumptions);
+                const auto length = constant_length(k, iname);
                 user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
                             "' is not a constant, cannot unroll");
                 out[iname] = *length;

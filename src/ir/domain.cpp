@@ -84,6 +84,7 @@ struct DomainProduct {
     std::vector<isl::set> factors;
     std::vector<isl::set> params;
     std::map<std::vector<std::string>, isl::set> domains;
+    std::map<std::string, std::optional<long>> lengths, extents;  // by iname: constant_length, extent_bound
 };
 
 // Products of domains, shared by every kernel whose domains and assumptions are the same isl objects: a
@@ -122,7 +123,8 @@ private:
             const isl::set& d = k.domains[static_cast<std::size_t>(i)];
             product = i == domains.front() ? d : flat_product(product, d);
         }
-        DomainProduct out{isl_util::independent_factors(isl_util::bind_params_to_dims(product)), {}, {}};
+        DomainProduct out;
+        out.factors = isl_util::independent_factors(isl_util::bind_params_to_dims(product));
         for (const isl::set& f : out.factors) out.params.push_back(f.params());
         return out;
     }
@@ -241,8 +243,35 @@ isl::set iname_factor(const KernelData& k, const std::vector<std::string>& iname
     return {};
 }
 
+namespace {
+
+// A number derived from the domain of `iname` alone, kept with the product of its domains: kernels that share
+// those domains (every transformation that leaves them alone) ask isl once.
+template <class Compute>
+std::optional<long> product_memo(const KernelData& k, const std::string& iname,
+                                 std::map<std::string, std::optional<long>> DomainProduct::*memo, Compute compute) {
+    const std::shared_ptr<DomainProduct> product = shared_products().get(k, needed_domains(k, {iname}));
+    const auto known = ((*product).*memo).find(iname);
+    if (known != ((*product).*memo).end()) return known->second;
+    const std::optional<long> n = compute(domain_of(k, {iname}));
+    ((*product).*memo).emplace(iname, n);
+    return n;
+}
+
+}  // namespace
+
+std::optional<long> constant_length(const KernelData& k, const std::string& iname) {
+    return product_memo(k, iname, &DomainProduct::lengths, [&](const isl::set& d) {
+        return isl_util::static_max(isl_util::dim_size(d, 0), assumption_context(k));
+    });
+}
+
+std::optional<long> extent_bound(const KernelData& k, const std::string& iname) {
+    return product_memo(k, iname, &DomainProduct::extents, isl_util::static_extent);
+}
+
 long static_extent(const KernelData& k, const std::string& iname) {
-    const auto n = isl_util::static_extent(domain_of(k, {iname}));
+    const auto n = extent_bound(k, iname);
     user_assert(n.has_value(), "StaticValueFindingError", "a static maximum was not found for the extent of iname '",
                 iname, "' (work-group sizes must be constants)");
     return *n;

@@ -11,6 +11,7 @@
 
 #include <isl/cpp.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,8 +38,15 @@ isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);
 /// of `inames`.
 isl::set iname_factor(const KernelData& k, const std::vector<std::string>& inames, const std::string& iname);
 
-/// The static number of values of `iname` (max + 1 over all parameter values): what a work-group axis over
-/// it needs. StaticValueFindingError when unbounded.
+/// The most values `iname` takes under the assumptions (the length of its loop); nullopt where that has no
+/// constant bound.
+std::optional<long> constant_length(const KernelData& k, const std::string& iname);
+
+/// One past the largest value of `iname` over all parameter values: what a work-group axis over it needs;
+/// nullopt where unbounded.
+std::optional<long> extent_bound(const KernelData& k, const std::string& iname);
+
+/// extent_bound, or StaticValueFindingError when unbounded.
 long static_extent(const KernelData& k, const std::string& iname);
 
 /// A new domain `0 <= iname < extent` (extent quasi-affine in the parameters): a loop that a transformation

@@ -43,12 +43,6 @@ std::vector<std::int64_t> numbered_local_sizes(const KernelData& k) {
     return sizes;
 }
 
-std::optional<std::int64_t> constant_length(const KernelData& k, const std::string& iname) {
-    const auto n = isl_util::static_max(isl_util::dim_size(domain_of(k, {iname}), 0), assumption_context(k));
-    if (!n) return std::nullopt;
-    return static_cast<std::int64_t>(*n);
-}
-
 // How far one step of `iname` moves `index` (parameters at their approximate value); nullopt when it does not
 // appear or `index` cannot be evaluated.
 std::optional<std::int64_t> coefficient(const ExprPtr& index, const std::string& iname,

@@ -362,7 +362,7 @@ JoinMap join_map(const KernelData& k, const std::vector<std::string>& inames, co
         out.joint = plus(out.joint, times(int_lit(divisor), binary(BinOp::Sub, var(i), lo)));
         ExprPtr value = divisor == 1 ? var(new_iname) : binary(BinOp::FloorDiv, var(new_iname), int_lit(divisor));
         if (n > 0) {
-            const std::optional<long> length = isl_util::static_max(isl_util::dim_size(domain_of(k, {i}), 0), ctx);
+            const std::optional<long> length = constant_length(k, i);
             user_assert(length.has_value(), "LoopyError", transform, ": iname '", i, "' has no constant length");
             value = binary(BinOp::Mod, value, int_lit(*length));
             divisor *= *length;

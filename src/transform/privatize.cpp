@@ -107,7 +107,7 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
         std::map<std::string, ExprPtr> offset;
         for (const std::string& i : axes) {
             const isl::set dom = domain_of(src, {i});
-            const auto length = isl_util::static_max(isl_util::dim_size(dom, 0), ctx);
+            const auto length = constant_length(src, i);
             const auto lower = isl_util::single_piece_expr(isl_util::dim_min(dom, 0), ctx);
             user_assert(length.has_value() && lower.has_value(), "LoopyError", "privatizing '", name,
                         "' over iname '", i, "' needs a bounded length and a single lower bound of that iname");
