@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "ir/dtype.h"
+#include "expr/dtype.h"
 
 namespace loom {
 

@@ -8,7 +8,6 @@
 #include "ir/access.h"
 #include "ir/subst_rule.h"
 #include "support/error.h"
-#include "transform/transforms.h"
 
 namespace loom {
 
@@ -420,10 +419,6 @@ Kernel infer_types(const Kernel& kernel, const std::map<std::string, DType>& giv
 
 void require_argument_types(const KernelData& k) {
     for (const Variable& a : k.args) require_type(a);
-}
-
-Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes) {
-    return infer_types(add_dtypes(k, dtypes), {}, false);
 }
 
 }  // namespace loom

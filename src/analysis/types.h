@@ -86,7 +86,4 @@ Kernel infer_types(const Kernel& k, const std::map<std::string, DType>& given, b
 /// Every argument has a type, else a TypeInferenceError names the first one that has none.
 void require_argument_types(const KernelData& k);
 
-/// loopy's add_and_infer_dtypes: add_dtypes, then every type that follows from them (others stay unknown).
-Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
-
 }  // namespace loom

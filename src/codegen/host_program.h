@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/expr.h"
+#include "expr/expr.h"
 #include "ir/kernel.h"
 
 namespace loom {

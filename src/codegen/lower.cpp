@@ -14,7 +14,7 @@
 #include "codegen/declarations.h"
 #include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
-#include "codegen/c_names.h"
+#include "support/c_names.h"
 #include "codegen/opencl_names.h"
 #include "ir/names.h"
 #include "analysis/address_space.h"

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "codegen/c_names.h"
+#include "support/c_names.h"
 #include "support/error.h"
 #include "support/strings.h"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ir/dtype.h"
+#include "expr/dtype.h"
 
 namespace loom {
 

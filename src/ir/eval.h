@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "ir/expr.h"
+#include "expr/expr.h"
 
 namespace loom {
 

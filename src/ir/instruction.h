@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/expr.h"
+#include "expr/expr.h"
 
 namespace loom {
 

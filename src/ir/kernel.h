@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "ir/dtype.h"
-#include "ir/expr.h"
+#include "expr/dtype.h"
+#include "expr/expr.h"
 #include "ir/iname_tags.h"
 #include "ir/instruction.h"
 

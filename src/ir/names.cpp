@@ -1,6 +1,6 @@
 #include "ir/names.h"
 
-#include "codegen/c_names.h"
+#include "support/c_names.h"
 #include "support/error.h"
 #include "support/strings.h"
 

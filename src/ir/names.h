@@ -12,7 +12,7 @@ namespace loom {
 /// The check of every name that becomes an identifier of the generated code (an argument, temporary, iname,
 /// value argument...): LoopyError from `where` (the entry point, e.g. "add_prefetch") naming `what` ("temporary
 /// name", "iname"...) unless `name` is an identifier (letters, digits and '_', not starting with a digit) that C
-/// does not reserve (codegen/c_names.h: keywords, header types and macros, the code's own helpers). So a name
+/// does not reserve (support/c_names.h: keywords, header types and macros, the code's own helpers). So a name
 /// can never carry code into the generated source. Code generation applies it again to every name of the kernel,
 /// with the target's reserved names (OpenCL C's), since the target may change after the name was given.
 void check_name(const std::string& name, const std::string& what, const std::string& where);

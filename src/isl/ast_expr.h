@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir/expr.h"
+#include "expr/expr.h"
 
 namespace loom::isl_util {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "ir/expr.h"
+#include "expr/expr.h"
 
 namespace loom::isl_util {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/expr.h"
+#include "expr/expr.h"
 
 struct isl_pw_qpolynomial;
 

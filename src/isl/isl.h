@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/expr.h"
+#include "expr/expr.h"
 
 namespace loom::isl_util {
 

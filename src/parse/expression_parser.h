@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir/expr.h"
+#include "expr/expr.h"
 
 namespace loom::syntax {
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ir/expr.h"
+#include "expr/expr.h"
 #include "ir/instruction.h"
 
 namespace loom {

@@ -9,16 +9,18 @@
 #include <optional>
 #include <set>
 
+#include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "parse/instructions.h"
 #include "parse/make_kernel.h"
 #include "parse/okl_parser.h"
 #include "parse/okl_validate.h"
-#include "transform/transforms.h"
 
 namespace loom {
 
 namespace {
+
+InameTag axis_tag(bool outer, int axis) { return outer ? InameTag::group(axis) : InameTag::local(axis); }
 
 // Bounds that keep hostile input an error rather than an endless build.
 // Each instruction depends on every earlier one it conflicts with: the dependencies grow as the square.
@@ -1456,7 +1458,7 @@ private:
             b.value.isl = at;
             b.value.nonneg = l.step > 0 ? l.start.nonneg : l.bound.nonneg && l.cmp[0] == '>';
         }
-        if (axis) tags_.push_back({k, cat(axis->outer ? "g." : "l.", axis->axis)});
+        if (axis) tags_[k] = axis_tag(axis->outer, axis->axis);
         bind(l.var, b);
         return k;
     }
@@ -1485,7 +1487,7 @@ private:
             auto axis = axes_.find({&s, part});
             const OklTileKinds kinds = okl_tile_kinds(tile);
             if (axis != axes_.end() && !kinds.kind[part].empty())
-                tags_.push_back({part ? ki : kt, cat(axis->second.outer ? "g." : "l.", axis->second.axis)});
+                tags_[part ? ki : kt] = axis_tag(axis->second.outer, axis->second.axis);
         }
         return {kt, ki};
     }
@@ -1736,8 +1738,10 @@ private:
         // OKL code writes from one work-item by guarding on its index (`if (item == 0)`), which Loom's
         // write-race heuristic does not see; races are the kernel author's, as in OCCA.
         in_.silenced_warnings = {"write_race(*)"};
-        Kernel k = make_kernel(in_);
-        return tags_.empty() ? k : tag_inames(k, tags_);
+        // The loops' axes are known here, as a tag_inames after make_kernel would set them.
+        KernelData k = make_kernel(in_).copy();
+        for (const auto& [iname, tag] : tags_) k.iname_tags[iname] = tag;
+        return Kernel(std::move(k));
     }
 
     const OklProgram& program_;
@@ -1750,7 +1754,7 @@ private:
     MakeKernelInput in_;
     std::vector<Variable> temporaries_;
     std::vector<std::string> domains_;
-    std::vector<std::pair<std::string, std::string>> tags_;
+    std::map<std::string, InameTag> tags_;
     std::vector<Insn> insns_;
     std::vector<std::vector<std::string>> loops_;
     int sequential_depth_ = 0;

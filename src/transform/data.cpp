@@ -1,3 +1,4 @@
+#include "analysis/types.h"
 #include "ir/domain.h"
 #include "ir/names.h"
 #include "isl/isl.h"
@@ -32,6 +33,10 @@ Kernel add_dtypes(const Kernel& kernel, const std::map<std::string, DType>& dtyp
         v->dtype = t;
     }
     return Kernel(std::move(k));
+}
+
+Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes) {
+    return infer_types(add_dtypes(k, dtypes), {}, false);
 }
 
 Kernel set_temporary_address_space(const Kernel& kernel, const std::string& name, AddressSpace space) {

@@ -26,6 +26,9 @@ Kernel set_options(const Kernel& k, const OptionUpdate& update);
 /// Sets the dtypes of the named variables; an unknown name, or a different dtype already set, is an error.
 Kernel add_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
 
+/// loopy's add_and_infer_dtypes: add_dtypes, then every type that follows from them (others stay unknown).
+Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>& dtypes);
+
 /// Renames argument `old_name` everywhere: instructions, substitution rules, shapes and strides, and (for a
 /// value argument) the domains' and assumptions' parameters. LoopyError when `new_name` is taken.
 Kernel rename_argument(const Kernel& k, const std::string& old_name, const std::string& new_name);

@@ -7,7 +7,7 @@
 
 #include "helpers.h"
 #include "analysis/types.h"
-#include "ir/expr.h"
+#include "expr/expr.h"
 #include "parse/instructions.h"
 #include "parse/make_kernel.h"
 #include "support/error.h"

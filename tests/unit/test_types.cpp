@@ -8,6 +8,7 @@
 #include "analysis/types.h"
 #include "parse/instructions.h"
 #include "parse/make_kernel.h"
+#include "transform/transforms.h"
 #include "support/error.h"
 
 using namespace loom;

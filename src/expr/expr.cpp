@@ -1,4 +1,4 @@
-#include "ir/expr.h"
+#include "expr/expr.h"
 
 #include <algorithm>
 #include <charconv>

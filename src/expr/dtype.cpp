@@ -1,4 +1,4 @@
-#include "ir/dtype.h"
+#include "expr/dtype.h"
 
 #include <array>
 

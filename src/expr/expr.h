@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/dtype.h"
+#include "expr/dtype.h"
 
 namespace loom {
 

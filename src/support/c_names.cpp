@@ -1,4 +1,4 @@
-#include "codegen/c_names.h"
+#include "support/c_names.h"
 
 #include <cctype>
 #include <set>
