@@ -121,7 +121,7 @@ private:
         if (cond->kind == ExprKind::Unary && cond->unop == "not") {
             const std::optional<isl::set> c = condition(cond->args[0]);
             if (!c) return std::nullopt;
-            return isl::manage(isl_set_complement(c->copy()));
+            return isl_util::complement(*c);
         }
         if (std::optional<isl::set> c = isl_util::condition_set(cond)) return c;
         // A number as a condition holds where it is not 0, as in C: `x[i-1] if i else 0`.

@@ -1,7 +1,5 @@
 #include "analysis/conflicts.h"
 
-#include <isl/map.h>
-
 #include <algorithm>
 #include <optional>
 
@@ -86,16 +84,6 @@ std::vector<std::string> conflicting_variables(const Instruction& a, const Instr
 
 namespace {
 
-// The basic maps of `m`, each as a map.
-std::vector<isl::map> pieces(const isl::map& m) {
-    std::vector<isl::map> out;
-    isl_basic_map_list* list = isl_map_get_basic_map_list(m.get());
-    for (int i = 0, n = isl_basic_map_list_n_basic_map(list); i < n; ++i)
-        out.push_back(isl::manage(isl_map_from_basic_map(isl_basic_map_list_get_basic_map(list, i))));
-    isl_basic_map_list_free(list);
-    return out;
-}
-
 // Whether instances of the pairs `rel` conflict in the sense of `q`.
 bool conflicting_pairs(const KernelData& k, const ConflictQuery& q, isl::map rel) {
     for (const std::string& loop : q.same_iteration) rel = isl_util::constrain_dims(rel, loop, loop, isl_util::DimOrder::Equal);
@@ -116,8 +104,8 @@ bool has_conflict(const KernelData& k, const ConflictQuery& q) {
                                {&s.atomic, &t.reads}, {&s.atomic, &t.writes}, {&s.reads, &t.atomic},
                                {&s.writes, &t.atomic}}) {
         if (!*a || !*b) continue;
-        for (const isl::map& x : pieces(**a))
-            for (const isl::map& y : pieces(**b))
+        for (const isl::map& x : isl_util::basic_maps(**a))
+            for (const isl::map& y : isl_util::basic_maps(**b))
                 if (conflicting_pairs(k, q, isl_util::touching_pairs(x, y))) return true;
     }
     return false;

@@ -1,7 +1,5 @@
 #include "codegen/loop_nest.h"
 
-#include <isl/union_map.h>
-
 #include <algorithm>
 #include <set>
 
@@ -305,7 +303,7 @@ isl_util::MarkedLoops independent_unrolled_loops(const KernelData& k, const std:
         for (std::size_t d = 0; d < p.nest.size(); ++d) {
             const std::string& iname = p.nest[d];
             if (p.lanes == d || !unrolled(k, p, d) || refused.count(iname)) continue;
-            const int dim = isl_set_find_dim_by_name(domains[s].get(), isl_dim_set, iname.c_str());
+            const int dim = isl_util::set_dim_position(domains[s], iname);
             const auto range = dim < 0 ? std::nullopt : isl_util::independent_range(domains[s], dim);
             const auto known = out.find(iname);
             if (range && (known == out.end() || known->second == *range)) {

@@ -366,7 +366,7 @@ using AxisExtents = std::vector<std::optional<isl::pw_aff>>;
 
 void record_axis(AxisExtents& axes, std::size_t n, const isl::pw_aff& extent) {
     if (axes.size() <= n) axes.resize(n + 1);
-    axes[n] = axes[n] ? isl::manage(isl_pw_aff_union_max(axes[n]->copy(), extent.copy())) : extent;
+    axes[n] = axes[n] ? isl_util::union_max(*axes[n], extent) : extent;
 }
 
 void set_grid(const KernelData& k, DeviceKernel& dk) {
@@ -402,7 +402,7 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
             if (local[n]) {
                 const isl::set constant(isl_util::ctx(), cat("{ [x] : 0 <= x < ", *local[n], " }"));
                 const isl::pw_aff fixed = isl_util::extent(constant, 0, ctx);
-                size = isl::manage(isl_pw_aff_union_max(size.copy(), fixed.copy()));
+                size = isl_util::union_max(size, fixed);
             }
             dk.local.push_back(isl_util::pw_aff_to_expr(size, ctx));
             dk.local_isl.push_back(isl_util::to_str(size));
@@ -534,7 +534,7 @@ void host_loops_as_parameters(const KernelData& k, KernelData& part, const std::
     std::vector<isl::set> domains;
     for (const isl::set& d : part.domains) {
         const isl::set moved = isl_util::dims_to_params(d, host_loops);
-        if (isl_set_dim(moved.get(), isl_dim_set) > 0 || isl_set_dim(d.get(), isl_dim_set) == 0) domains.push_back(moved);
+        if (!isl_util::set_dim_names(moved).empty() || isl_util::set_dim_names(d).empty()) domains.push_back(moved);
     }
     part.domains = std::move(domains);
     for (Instruction& insn : part.instructions)

@@ -1,7 +1,5 @@
 #include "ir/domain.h"
 
-#include <isl/set.h>
-
 #include <algorithm>
 #include <list>
 #include <memory>

@@ -4,8 +4,6 @@
 #include <set>
 #include <sstream>
 
-#include <isl/set.h>
-
 #include "ir/derived.h"
 #include "ir/domain.h"
 #include "ir/layout.h"
@@ -73,7 +71,7 @@ void check_index_value(const KernelData& k, std::int64_t v, const std::string& w
 
 bool is_iname(const KernelData& k, const std::string& name) {
     for (const isl::set& d : k.domains)
-        if (isl_set_find_dim_by_name(d.get(), isl_dim_set, name.c_str()) >= 0) return true;
+        if (isl_util::set_dim_position(d, name) >= 0) return true;
     return false;
 }
 

@@ -823,6 +823,15 @@ void align_pair(isl_map*& a, isl_map*& b) {
 
 }  // namespace
 
+std::vector<isl::map> basic_maps(const isl::map& m) {
+    std::vector<isl::map> out;
+    isl_basic_map_list* list = isl_map_get_basic_map_list(m.get());
+    for (int i = 0, n = isl_basic_map_list_n_basic_map(list); i < n; ++i)
+        out.push_back(isl::manage(isl_map_from_basic_map(isl_basic_map_list_get_basic_map(list, i))));
+    isl_basic_map_list_free(list);
+    return out;
+}
+
 isl::map touching_pairs(const isl::map& a, const isl::map& b) {
     isl_map* x = a.copy();
     isl_map* y = b.copy();
@@ -876,6 +885,27 @@ bool has_dim(const isl::set& s, const std::string& name) { return find_dim(s.get
 
 bool is_param(const isl::set& s, const std::string& name) {
     return isl_set_find_dim_by_name(s.get(), isl_dim_param, name.c_str()) >= 0;
+}
+
+int set_dim_position(const isl::set& s, const std::string& name) {
+    return isl_set_find_dim_by_name(s.get(), isl_dim_set, name.c_str());
+}
+
+isl::set complement(const isl::set& s) { return isl::manage(isl_set_complement(s.copy())); }
+
+isl::pw_aff union_max(const isl::pw_aff& a, const isl::pw_aff& b) {
+    isl_pw_aff* x = isl_pw_aff_align_params(a.copy(), isl_pw_aff_get_space(b.get()));
+    isl_pw_aff* y = isl_pw_aff_align_params(b.copy(), isl_pw_aff_get_space(x));
+    return isl::manage(isl_pw_aff_union_max(x, y));
+}
+
+isl::pw_aff add_constant(const isl::pw_aff& a, long c) {
+    isl_val* v = isl_val_int_from_si(isl_pw_aff_get_ctx(a.get()), c);
+    return isl::manage(isl_pw_aff_add(a.copy(), isl_pw_aff_val_on_domain(isl_set_params(isl_pw_aff_domain(a.copy())), v)));
+}
+
+isl::pw_aff scale(const isl::pw_aff& a, long factor) {
+    return isl::manage(isl_pw_aff_scale_val(a.copy(), isl_val_int_from_si(isl_pw_aff_get_ctx(a.get()), factor)));
 }
 
 isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names, bool as_params) {

@@ -112,6 +112,8 @@ isl::map constrain_dims(const isl::map& m, const std::string& in, const std::str
 /// { a -> b : a R c and b S c }: pairs of instances that touch a common element.
 isl::map touching_pairs(const isl::map& a, const isl::map& b);
 isl::map unite(const isl::map& a, const isl::map& b);
+/// The basic maps (disjuncts) of `m`, each as a map.
+std::vector<isl::map> basic_maps(const isl::map& m);
 
 /// Whether the relation is empty.
 bool is_empty(const isl::map& m);
@@ -126,6 +128,17 @@ isl::set beyond(const isl::set& s, int pos, int distance, bool above);
 /// Whether `name` is a set dimension or a parameter of `s`.
 bool has_dim(const isl::set& s, const std::string& name);
 bool is_param(const isl::set& s, const std::string& name);
+/// The position of set dimension `name` of `s`, or -1.
+int set_dim_position(const isl::set& s, const std::string& name);
+
+/// The points of the space of `s` outside it.
+isl::set complement(const isl::set& s);
+
+/// The larger of `a` and `b` where both are defined, the one defined elsewhere (parameters aligned).
+isl::pw_aff union_max(const isl::pw_aff& a, const isl::pw_aff& b);
+/// `a` plus the constant `c`, and `a` times the constant `factor`, where `a` is defined.
+isl::pw_aff add_constant(const isl::pw_aff& a, long c);
+isl::pw_aff scale(const isl::pw_aff& a, long factor);
 
 /// `s` with new unconstrained dimensions `names`: set dimensions appended, or parameters where `as_params`.
 isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names, bool as_params);

@@ -1,8 +1,5 @@
 #include "parse/make_kernel.h"
 
-#include <isl/aff.h>
-#include <isl/set.h>
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -417,12 +414,6 @@ ExprPtr auto_extent(const isl::pw_aff& size, const isl::set& ctx, const Variable
     throw Error("StaticValueFindingError", cat("a static maximum was not found for PwAff '", isl_util::to_str(size), "'"));
 }
 
-// One more than `a`, where it is defined.
-isl::pw_aff plus_one(const isl::pw_aff& a) {
-    return isl::manage(isl_pw_aff_add(a.copy(), isl_pw_aff_val_on_domain(isl_set_params(isl_pw_aff_domain(a.copy())),
-                                                                         isl_val_one(isl_pw_aff_get_ctx(a.get())))));
-}
-
 // The largest value of the quasi-affine `e` over `dom` when `upper` (else the smallest), as a function of the
 // parameters, bounded term by term: each term is a small problem of its own where the whole may not be. Not
 // tight where terms share an iname (i % 20 + i is at most 19 + n - 1), but a shape may be larger than its
@@ -439,7 +430,7 @@ isl::pw_aff term_bound(const ExprPtr& e, const isl::set& dom, bool upper) {
             if (e->args[c]->kind != ExprKind::IntLit) continue;
             const std::int64_t factor = e->args[c]->ival;
             const isl::pw_aff bound = term_bound(e->args[1 - c], dom, factor >= 0 ? upper : !upper);
-            return isl::manage(isl_pw_aff_scale_val(bound.copy(), isl_val_int_from_si(isl_pw_aff_get_ctx(bound.get()), factor)));
+            return isl_util::scale(bound, factor);
         }
     const std::optional<isl::map> values = isl_util::exact_access_map(dom, {e});
     user_assert(values.has_value(), "StaticValueFindingError", "cannot bound the index term '", to_string(e), "'");
@@ -451,15 +442,9 @@ isl::pw_aff term_extent(const Footprint& f, std::size_t j) {
     std::optional<isl::pw_aff> most;
     for (const auto& [dom, indices] : f.accesses) {
         isl::pw_aff bound = term_bound(indices[j], dom, true);
-        if (most) {
-            bound = isl::manage(isl_pw_aff_align_params(bound.copy(), isl_pw_aff_get_space(most->get())));
-            most = isl::manage(isl_pw_aff_align_params(most->copy(), isl_pw_aff_get_space(bound.get())));
-            most = isl::manage(isl_pw_aff_union_max(most->copy(), bound.copy()));
-        } else {
-            most = bound;
-        }
+        most = most ? isl_util::union_max(*most, bound) : bound;
     }
-    return plus_one(*most);
+    return isl_util::add_constant(*most, 1);
 }
 
 // isl operations allowed to each way of finding the extent of one axis. The exact maximum of a quasi-affine
@@ -471,7 +456,7 @@ constexpr unsigned long extent_operations = 10000;
 ExprPtr axis_extent(const Footprint& f, std::size_t j, const isl::set& ctx, const Variable& v) {
     const int axis = static_cast<int>(j);
     if (const auto exact = isl_util::within_operations(
-            extent_operations, [&] { return auto_extent(plus_one(isl_util::dim_max(*f.touched, axis)), ctx, v); }))
+            extent_operations, [&] { return auto_extent(isl_util::add_constant(isl_util::dim_max(*f.touched, axis), 1), ctx, v); }))
         return *exact;
     const auto bounded =
         isl_util::within_operations(extent_operations, [&] { return auto_extent(term_extent(f, j), ctx, v); });

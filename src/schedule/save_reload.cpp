@@ -249,7 +249,7 @@ private:
                 // dim_size, not the launch grid's isl_util::extent: the size bounds the domain of a new iname,
                 // which takes one affine piece (extent adds a 0 where the domain is empty).
                 const isl::pw_aff e = isl_util::dim_size(domain_of(k_, {i}), 0);
-                groups = groups ? isl::manage(isl_pw_aff_union_max(groups->copy(), e.copy())) : e;
+                groups = groups ? isl_util::union_max(*groups, e) : e;
             }
         }
         return groups ? isl_util::pw_aff_to_expr(*groups, assumption_context(k_)) : int_lit(local);
