@@ -1031,7 +1031,91 @@ isl::set project_out(const isl::set& s, const std::vector<std::string>& names) {
     return isl::manage(cur);
 }
 
+namespace {
+
+// The interval of integers that `range`, a set of its one parameter `name`, is exactly; nullopt for any other
+// range (a work-group axis sized at launch).
+std::optional<std::pair<long, long>> constant_interval(const isl::set& range, const std::string& name) {
+    if (isl_set_dim(range.get(), isl_dim_param) != 1 || !is_param(range, name)) return std::nullopt;
+    const isl::set values = isl::manage(isl_set_move_dims(range.copy(), isl_dim_set, 0, isl_dim_param, 0, 1));
+    const isl::val low = isl::manage(isl_set_dim_min_val(values.copy(), 0));
+    const isl::val high = isl::manage(isl_set_dim_max_val(values.copy(), 0));
+    const std::optional<long> lo = long_value(low.get()), hi = long_value(high.get());
+    if (!lo || !hi) return std::nullopt;
+    isl_set* box = isl_set_universe(isl_set_get_space(values.get()));
+    box = isl_set_lower_bound_val(box, isl_dim_set, 0, low.copy());
+    box = isl_set_upper_bound_val(box, isl_dim_set, 0, high.copy());
+    const bool exact = isl_set_is_equal(box, values.get()) == isl_bool_true;
+    isl_set_free(box);
+    return exact ? std::optional(std::pair{*lo, *hi}) : std::nullopt;
+}
+
+// Whether a division of `b` depends on set dimension `pos`, directly or through another division.
+bool divisions_involve(isl_basic_set* b, unsigned pos) {
+    isl_local_space* ls = isl_basic_set_get_local_space(b);
+    const int n = isl_local_space_dim(ls, isl_dim_div);
+    std::vector<bool> involved;
+    for (int d = 0; d < n; ++d) {
+        isl_aff* def = isl_local_space_get_div(ls, d);
+        bool in = isl_aff_involves_dims(def, isl_dim_in, pos, 1) == isl_bool_true;
+        for (int e = 0; e < d && !in; ++e)
+            in = involved[static_cast<std::size_t>(e)] &&
+                 isl_aff_involves_dims(def, isl_dim_div, static_cast<unsigned>(e), 1) == isl_bool_true;
+        isl_aff_free(def);
+        involved.push_back(in);
+    }
+    isl_local_space_free(ls);
+    return std::find(involved.begin(), involved.end(), true) != involved.end();
+}
+
+// isl_util::spans for the one basic set `b` and set dimension `pos` ranging over [lo, hi]: each constraint is
+// affine in that dimension, so it holds over the interval where it holds at both ends, and it does for every
+// value of the others unless a point of `b` violates it once the dimension is moved to an end. Nullopt where
+// this does not apply (an equality fixes the dimension, or a division depends on it).
+std::optional<bool> spans_interval(isl_basic_set* b, unsigned pos, long lo, long hi) {
+    if (divisions_involve(b, pos)) return std::nullopt;
+    struct Test {
+        isl_basic_set* b;
+        unsigned pos;
+        long ends[2];
+        std::optional<bool> result = true;
+    } t{b, pos, {lo, hi}};
+    isl_basic_set_foreach_constraint(b, [](isl_constraint* c, void* user) {
+        Test& t = *static_cast<Test*>(user);
+        const bool involved = isl_constraint_involves_dims(c, isl_dim_set, t.pos, 1) == isl_bool_true;
+        if (involved && isl_constraint_is_equality(c) == isl_bool_true) t.result = std::nullopt;
+        for (int e = 0; e < 2 && involved && t.result == true; ++e) {
+            // The constraint with the dimension at the end, negated (f >= 0 becomes -f - 1 >= 0), added to b.
+            isl_val* a = isl_constraint_get_coefficient_val(c, isl_dim_set, static_cast<int>(t.pos));
+            isl_val* k = isl_val_add(isl_constraint_get_constant_val(c),
+                                     isl_val_mul(a, isl_val_int_from_si(isl_constraint_get_ctx(c), t.ends[e])));
+            isl_constraint* at_end = isl_constraint_set_coefficient_si(isl_constraint_copy(c), isl_dim_set, static_cast<int>(t.pos), 0);
+            at_end = isl_constraint_negate(isl_constraint_set_constant_val(at_end, k));
+            isl_basic_set* violating = isl_basic_set_add_constraint(isl_basic_set_copy(t.b), at_end);
+            if (isl_basic_set_is_empty(violating) != isl_bool_true) t.result = false;
+            isl_basic_set_free(violating);
+        }
+        isl_constraint_free(c);
+        return isl_stat_ok;
+    }, &t);
+    return t.result;
+}
+
+}  // namespace
+
 bool spans(const isl::set& s, const std::string& name, const isl::set& range) {
+    const int pos = isl_set_find_dim_by_name(s.get(), isl_dim_set, name.c_str());
+    const std::vector<std::string> dims = set_dim_names(s);
+    const bool unique = std::count(dims.begin(), dims.end(), name) == 1;  // a product may repeat a name
+    const auto interval = constant_interval(range, name);
+    if (pos >= 0 && unique && interval && isl_set_n_basic_set(s.get()) == 1) {
+        isl_basic_set_list* parts = isl_set_get_basic_set_list(s.get());
+        isl_basic_set* b = isl_basic_set_list_get_basic_set(parts, 0);
+        const std::optional<bool> quick = spans_interval(b, static_cast<unsigned>(pos), interval->first, interval->second);
+        isl_basic_set_free(b);
+        isl_basic_set_list_free(parts);
+        if (quick) return *quick;
+    }
     const isl::set with_param = dims_to_params(s, {name});
     const isl::set others = project_out(with_param, {name});
     const isl::set bounds = align_params(range, with_param.space());
