@@ -256,4 +256,13 @@ TEST_CASE("spans: a dimension that takes every value of a range", "[isl]") {
     CHECK(spans(set_of("[n] -> { [o, h] : 0 <= h < 16 and 0 <= 16o + h < n and n mod 16 = 0 }"), "h", range));
     CHECK(!spans(set_of("[n] -> { [o, h] : 0 <= h < 16 and 0 <= 16o + h < n }"), "h", range));
     CHECK(!spans(set_of("{ [h] : 0 <= h < 8 }"), "h", range));
+    // A bound that another dimension sets, at either end of the range (tested at both ends, not projected).
+    CHECK(!spans(set_of("{ [x, h] : 0 <= x < 4 and x <= h < 16 }"), "h", range));
+    CHECK(!spans(set_of("{ [x, h] : 0 <= x < 4 and 0 <= h <= 12 + x }"), "h", range));
+    CHECK(spans(set_of("{ [x, h] : 0 <= x < 4 and 0 <= h <= 15 + x }"), "h", range));
+    // An equality, a division on the dimension, a union and a range with a parameter take the general test.
+    CHECK(!spans(set_of("{ [x, h] : 0 <= x < 16 and h = x }"), "h", range));
+    CHECK(!spans(set_of("{ [h] : 0 <= h < 16 and h mod 2 = 0 }"), "h", range));
+    CHECK(spans(set_of("{ [x, h] : 0 <= x < 2 and 0 <= h < 16 or 4 <= x < 6 and 0 <= h < 16 }"), "h", range));
+    CHECK(spans(set_of("[m] -> { [h] : 0 <= h < m }"), "h", set_of("[h, m] -> { : 0 <= h < m }")));
 }
