@@ -47,6 +47,10 @@ do
   local first = {}
   for index in code:gmatch("acc_k%[(%d+)%] = acc_k%[%d+%] %+") do first[#first + 1] = tonumber(index) end
   h.check_equal(table.concat(first, ",", 1, 4), "0,1,2,3", "the first update copies")
+  -- On C they read b at one base plus their constant, the form gcc's vectorizer packs into vector registers.
+  local b0 = code:match("acc_k%[0%] = acc_k%[0%] %+ [^\n]-b%[([^%]]+)%]")
+  local b1 = code:match("acc_k%[1%] = acc_k%[1%] %+ [^\n]-b%[([^%]]+)%]")
+  h.check_equal(b1, b0 .. " + 1", "the second copy's subscript of b")
 end
 
 -- Every order computes the same product.
