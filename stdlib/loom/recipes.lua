@@ -96,4 +96,205 @@ end
 
 -- }}}
 
+-- {{{ transpose: out = a^T, a of shape (n, m)
+
+local MATRIX_SIZES = { n = true, m = true }
+
+M.defaults.transpose = { c = { ti = 32, tj = 32 }, opencl = { t = 32, rows = 8 } }
+M.tunables.transpose = {
+  c = { ti = { 8, 16, 32, 64 }, tj = { 8, 16, 32, 64 } },
+  opencl = { t = { 16, 32 }, rows = { 4, 8, 16 } },
+}
+
+local function transpose_kernel(o)
+  return lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<m}", "out[j,i] = a[i,j]",
+    { lp.GlobalArg("a", o.dtype, { shape = "n, m" }), lp.GlobalArg("out", o.dtype, { shape = "m, n", is_output = true }),
+      lp.ValueArg("n, m", "int32") }, { target = o.target, name = "transpose" })
+end
+
+-- C: ti x tj blocks, groups (threads) taking block rows; a block's rows of `a` and columns of `out` stay in
+-- cache while it is copied.
+local function transpose_c(o)
+  local knl = lp.split_iname(transpose_kernel(o), "i", o.ti, { outer_tag = "g.0" })
+  knl = lp.split_iname(knl, "j", o.tj)
+  return lp.prioritize_loops(knl, "j_outer,i_inner,j_inner")
+end
+
+-- OpenCL: a t x t tile per work-group of t x rows work-items, read into local memory along a's rows and written
+-- out along out's rows (both coalesced); the tile is padded by one column so that reading it down a column
+-- hits every memory bank once.
+local function transpose_opencl(o)
+  local knl = lp.split_iname(transpose_kernel(o), "j", o.t, { outer_tag = "g.1" })
+  knl = lp.split_iname(knl, "i", o.t, { outer_tag = "g.0", inner_tag = "l.0" })
+  knl = lp.split_iname(knl, "j_inner", o.rows, { outer_tag = "ilp", inner_tag = "l.1" })
+  knl = lp.add_prefetch(knl, "a", "i_inner, j_inner_outer, j_inner_inner",
+    { temporary_name = "tile", dim_arg_names = { "fi", "fj" }, temporary_address_space = "local" })
+  knl = lp.tag_inames(knl, { fj = "l.0" })
+  knl = lp.split_iname(knl, "fi", o.rows, { outer_tag = "ilp", inner_tag = "l.1" })
+  return lp.tag_array_axes(knl, "tile", { "stride:" .. (o.t + 1), "stride:1" })
+end
+
+function M.transpose(opts)
+  local o = options("transpose", opts, MATRIX_SIZES)
+  return fix_sizes(o.target == "c" and transpose_c(o) or transpose_opencl(o), o, MATRIX_SIZES)
+end
+
+-- }}}
+
+-- {{{ stencil5: out = the 5-point Laplacian of a (shape (n, m)) on the interior; the border of out is left alone
+
+M.defaults.stencil5 = { c = { rows = 8 }, opencl = { lx = 32, ly = 8 } }
+M.tunables.stencil5 = { c = { rows = { 1, 4, 8, 32 } }, opencl = { lx = { 16, 32, 64 }, ly = { 2, 4, 8, 16 } } }
+
+local function stencil5_kernel(o)
+  return lp.make_kernel("{[i,j]: 1<=i<n-1 and 1<=j<m-1}",
+    "out[i,j] = a[i-1,j] + a[i+1,j] + a[i,j-1] + a[i,j+1] - 4*a[i,j]",
+    { lp.GlobalArg("a", o.dtype, { shape = "n, m" }), lp.GlobalArg("out", o.dtype, { shape = "n, m", is_output = true }),
+      lp.ValueArg("n, m", "int32") }, { target = o.target, name = "stencil5" })
+end
+
+-- C: groups (threads) take blocks of rows; each row is one loop along j that the compiler vectorizes.
+local function stencil5_c(o)
+  return lp.split_iname(stencil5_kernel(o), "i", o.rows, { outer_tag = "g.0" })
+end
+
+-- OpenCL: one work-item per point, ly x lx work-groups with lx along the rows (coalesced); the neighbours'
+-- reuse is left to the caches.
+local function stencil5_opencl(o)
+  local knl = lp.split_iname(stencil5_kernel(o), "j", o.lx, { outer_tag = "g.0", inner_tag = "l.0" })
+  return lp.split_iname(knl, "i", o.ly, { outer_tag = "g.1", inner_tag = "l.1" })
+end
+
+function M.stencil5(opts)
+  local o = options("stencil5", opts, MATRIX_SIZES)
+  return fix_sizes(o.target == "c" and stencil5_c(o) or stencil5_opencl(o), o, MATRIX_SIZES)
+end
+
+-- }}}
+
+-- {{{ sum: s[0] = the sum of a (shape (n)), in two device kernels: partial sums per group, then their sum
+
+local VECTOR_SIZES = { n = true }
+
+M.defaults.sum = { c = { chunk = 16384 }, opencl = { lx = 256, per_item = 16 } }
+M.tunables.sum = { c = { chunk = { 4096, 16384, 65536 } }, opencl = { lx = { 128, 256, 512 }, per_item = { 4, 8, 16, 32, 64 } } }
+
+-- The second stage, after a global barrier: one work-item adds the groups' partial sums.
+local SUM_STAGE_2 = {
+  "... gbarrier {id=partials_done, dep=partial}",
+  "<> total = 0 {id=zero, dep=partials_done}",
+  "total = total + part[h] {id=add, dep=zero}",
+  "s[0] = total {dep=add}",
+}
+
+local function sum_kernel(o, per_group, partial)
+  local insns = { partial }
+  table.move(SUM_STAGE_2, 1, #SUM_STAGE_2, 2, insns)
+  local groups = string.format("(n + %d) // %d", per_group - 1, per_group)
+  return lp.make_kernel({ o.domain, string.format("{[h]: 0<=h and %d*h < n}", per_group) }, insns,
+    { lp.GlobalArg("a", o.dtype, { shape = "n" }), lp.GlobalArg("s", o.dtype, { shape = "1", is_output = true }),
+      lp.TemporaryVariable("part", o.dtype, { shape = groups, address_space = "global" }), lp.ValueArg("n", "int32") },
+    { target = o.target, name = "sum" })
+end
+
+-- C: each group (thread) adds one contiguous chunk in one loop, which the compiler vectorizes once it may
+-- reassociate the additions (as every parallel sum does).
+local function sum_c(o)
+  o.domain = string.format("{[g,x]: 0<=x<%d and 0<=g and %d*g + x < n}", o.chunk, o.chunk)
+  local knl = sum_kernel(o, o.chunk, string.format("part[g] = sum(x, a[%d*g + x]) {id=partial}", o.chunk))
+  knl = lp.tag_inames(knl, { g = "g.0" })
+  return lp.set_options(knl, { build_options = { "-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math" } })
+end
+
+-- OpenCL: each work-item adds per_item values strided by the group's size (coalesced), then the group adds
+-- its work-items' sums in local memory.
+local function sum_opencl(o)
+  local per_group = o.lx * o.per_item
+  o.domain = string.format("{[g,l,r]: 0<=l<%d and 0<=r<%d and 0<=g and %d*g + %d*r + l < n}", o.lx, o.per_item, per_group, o.lx)
+  local knl = sum_kernel(o, per_group,
+    string.format("part[g] = sum(l, sum(r, a[%d*g + %d*r + l])) {id=partial}", per_group, o.lx))
+  return lp.tag_inames(knl, { g = "g.0", l = "l.0" })
+end
+
+function M.sum(opts)
+  local o = options("sum", opts, VECTOR_SIZES)
+  return fix_sizes(o.target == "c" and sum_c(o) or sum_opencl(o), o, VECTOR_SIZES)
+end
+
+-- }}}
+
+-- {{{ copy (out = a) and triad (a = b + s*c, STREAM's names), of shape (n); with `vec` > 1 the arrays have
+-- shape (n/vec, vec), whose rows are OpenCL vectors
+
+M.defaults.copy = { c = { chunk = 65536, vec = 1 }, opencl = { lx = 256, vec = 4 } }
+M.tunables.copy = { c = { chunk = { 16384, 65536, 262144 } }, opencl = { lx = { 128, 256, 512 }, vec = { 1, 2, 4 } } }
+M.defaults.triad = M.defaults.copy
+M.tunables.triad = M.tunables.copy
+
+-- `arrays` name the arrays; `rhs` is the right-hand side with `@` for the index.
+local function streaming(o, name, lhs, arrays, rhs)
+  local vec = o.vec or 1
+  local shape, index, domain = "n", "i", "{[i]: 0<=i<n}"
+  if vec > 1 then shape, index, domain = "n, " .. vec, "i, v", "{[i,v]: 0<=i<n and 0<=v<" .. vec .. "}" end
+  local args = {}
+  for _, a in ipairs(arrays) do
+    args[#args + 1] = lp.GlobalArg(a, o.dtype, { shape = shape, dim_tags = vec > 1 and "c,vec" or nil, is_output = a == lhs })
+  end
+  args[#args + 1] = lp.ValueArg("n", "int32")
+  if rhs:find("s%*") then args[#args + 1] = lp.ValueArg("s", o.dtype) end
+  local knl = lp.make_kernel(domain, lhs .. "[" .. index .. "] = " .. rhs:gsub("@", index),
+    args, { target = o.target, name = name })
+  if o.target == "c" then return lp.split_iname(knl, "i", o.chunk, { outer_tag = "g.0" }) end
+  knl = lp.split_iname(knl, "i", o.lx, { outer_tag = "g.0", inner_tag = "l.0" })
+  return vec > 1 and lp.tag_inames(knl, { v = "vec" }) or knl
+end
+
+function M.copy(opts)
+  local o = options("copy", opts, VECTOR_SIZES)
+  return fix_sizes(streaming(o, "copy", "out", { "a", "out" }, "a[@]"), o, VECTOR_SIZES)
+end
+
+function M.triad(opts)
+  local o = options("triad", opts, VECTOR_SIZES)
+  return fix_sizes(streaming(o, "triad", "a", { "a", "b", "c" }, "b[@] + s*c[@]"), o, VECTOR_SIZES)
+end
+
+-- }}}
+
+-- {{{ batched_gemm: c[p] = a[p] @ b[p] for `batch` small matrices, a[p] of shape (size, size)
+
+local BATCH_SIZES = { batch = true }
+
+M.defaults.batched_gemm = { c = { size = 8, per_group = 64 }, opencl = { size = 8, per_group = 8 } }
+M.tunables.batched_gemm = { c = { per_group = { 16, 64, 256 } }, opencl = { per_group = { 1, 2, 4, 8, 16 } } }
+
+local function batched_kernel(o)
+  local sz = o.size
+  return lp.make_kernel(string.format("{[p,i,j,k]: 0<=p<batch and 0<=i,j,k<%d}", sz), "c[p,i,j] = sum(k, a[p,i,k]*b[p,k,j])",
+    { lp.GlobalArg("a", o.dtype, { shape = "batch, " .. sz .. ", " .. sz }),
+      lp.GlobalArg("b", o.dtype, { shape = "batch, " .. sz .. ", " .. sz }),
+      lp.GlobalArg("c", o.dtype, { shape = "batch, " .. sz .. ", " .. sz, is_output = true }), lp.ValueArg("batch", "int32") },
+    { target = o.target, name = "batched_gemm" })
+end
+
+-- C: groups (threads) take runs of matrices; each product is one unrolled register tile (size x size sums of
+-- unrolled k), which the compiler keeps in vector registers.
+local function batched_c(o)
+  local knl = lp.split_iname(batched_kernel(o), "p", o.per_group, { outer_tag = "g.0" })
+  return lp.tag_inames(knl, { i = "unr", j = "unr", k = "unr" })
+end
+
+-- OpenCL: a work-item per entry of c, per_group matrices per work-group.
+local function batched_opencl(o)
+  local knl = lp.split_iname(batched_kernel(o), "p", o.per_group, { outer_tag = "g.0", inner_tag = "l.2" })
+  return lp.tag_inames(knl, { i = "l.1", j = "l.0", k = "unr" })
+end
+
+function M.batched_gemm(opts)
+  local o = options("batched_gemm", opts, BATCH_SIZES)
+  return fix_sizes(o.target == "c" and batched_c(o) or batched_opencl(o), o, BATCH_SIZES)
+end
+
+-- }}}
+
 return M
