@@ -179,29 +179,26 @@ local VECTOR_SIZES = { n = true }
 M.defaults.sum = { c = { chunk = 16384 }, opencl = { lx = 256, per_item = 16 } }
 M.tunables.sum = { c = { chunk = { 4096, 16384, 65536 } }, opencl = { lx = { 128, 256, 512 }, per_item = { 4, 8, 16, 32, 64 } } }
 
--- The second stage, after a global barrier: one work-item adds the groups' partial sums.
-local SUM_STAGE_2 = {
-  "... gbarrier {id=partials_done, dep=partial}",
-  "<> total = 0 {id=zero, dep=partials_done}",
-  "total = total + part[h] {id=add, dep=zero}",
-  "s[0] = total {dep=add}",
-}
-
-local function sum_kernel(o, per_group, partial)
-  local insns = { partial }
-  table.move(SUM_STAGE_2, 1, #SUM_STAGE_2, 2, insns)
+-- Partial sums per group (`partial`, over `domain`, `per_group` values each) into a global temporary, then, after
+-- a global barrier, their sum: by `lanes` work-items of one group (a tree in local memory), or one loop.
+local function sum_kernel(o, domain, per_group, partial, lanes)
   local groups = string.format("(n + %d) // %d", per_group - 1, per_group)
-  return lp.make_kernel({ o.domain, string.format("{[h]: 0<=h and %d*h < n}", per_group) }, insns,
+  local total = string.format("{[q,u]: 0<=q<%d and 0<=u and %d*(%d*u + q) < n}", lanes, per_group, lanes)
+  local knl = lp.make_kernel({ domain, total }, {
+      partial .. " {id=partial}",
+      "... gbarrier {id=partials_done, dep=partial}",
+      string.format("s[0] = sum(q, sum(u, part[%d*u + q])) {dep=partials_done}", lanes) },
     { lp.GlobalArg("a", o.dtype, { shape = "n" }), lp.GlobalArg("s", o.dtype, { shape = "1", is_output = true }),
       lp.TemporaryVariable("part", o.dtype, { shape = groups, address_space = "global" }), lp.ValueArg("n", "int32") },
     { target = o.target, name = "sum" })
+  return lanes > 1 and lp.tag_inames(knl, { q = "l.0" }) or knl
 end
 
 -- C: each group (thread) adds one contiguous chunk in one loop, which the compiler vectorizes once it may
 -- reassociate the additions (as every parallel sum does).
 local function sum_c(o)
-  o.domain = string.format("{[g,x]: 0<=x<%d and 0<=g and %d*g + x < n}", o.chunk, o.chunk)
-  local knl = sum_kernel(o, o.chunk, string.format("part[g] = sum(x, a[%d*g + x]) {id=partial}", o.chunk))
+  local knl = sum_kernel(o, string.format("{[g,x]: 0<=x<%d and 0<=g and %d*g + x < n}", o.chunk, o.chunk), o.chunk,
+    string.format("part[g] = sum(x, a[%d*g + x])", o.chunk), 1)
   knl = lp.tag_inames(knl, { g = "g.0" })
   return lp.set_options(knl, { build_options = { "-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math" } })
 end
@@ -210,9 +207,9 @@ end
 -- its work-items' sums in local memory.
 local function sum_opencl(o)
   local per_group = o.lx * o.per_item
-  o.domain = string.format("{[g,l,r]: 0<=l<%d and 0<=r<%d and 0<=g and %d*g + %d*r + l < n}", o.lx, o.per_item, per_group, o.lx)
-  local knl = sum_kernel(o, per_group,
-    string.format("part[g] = sum(l, sum(r, a[%d*g + %d*r + l])) {id=partial}", per_group, o.lx))
+  local knl = sum_kernel(o,
+    string.format("{[g,l,r]: 0<=l<%d and 0<=r<%d and 0<=g and %d*g + %d*r + l < n}", o.lx, o.per_item, per_group, o.lx),
+    per_group, string.format("part[g] = sum(l, sum(r, a[%d*g + %d*r + l]))", per_group, o.lx), o.lx)
   return lp.tag_inames(knl, { g = "g.0", l = "l.0" })
 end
 
