@@ -364,7 +364,8 @@ std::string CExprPrinter::print_integer_sum(const ExprPtr& e, DType t, int& prec
         else
             parts.push_back(std::to_string(term.coef) + " * " + print_term(term.e, t, kMul, true));
     }
-    if (constant != 0) parts.insert(constant_last ? parts.end() : parts.begin(), std::to_string(constant));
+    const bool subtracted = constant_last && constant < 0 && !parts.empty();  // `i - 1`, not `i + -1`
+    if (constant != 0) parts.insert(constant_last ? parts.end() : parts.begin(), std::to_string(subtracted ? -constant : constant));
     if (parts.empty()) return "0";
     if (parts.size() > 1) {
         prec = kAdd;
@@ -373,7 +374,7 @@ std::string CExprPrinter::print_integer_sum(const ExprPtr& e, DType t, int& prec
         prec = parts[0][0] == '-' ? kUnary : single_term ? kMul : kPrimary;
     }
     std::string out = parts[0];
-    for (std::size_t i = 1; i < parts.size(); ++i) out += " + " + parts[i];
+    for (std::size_t i = 1; i < parts.size(); ++i) out += (subtracted && i + 1 == parts.size() ? " - " : " + ") + parts[i];
     return out;
 }
 

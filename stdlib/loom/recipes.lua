@@ -45,11 +45,12 @@ local GEMM_SIZES = { n = true, m = true, k = true }
 
 M.defaults.gemm = {
   c = { mr = 8, nr = 32, kc = 256 },
-  opencl = { lx = 16, ly = 16, ri = 4, rj = 4, kt = 16 },
+  -- The best of 15 tiles on an NVIDIA H200 (docs/performance.md).
+  opencl = { lx = 16, ly = 8, ri = 8, rj = 16, kt = 16 },
 }
 M.tunables.gemm = {
   c = { mr = { 4, 6, 8 }, nr = { 16, 32, 48, 64 }, kc = { 128, 256, 512 } },
-  opencl = { lx = { 8, 16, 32 }, ly = { 8, 16 }, ri = { 2, 4, 8 }, rj = { 2, 4, 8 }, kt = { 8, 16, 32 } },
+  opencl = { lx = { 8, 16, 32 }, ly = { 8, 16 }, ri = { 4, 8, 16 }, rj = { 4, 8, 16 }, kt = { 8, 16, 32 } },
 }
 
 -- C: an mr x nr register tile per step of k, in blocks of kc values of k (the block of b stays in cache while
@@ -155,7 +156,7 @@ end
 
 -- C: groups (threads) take blocks of rows; each row is one loop along j that the compiler vectorizes.
 local function stencil5_c(o)
-  return lp.split_iname(stencil5_kernel(o), "i", o.rows, { outer_tag = "g.0" })
+  return lp.prioritize_loops(lp.split_iname(stencil5_kernel(o), "i", o.rows, { outer_tag = "g.0" }), "i_inner,j")
 end
 
 -- OpenCL: one work-item per point, ly x lx work-groups with lx along the rows (coalesced); the neighbours'
@@ -274,11 +275,12 @@ local function batched_kernel(o)
     { target = o.target, name = "batched_gemm" })
 end
 
--- C: groups (threads) take runs of matrices; each product is one unrolled register tile (size x size sums of
--- unrolled k), which the compiler keeps in vector registers.
+-- C: groups (threads) take runs of matrices; each row of a product is a register tile (its `size` sums side
+-- by side, over an unrolled k), which the compiler keeps in one vector register. (Unrolling the whole product
+-- measured 5 times slower: the compiler then packs nothing.)
 local function batched_c(o)
   local knl = lp.split_iname(batched_kernel(o), "p", o.per_group, { outer_tag = "g.0" })
-  return lp.tag_inames(knl, { i = "unr", j = "unr", k = "unr" })
+  return lp.tag_inames(knl, { j = "ilp", k = "unr" })
 end
 
 -- OpenCL: a work-item per entry of c, per_group matrices per work-group.
