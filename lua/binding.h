@@ -98,7 +98,8 @@ std::shared_ptr<CompiledKernel> build_call(lua_State* L, KernelHandle& h, backen
 
 /// lp.time's work in two parts, so that the first may run on another thread: `time` runs the launches
 /// (warm-up, then timed repetitions) and returns the seconds of each repetition; `finish`, on the Lua thread
-/// afterwards, copies staged outputs back into the caller's arrays.
+/// afterwards, copies staged outputs back into the caller's arrays. Neither holds engine objects, which only
+/// the Lua thread may release.
 struct TimedCall {
     std::function<std::vector<double>()> time;
     std::function<void()> finish;

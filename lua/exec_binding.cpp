@@ -974,9 +974,14 @@ std::shared_ptr<CompiledKernel> build_call(lua_State* L, KernelHandle& h, backen
 
 TimedCall prepare_timed_call(lua_State* L, KernelHandle& h, int options) {
     const TimingOptions o = read_timing_options(L, options);
-    auto call = std::make_shared<PreparedCall>(prepare_call(L, h));
-    return {[call, o] { return call->built->program().time(call->mem.buffers, call->launches, o.warmup, o.runs); },
-            [call] { copy_back_outputs(call->mem); }};
+    PreparedCall call = prepare_call(L, h);
+    // The part that may run on a worker holds no kernel: the engine's (isl's) objects must be released on the
+    // Lua thread. It holds the call's memory, which it may be the last to release.
+    auto mem = std::make_shared<CallMemory>(std::move(call.mem));
+    return {[mem, build = call.built->build, launches = std::move(call.launches), o] {
+                return build.get().program->time(mem->buffers, launches, o.warmup, o.runs);
+            },
+            [mem] { copy_back_outputs(*mem); }};
 }
 
 int push_timings(lua_State* L, const std::vector<double>& seconds) {

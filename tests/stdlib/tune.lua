@@ -221,6 +221,30 @@ end
 
 -- }}}
 
+-- {{{ lp.workers: jobs and workers collected while their work is under way break nothing
+
+do
+  local workers = lp.workers(2)
+  local exec = lp.c.executor {}
+  for split = 2, 5 do
+    local k = lp.split_iname(base, "i", split)
+    workers:time(k, exec, { a = a }, { runs = 2 }) -- dropped at once
+    workers:build(lp.split_iname(base, "i", split + 10), exec, { a = a })
+  end
+  collectgarbage()
+  local job = workers:time(lp.split_iname(base, "i", 3), exec, { a = a }, { runs = 2 })
+  local median, all = job:wait()
+  h.check(median > 0 and #all == 2, "a job's results")
+  h.check(job:ready(), "a finished job is ready")
+  workers = nil
+  collectgarbage()
+  local bad = lp.set_options(base, { build_options = { "-fno-such-option-at-all" } })
+  h.expect_error("BuildError", "C compilation failed", function() return lp.workers(1):build(bad, exec, { a = a }):wait() end)
+  h.expect_error("ArgumentError", "jobs must be from 1 to 256", lp.workers, 0)
+end
+
+-- }}}
+
 -- {{{ errors
 
 h.expect_error("ArgumentError", "unknown option 'spaces'", tune.search, { spaces = {}, build = build, exec = lp.c.executor {} })
