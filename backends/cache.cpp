@@ -160,4 +160,15 @@ void write_file_atomically(const std::string& path, const std::string& data) {
     }
 }
 
+std::shared_ptr<Program> ProgramCache::find_or_build(const std::string& key,
+                                                     const std::function<std::shared_ptr<Program>()>& build) {
+    {
+        const std::lock_guard lock(mutex_);
+        if (const auto it = programs_.find(key); it != programs_.end()) return it->second;
+    }
+    std::shared_ptr<Program> built = build();
+    const std::lock_guard lock(mutex_);
+    return programs_.try_emplace(key, std::move(built)).first->second;
+}
+
 }  // namespace loom::backend

@@ -2,8 +2,12 @@
 // runtime.h): the memory-cache key, a content hash that names on-disk entries, and where an entry lives.
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +32,19 @@ private:
 /// on. Comparing text is cheaper than hashing it, so only a memory-cache miss computes a ContentHash.
 std::string memory_cache_key(std::string_view source, const std::vector<KernelSpec>& kernels,
                              const std::vector<std::string>& options);
+
+/// An executor's memory cache of built programs, for builds on several threads at once (runtime.h): a build
+/// runs outside the lock, so that programs build in parallel; two threads building one program both build it
+/// and the first to finish is kept.
+class ProgramCache {
+public:
+    /// The program cached under `key`, else the one `build` makes (which is then cached).
+    std::shared_ptr<Program> find_or_build(const std::string& key, const std::function<std::shared_ptr<Program>()>& build);
+
+private:
+    std::mutex mutex_;
+    std::unordered_map<std::string, std::shared_ptr<Program>> programs_;
+};
 
 /// `cache_dir()/<subdir>/<key><extension>`, or nothing when disk caching is disabled.
 std::optional<std::string> cache_file(std::string_view subdir, std::string_view key, std::string_view extension);

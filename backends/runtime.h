@@ -66,7 +66,7 @@ struct Launch {
     unsigned dims = 1;
 };
 
-/// A built program: launching is cheap, building happened once.
+/// A built program: launching is cheap, building happened once. Any thread may run it, one at a time.
 class Program {
 public:
     virtual ~Program() = default;
@@ -80,6 +80,9 @@ public:
     virtual std::vector<double> time(std::vector<Buffer>& buffers, const std::vector<Launch>& launches, int warmup,
                                      int runs) = 0;
 };
+
+/// Seconds on a steady clock, from an arbitrary start: differences are wall-clock durations.
+double wall_seconds();
 
 /// Calls `repetition` `warmup` times, then `runs` times, and returns the wall-clock seconds of each of the
 /// latter (steady clock).
@@ -96,7 +99,8 @@ public:
     /// all C executors (host memory).
     virtual const void* memory_domain() const = 0;
     /// Builds (or finds in the memory / on-disk cache) a program. Compile failures raise loom::Error of kind
-    /// "BuildError" whose message holds the compiler log and the generated source.
+    /// "BuildError" whose message holds the compiler log and the generated source. Safe to call from several
+    /// threads at once (a WorkerPool's builds), and concurrently with running other programs.
     virtual std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                            const std::vector<std::string>& options) = 0;
 

@@ -6,14 +6,18 @@
 
 namespace loom::backend {
 
+double wall_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 std::vector<double> time_repetitions(int warmup, int runs, const std::function<void()>& repetition) {
     for (int i = 0; i < warmup; ++i) repetition();
     std::vector<double> seconds;
     seconds.reserve(static_cast<std::size_t>(std::max(runs, 0)));
     for (int i = 0; i < runs; ++i) {
-        const auto start = std::chrono::steady_clock::now();
+        const double start = wall_seconds();
         repetition();
-        seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        seconds.push_back(wall_seconds() - start);
     }
     return seconds;
 }

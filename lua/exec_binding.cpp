@@ -333,13 +333,21 @@ std::string build_key(const backend::Executor& e, const std::map<std::string, DT
     return key;
 }
 
+// A build already done, as the future a worker's build would give.
+std::shared_future<BuiltProgram> built_now(BuiltProgram b) {
+    std::promise<BuiltProgram> done;
+    done.set_value(std::move(b));
+    return done.get_future().share();
+}
+
+// Generates the code here (the engine is not thread-safe) and builds it here, or on `workers` when given.
 std::shared_ptr<CompiledKernel> compile(KernelHandle& h, const std::shared_ptr<backend::Executor>& exec,
-                                        const std::map<std::string, DType>& dtypes) {
-    backend::Executor& e = *exec;
-    const std::string key = build_key(e, dtypes);
+                                        const std::map<std::string, DType>& dtypes,
+                                        backend::WorkerPool* workers = nullptr) {
+    const std::string key = build_key(*exec, dtypes);
     if (auto it = h.builds.find(key); it != h.builds.end()) return it->second;
-    const TargetKind target = target_from_name(e.target());
-    auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, target, dtypes), {}, nullptr, exec});
+    const TargetKind target = target_from_name(exec->target());
+    auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, target, dtypes), {}, {}, exec});
     if (target == TargetKind::OpenCL) check_constant_temporary_sizes(*built->typed);
     built->code = emit_code(built->typed, target);
     if (h.kernel->options.write_code) std::cout << built->code.device_code << std::flush;
@@ -350,7 +358,14 @@ std::shared_ptr<CompiledKernel> compile(KernelHandle& h, const std::shared_ptr<b
         for (const KernelParam& p : dk.params) s.params.push_back({p.name, p.dtype, p.is_pointer});
         specs.push_back(std::move(s));
     }
-    built->program = e.build(built->code.device_code, specs, h.kernel->options.build_options);
+    // Copies for the worker: nothing it reads may change under it.
+    std::function<BuiltProgram()> build = [exec, source = built->code.device_code, specs = std::move(specs),
+                                           options = h.kernel->options.build_options] {
+        const double start = backend::wall_seconds();
+        std::shared_ptr<backend::Program> program = exec->build(source, specs, options);
+        return BuiltProgram{std::move(program), backend::wall_seconds() - start};
+    };
+    built->build = workers ? workers->submit(std::move(build)) : built_now(build());
     h.builds[key] = built;
     return built;
 }
@@ -592,8 +607,8 @@ struct PreparedCall {
 };
 
 // Reads the arguments of `knl([exec,] {args})` (the executor at stack index 2 if there is one, the argument
-// table after it), allocates the outputs and builds (or finds) the program.
-PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
+// table after it) and finds the executor that runs the call.
+std::pair<CallArgs, std::shared_ptr<backend::Executor>> read_call(lua_State* L, const KernelHandle& h) {
     ExecutorHandle* eh = test_executor(L, 2);
     CallArgs c = read_call_args(L, *h.kernel, eh ? 3 : 2);
     find_values_from_shapes(*h.kernel, c);
@@ -602,6 +617,12 @@ PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
         eh ? live_executor(L, *eh, 2, "kernel call")
            : !c.device_arrays.empty() ? c.device_arrays.begin()->second.exec
                                       : default_executor(L, h.kernel->options.target == "c" ? "c" : "opencl");
+    return {std::move(c), std::move(exec)};
+}
+
+// Reads the arguments of `knl([exec,] {args})`, allocates the outputs and builds (or finds) the program.
+PreparedCall prepare_call(lua_State* L, KernelHandle& h) {
+    auto [c, exec] = read_call(L, h);
     PreparedCall call{compile(h, exec, call_dtypes(*h.kernel, c)), {}, {}, {}};
     check_value_ranges(*call.built->typed, c);
     call.mem = call_memory(*call.built->typed, c, exec);
@@ -850,7 +871,7 @@ int run_plan(lua_State* L, const KernelHandle& h, CallPlan& plan, std::vector<ba
     const PlanMemory m = plan_memory(plan, buffers, devices);
     check_no_written_aliases(buffers, plan.buffer_of);
     for (const CallPlan::FloatPatch& f : plan.floats) plan.launches[f.launch].args[f.arg].f = numbers[f.slot];
-    plan.built->program->run(buffers, plan.launches);
+    plan.built->program().run(buffers, plan.launches);
     std::vector<Output> outputs;  // those passed are pushed from the argument table
     for (const auto& [name, index] : plan.outputs) {
         outputs.push_back({name, {}, {}, m.device_outputs[index]});
@@ -896,7 +917,7 @@ int call_kernel_body(lua_State* L) {
     const int args = test_executor(L, 2) ? 3 : 2;
     if (const int results = call_with_plan(L, h, args); results >= 0) return results;
     PreparedCall call = prepare_call(L, h);
-    call.built->program->run(call.mem.buffers, call.launches);
+    call.built->program().run(call.mem.buffers, call.launches);
     copy_back_outputs(call.mem);
     if (ExecutorHandle* eh = test_executor(L, 2))
         if (std::shared_ptr<CallPlan> plan = make_plan(call, eh->exec.get())) remember_plan(h, std::move(plan));
@@ -933,17 +954,10 @@ double median(std::vector<double> xs) {
 // list of every timed run. The outputs hold the result of the last run.
 int time_kernel(lua_State* L) {
     KernelHandle& h = check_kernel(L, 1, "time");
-    const TimingOptions o = read_timing_options(L, test_executor(L, 2) ? 4 : 3);
-    PreparedCall call = prepare_call(L, h);
-    const std::vector<double> seconds = call.built->program->time(call.mem.buffers, call.launches, o.warmup, o.runs);
-    copy_back_outputs(call.mem);
-    lua_pushnumber(L, median(seconds));
-    lua_createtable(L, static_cast<int>(seconds.size()), 0);
-    for (std::size_t i = 0; i < seconds.size(); ++i) {
-        lua_pushnumber(L, seconds[i]);
-        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
-    }
-    return 2;
+    TimedCall timed = prepare_timed_call(L, h, test_executor(L, 2) ? 4 : 3);
+    const std::vector<double> seconds = timed.time();
+    timed.finish();
+    return push_timings(L, seconds);
 }
 
 const luaL_Reg kClFunctions[] = {{"queue", trampoline<cl_queue>}, {"devices", trampoline<cl_devices>}, {nullptr, nullptr}};
@@ -952,6 +966,33 @@ const luaL_Reg kCFunctions[] = {{"executor", trampoline<c_executor>}, {nullptr, 
 }  // namespace
 
 int call_kernel(lua_State* L) { return call_kernel_body(L); }
+
+std::shared_ptr<CompiledKernel> build_call(lua_State* L, KernelHandle& h, backend::WorkerPool* workers) {
+    auto [c, exec] = read_call(L, h);
+    return compile(h, exec, call_dtypes(*h.kernel, c), workers);
+}
+
+TimedCall prepare_timed_call(lua_State* L, KernelHandle& h, int options) {
+    const TimingOptions o = read_timing_options(L, options);
+    PreparedCall call = prepare_call(L, h);
+    // The part that may run on a worker holds no kernel: the engine's (isl's) objects must be released on the
+    // Lua thread. It holds the call's memory, which it may be the last to release.
+    auto mem = std::make_shared<CallMemory>(std::move(call.mem));
+    return {[mem, build = call.built->build, launches = std::move(call.launches), o] {
+                return build.get().program->time(mem->buffers, launches, o.warmup, o.runs);
+            },
+            [mem] { copy_back_outputs(*mem); }};
+}
+
+int push_timings(lua_State* L, const std::vector<double>& seconds) {
+    lua_pushnumber(L, median(seconds));
+    lua_createtable(L, static_cast<int>(seconds.size()), 0);
+    for (std::size_t i = 0; i < seconds.size(); ++i) {
+        lua_pushnumber(L, seconds[i]);
+        lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
+    }
+    return 2;
+}
 
 std::shared_ptr<backend::Executor> check_executor_ptr(lua_State* L, int idx, const char* fname) {
     return live_executor(L, *static_cast<ExecutorHandle*>(check_udata(L, idx, kExecutorMeta, fname)), idx, fname);

@@ -500,10 +500,29 @@ bool okl_command(lua_State* L, int argc, char** argv) {
     return report(L, status) == LUA_OK;
 }
 
+// Where the Lua modules shipped with Loom (stdlib/loom/*.lua: require("loom.tune")) lie beside this executable:
+// in `stdlib/` next to it in a build tree (a link to the sources), in `../share/lua/5.4/` once installed.
+// Appended to package.path, so that LUA_PATH still comes first.
+void add_stdlib_path(lua_State* L) {
+    char dir[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", dir, sizeof dir - 1);
+    if (n <= 0) return;
+    dir[n] = '\0';
+    char* slash = std::strrchr(dir, '/');
+    if (!slash) return;
+    *slash = '\0';
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    lua_pushfstring(L, "%s;%s/stdlib/?.lua;%s/../share/lua/5.4/?.lua", lua_tostring(L, -1), dir, dir);
+    lua_setfield(L, -3, "path");
+    lua_pop(L, 2);
+}
+
 // The standard libraries, and require("loom") answered by the module linked into this executable (it wins
 // over any loom.so on package.cpath, so the executable and its engine always match).
 void open_libraries(lua_State* L) {
     luaL_openlibs(L);
+    add_stdlib_path(L);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
     lua_pushcfunction(L, luaopen_loom);
     lua_setfield(L, -2, "loom");

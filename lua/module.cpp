@@ -22,6 +22,7 @@ int open_module(lua_State* L) {
     register_auto_test_api(L, module_table);
     register_statistics_api(L, module_table);
     register_okl_api(L, module_table);
+    register_workers_api(L, module_table);
     lua_pushstring(L, LOOM_VERSION);
     lua_setfield(L, module_table, "VERSION");
     return 1;

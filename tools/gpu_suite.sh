@@ -2,7 +2,10 @@
 # Runs every Lua test and example on another machine's OpenCL device (a GPU), with the build made here.
 #   bash tools/gpu_suite.sh bundle          here: gpu-bundle/ = stripped build/loom + the shared libraries it needs
 #   bash tools/gpu_suite.sh run [PATTERN]   there: each script with LOOM_CL_DEVICE=PATTERN (default NVIDIA)
-# The machine needs an OpenCL ICD and a C compiler (for the C executor), not Lua, isl or libffi.
+#   bash tools/gpu_suite.sh recipes [PATTERN]  there: bench/recipes.lua beside PyTorch, then tune.search over
+#                                           recipes.gemm (docs/performance.md keeps the results)
+# The machine needs an OpenCL ICD and a C compiler (for the C executor), not Lua, isl or libffi; the recipes
+# also python3 with PyTorch.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +15,7 @@ case "${1:-}" in
     strip -o gpu-bundle/loom build/loom
     # Everything loom links that is not part of the C/C++ runtime or the OpenCL loader of the target machine.
     ldd build/loom | awk '/=> \//{print $3}' | grep -E 'libisl|libffi|liblua|libgmp' | xargs -I{} cp {} gpu-bundle/lib/
+    cp -r stdlib gpu-bundle/  # the executable finds require("loom.tune") beside itself
     du -sh gpu-bundle
     ;;
   run)
@@ -31,8 +35,15 @@ case "${1:-}" in
     echo "$failed failed"
     [ "$failed" -eq 0 ]
     ;;
+  recipes)
+    export LD_LIBRARY_PATH="$PWD/gpu-bundle/lib" LOOM_CL_DEVICE="${2:-NVIDIA}"
+    export LOOM_CACHE_DIR="${TMPDIR:-/tmp}/loom-gpu-cache"
+    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader || true
+    ./gpu-bundle/loom bench/recipes.lua opencl
+    ./gpu-bundle/loom bench/tune_gemm.lua opencl --n=4096 --jobs=8 --budget="${BUDGET:-48}"
+    ;;
   *)
-    echo "usage: bash tools/gpu_suite.sh bundle | run [PATTERN]" >&2
+    echo "usage: bash tools/gpu_suite.sh bundle | run [PATTERN] | recipes [PATTERN]" >&2
     exit 2
     ;;
 esac

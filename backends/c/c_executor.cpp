@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
-#include <unordered_map>
 
 #include "backends/cache.h"
 #include "backends/scalar_arg.h"
@@ -321,13 +320,11 @@ public:
 
     std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                    const std::vector<std::string>& options) override {
-        std::shared_ptr<Program>& program = programs_[memory_cache_key(source, kernels, options)];
-        if (!program) {
+        return programs_.find_or_build(memory_cache_key(source, kernels, options), [&]() -> std::shared_ptr<Program> {
             std::vector<std::string> command = command_;
             command.insert(command.end(), options.begin(), options.end());
-            program = std::make_shared<CProgram>(load_or_compile(source, command), kernels, threads_);
-        }
-        return program;
+            return std::make_shared<CProgram>(load_or_compile(source, command), kernels, threads_);
+        });
     }
 
     std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override { return std::make_shared<HostBuffer>(bytes); }
@@ -418,7 +415,7 @@ private:
 
     std::vector<std::string> command_;  // compiler and flags, without per-build options and files
     int threads_;
-    std::unordered_map<std::string, std::shared_ptr<Program>> programs_;
+    ProgramCache programs_;
 };
 
 }  // namespace

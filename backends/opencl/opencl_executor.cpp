@@ -10,7 +10,6 @@
 #include <map>
 #include <mutex>
 #include <type_traits>
-#include <unordered_map>
 
 #include "backends/cache.h"
 #include "backends/scalar_arg.h"
@@ -528,10 +527,9 @@ public:
 
     std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                    const std::vector<std::string>& options) override {
-        std::shared_ptr<Program>& program = programs_[memory_cache_key(source, kernels, options)];
-        if (!program)
-            program = std::make_shared<ClProgram>(device_, load_or_build(source, join(options, " ")), kernels);
-        return program;
+        return programs_.find_or_build(memory_cache_key(source, kernels, options), [&]() -> std::shared_ptr<Program> {
+            return std::make_shared<ClProgram>(device_, load_or_build(source, join(options, " ")), kernels);
+        });
     }
 
     std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
@@ -620,7 +618,7 @@ private:
     }
 
     std::shared_ptr<const Device> device_;
-    std::unordered_map<std::string, std::shared_ptr<Program>> programs_;
+    ProgramCache programs_;
 };
 
 }  // namespace

@@ -66,7 +66,7 @@ private:
     std::string print_unary(const ExprPtr& e, DType want, int& prec);
     std::string print_if(const ExprPtr& e, DType want, int& prec);
     std::string print_cast(const ExprPtr& e, int& prec);
-    std::string print_integer_sum(const ExprPtr& e, DType t, int& prec);
+    std::string print_integer_sum(const ExprPtr& e, DType t, int& prec, bool constant_last = false);
     std::string print_term(const ExprPtr& term, DType sum_type, int parent_prec, bool right_operand);
     std::string print_call(const ExprPtr& e, int& prec);
     std::string print_real_call(const ExprPtr& e, DType arg_type, int& prec);

@@ -63,6 +63,35 @@ std::vector<std::string> all_inames(const KernelData& k) {
     });
 }
 
+namespace {
+
+// Whether some loop priority names `outer` before `inner`.
+bool prioritized_before(const KernelData& k, const std::string& outer, const std::string& inner) {
+    return std::any_of(k.loop_priority.begin(), k.loop_priority.end(), [&](const std::vector<std::string>& prio) {
+        const auto o = std::find(prio.begin(), prio.end(), outer);
+        return o != prio.end() && std::find(std::next(o), prio.end(), inner) != prio.end();
+    });
+}
+
+}  // namespace
+
+std::vector<std::string> nesting_order(const KernelData& k, const std::vector<std::string>& inames) {
+    std::vector<std::string> rest;
+    for (const std::string& i : all_inames(k))
+        if (std::find(inames.begin(), inames.end(), i) != inames.end()) rest.push_back(i);
+    // Repeatedly the first iname no remaining one must go outside of; contradictory priorities take the first.
+    std::vector<std::string> out;
+    while (!rest.empty()) {
+        auto next = std::find_if(rest.begin(), rest.end(), [&](const std::string& i) {
+            return std::none_of(rest.begin(), rest.end(), [&](const std::string& o) { return prioritized_before(k, o, i); });
+        });
+        if (next == rest.end()) next = rest.begin();
+        out.push_back(*next);
+        rest.erase(next);
+    }
+    return out;
+}
+
 void check_index_value(const KernelData& k, std::int64_t v, const std::string& where, const std::string& what) {
     const DType t = k.options.index_dtype;
     user_assert(holds(t, v), "LoopyError", where, ": ", what, " ", v, " does not fit the kernel's index type ",

@@ -174,6 +174,11 @@ bool is_temporary(const KernelData& k, const std::string& name);
 Variable* find_variable(KernelData& k, const std::string& name);
 const Instruction* find_instruction(const KernelData& k, const std::string& id);
 std::vector<std::string> all_inames(const KernelData& k);
+/// `inames` in the order their loops nest where the dependencies leave a choice: an iname that a loop priority
+/// names before another goes outside it, the rest keep the kernel's iname order (all_inames). The linearizer
+/// nests ILP loops so, and privatized temporaries take their axes so, which keeps the innermost loop on the
+/// contiguous axis.
+std::vector<std::string> nesting_order(const KernelData& k, const std::vector<std::string>& inames);
 InameTag iname_tag(const KernelData& k, const std::string& iname);
 /// Replaces each expression of `insn` (assignees, right-hand side, predicates) by f of it.
 void rewrite_instruction(Instruction& insn, const std::function<ExprPtr(const ExprPtr&)>& f);

@@ -247,8 +247,8 @@ private:
     // The loops worth entering, in the order to try them. A loop is useful when some reachable instruction
     // runs inside it and needs no loop of a lower nesting rank first; its usefulness is the highest priority
     // of those instructions. Loop priorities come first (loopy's priority tiers, in which the first iname of
-    // a priority goes before the rest), then the other loops, ILP loops last; within a tier, the most useful
-    // loop first, then the kernel's iname order.
+    // a priority goes before the rest), then the other loops, ILP loops last (tiered alike); within a tier,
+    // the most useful loop first, then the kernel's iname order.
     std::vector<std::string> loops_to_try(const SearchState& s) const {
         std::map<std::string, int> usefulness;
         for (const Instruction* insn : s.pending) {
@@ -268,9 +268,10 @@ private:
         }
         std::vector<std::string> out;
         for (const auto& [i, u] : usefulness) out.push_back(i);
+        // ILP loops after all others, among themselves in the priorities' order too (which privatization
+        // gave their temporaries' axes).
         const auto tier = [&](const std::string& i) {
-            if (nesting_rank(i) == 3) return 1 << 20;
-            return priority_tier(i, usefulness);
+            return (nesting_rank(i) == 3 ? 1 << 20 : 0) + priority_tier(i, usefulness);
         };
         std::sort(out.begin(), out.end(), [&](const std::string& a, const std::string& b) {
             const int ta = tier(a), tb = tier(b);

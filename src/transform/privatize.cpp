@@ -64,6 +64,14 @@ void add_temporary_axes(KernelData& k, const std::string& name, const std::vecto
 
 namespace {
 
+// `inames` as the axes of a privatized temporary: in the order their loops nest (vec lanes innermost), so that
+// the innermost loop walks the contiguous last axis and its copies touch consecutive entries.
+std::vector<std::string> axis_order(const KernelData& k, const std::vector<std::string>& inames) {
+    std::vector<std::string> out = nesting_order(k, inames);
+    std::stable_partition(out.begin(), out.end(), [&](const std::string& i) { return !iname_tag(k, i).is_vec(); });
+    return out;
+}
+
 // The privatizing inames each temporary needs: those its writers run in but do not index it by. Writers
 // that need different ones are an error, as in loopy.
 std::map<std::string, std::vector<std::string>> axes_needed(const KernelData& k, const std::set<std::string>& inames,
@@ -78,6 +86,7 @@ std::map<std::string, std::vector<std::string>> axes_needed(const KernelData& k,
             for (const std::string& i : insn.within_inames)
                 if (inames.count(i) && std::find(indexed.begin(), indexed.end(), i) == indexed.end()) needed.push_back(i);
             if (needed.empty()) continue;
+            needed = axis_order(k, needed);
             const auto it = out.emplace(v->name, needed).first;
             user_assert(it->second == needed, "LoopyError", "instruction '", insn.id,
                         "' requires adding indices for privatizing var '", v->name, "' on iname(s) '",

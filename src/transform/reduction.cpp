@@ -113,12 +113,24 @@ Instruction assignment_like(const Instruction& like, std::string id, ExprPtr lhs
     return insn;
 }
 
+// The global barriers `like` waits for. An initialization waits for them too: else it may run in the device
+// kernel before one, and its accumulator would have to live across the barrier (a MissingDefinitionError).
+std::set<std::string> global_barriers_before(const KernelData& k, const Instruction& like) {
+    std::set<std::string> out;
+    for (const std::string& dep : like.depends_on)
+        if (const Instruction* d = find_instruction(k, dep); d && d->kind == InsnKind::Barrier && d->barrier_kind == "global")
+            out.insert(dep);
+    return out;
+}
+
 // An accumulator's initialization: in the loops given, under those of `like`'s predicates that read no
 // temporary or array, as in loopy. Such a read may come before the variable is set where the initialization
-// runs (it depends on nothing); an accumulator set to the neutral element where it is not used does no harm.
+// runs (it depends on no instruction but global barriers); an accumulator set to the neutral element where it
+// is not used does no harm.
 Instruction accumulator_init(const KernelData& k, const Instruction& like, std::string id, ExprPtr acc,
                              ExprPtr neutral, std::set<std::string> within) {
-    Instruction init = assignment_like(like, std::move(id), std::move(acc), std::move(neutral), std::move(within), {});
+    Instruction init = assignment_like(like, std::move(id), std::move(acc), std::move(neutral), std::move(within),
+                                       global_barriers_before(k, like));
     const auto reads_data = [&](const ExprPtr& p) {
         const std::vector<std::string> names = referenced_names(p);
         return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
@@ -421,7 +433,7 @@ private:
         for (const Lane& lane : lanes) {
             // Not under the instruction's predicates: every element must hold the neutral one, as in loopy.
             Instruction init = assignment_like(insn, names_(base + "_init"), element(tree, lane.acc, var(all)),
-                                               lane.neutral, within, {});
+                                               lane.neutral, within, global_barriers_before(typed_, insn));
             init.predicates.clear();
             transfer_deps.insert(init.id);
             made.push_back(std::move(init));

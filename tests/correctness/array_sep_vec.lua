@@ -24,7 +24,7 @@ do
   knl = lp.tag_inames(knl, { k = "vec" })
   check_code(knl, { "__global float4 const *__restrict__ a", "__global float4 *__restrict__ out",
     "out[i] = 2.0f * a[i] + b[i] + -1.0f;" }, { ".s" })
-  check_code(with_target(knl, "c"), { "out[3 + 4 * i] = 2.0f * a[3 + 4 * i] + b[3 + 4 * i] + -1.0f;" }, { "float4" })
+  check_code(with_target(knl, "c"), { "out[4 * i + 3] = 2.0f * a[4 * i + 3] + b[4 * i + 3] + -1.0f;" }, { "float4" })
   h.on_each_executor(function(exec, name)
     for _, n in ipairs(SIZES) do
       local a, b = lp.rand({ n, 4 }, "float32", 1), lp.rand({ n, 4 }, "float32", 2)
@@ -44,7 +44,7 @@ do
     ]], { lp.GlobalArg("a,out", "float32", { shape = "n, 3", dim_tags = "c,vec" }), "..." })
   check_code(knl, { "__global float3 const *__restrict__ a", "out[i].s0 = a[i].s1 * a[i].s2;",
     "out[i].s1 = a[i].s0 + 3.0f;" })
-  check_code(with_target(knl, "c"), { "out[4 * i] = a[1 + 4 * i] * a[2 + 4 * i];" })
+  check_code(with_target(knl, "c"), { "out[4 * i] = a[4 * i + 1] * a[4 * i + 2];" })
   h.on_each_executor(function(exec, name)
     for _, n in ipairs(SIZES) do
       local a = lp.rand({ n, 3 }, "float32", 3)
@@ -308,7 +308,7 @@ do
   base = lp.tag_inames(base, { k = "vec" })
   local ilp = lp.split_iname(base, "i", 2, { inner_tag = "ilp" })
   check_code(ilp, { "float4 t[2];", "t[1] = 2.0f * a[1 + 2 * i_outer];", "out[1 + 2 * i_outer] = t[1] + a[1 + 2 * i_outer];" })
-  check_code(with_target(ilp, "c"), { "float t[2 * 4];", "t[7] = 2.0f * a[7 + 8 * i_outer];" })
+  check_code(with_target(ilp, "c"), { "float t[2 * 4];", "t[7] = 2.0f * a[8 * i_outer + 7];" })
   local slab = lp.split_iname(base, "i", 4, { slabs = { 0, 1 } })
   check_code(slab, { "/* bulk slab for 'i_outer' */", "/* final slab for 'i_outer' */", "float4 t;",
     "t = 2.0f * a[4 * i_outer + i_inner];" })

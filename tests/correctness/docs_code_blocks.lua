@@ -15,7 +15,7 @@ local function blocks_of(path)
 end
 
 local ran = 0
-for _, doc in ipairs({ "tutorial.md", "atomics.md", "loop_tags.md", "data.md", "statistics.md", "okl.md" }) do
+for _, doc in ipairs({ "tutorial.md", "atomics.md", "loop_tags.md", "data.md", "statistics.md", "okl.md", "tune.md" }) do
   local path = root .. "/docs/" .. doc
   local blocks = blocks_of(path)
   -- Quiet: what the blocks print is the documentation's business, not the test log's.

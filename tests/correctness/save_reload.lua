@@ -217,4 +217,20 @@ do
   end
 end
 
+-- Reductions after a global barrier: their accumulators start after the barrier, in the device kernel that
+-- uses them (they were initialized before it, and would have had to live across it), sequential and over a
+-- local axis alike.
+for _, tag in ipairs {"for", "l.0"} do
+  local knl = lp.make_kernel({"{[g,l,r]: 0<=g<4 and 0<=l<4 and 0<=r<2}", "{[q,u]: 0<=q<2 and 0<=u<2}"}, {
+    "part[g] = sum(l, sum(r, a[8*g + 4*r + l])) {id=partial}",
+    "... gbarrier {id=bar, dep=partial}",
+    "s[0] = sum(q, sum(u, part[2*u + q])) {dep=bar}",
+  }, {lp.GlobalArg("a", "float32", {shape = "32"}), lp.GlobalArg("s", "float32", {shape = "1"}),
+      lp.TemporaryVariable("part", "float32", {shape = "4", address_space = "global"})})
+  knl = lp.tag_inames(knl, {g = "g.0", l = "l.0", q = tag})
+  for _, ex in ipairs(executors) do
+    h.check_equal(knl(ex, {a = lp.arange(32, "float32")}):get(0), 496.0, "sum after a global barrier, q:" .. tag)
+  end
+end
+
 print("save_reload: ok")
