@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Long fuzz runs on another machine (many cores, no isl), with the fuzz build made here (docs/reliability.md).
-#   bash tools/fuzz_lent.sh bundle                 here: fuzz-bundle/ = the three targets, isl and gmp, seeds, corpus
+#   bash tools/fuzz_lent.sh bundle                 here: fuzz-bundle/ = the four targets, isl and gmp, seeds, corpus
 #   bash tools/fuzz_lent.sh run SECONDS JOBS OUT   there: each target in libFuzzer's fork mode with JOBS workers
-#                                                  for SECONDS, going on past crashes and slow inputs; OUT gets
-#                                                  each target's log and the inputs that crashed or were slow
+#                                                  for SECONDS, going on past crashes and slow inputs
+# JOBS_domain, JOBS_instructions, JOBS_pipeline, JOBS_okl override JOBS for one target (0 leaves it out), so
+# that the cores go where the executions are missing: JOBS_pipeline=10 JOBS_okl=6 bash tools/fuzz_lent.sh ...
+# OUT gets few files (the lent machine returns at most eight): OUT/TARGET/log for each target run,
+# OUT/findings.tgz (TARGET/crash-*, timeout-*, oom-*, leak-*: replay them with build-fuzz/fuzz/fuzz_TARGET) and
+# OUT/corpus.tgz (each target's corpus as the run left it: unpack into build-fuzz/fuzz/corpus to go on from it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,27 +23,37 @@ case "${1:-}" in
       cp -r "build-fuzz/fuzz/corpus/$t/." "fuzz-bundle/corpus/$t/" 2>/dev/null
     done
     ldd build-fuzz/fuzz/fuzz_pipeline | awk '/=> \//{print $3}' | grep -E 'libisl|libgmp' | xargs -I{} cp {} fuzz-bundle/lib/
+    git rev-parse HEAD > fuzz-bundle/commit
     du -sh fuzz-bundle
     ;;
   run)
     seconds=${2:?seconds} jobs=${3:?jobs} out=${4:?output folder}
     export LD_LIBRARY_PATH="$PWD/fuzz-bundle/lib" ASAN_OPTIONS=detect_leaks=1
+    work=$(mktemp -d)
+    ran=() && declare -A workers
     for t in "${targets[@]}"; do
-      mkdir -p "$out/$t"
+      var="JOBS_$t" && n=${!var:-$jobs}
+      [ "$n" -gt 0 ] || continue
+      ran+=("$t") && workers[$t]=$n
+      mkdir -p "$work/findings/$t" "$work/corpus/$t" "$out/$t"
+      cp -r "fuzz-bundle/corpus/$t/." "$work/corpus/$t/"
       # -detect_leaks=0 per input, as in CI (isl keeps memory between calls); -timeout=10: an input slower than
       # 10 s is kept as a finding, not one over CI's 1 s, which a loaded machine reaches by chance.
-      ./fuzz-bundle/fuzz_$t -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
-        -max_total_time="$seconds" -timeout=10 -detect_leaks=0 -artifact_prefix="$out/$t/" \
-        "fuzz-bundle/corpus/$t" > "$out/$t/log" 2>&1 &
+      ./fuzz-bundle/fuzz_$t -fork="$n" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+        -max_total_time="$seconds" -timeout=10 -detect_leaks=0 -artifact_prefix="$work/findings/$t/" \
+        "$work/corpus/$t" > "$out/$t/log" 2>&1 &
     done
     wait
-    for t in "${targets[@]}"; do
-      echo "== $t: $(grep -E '^#[0-9]+' "$out/$t/log" | tail -1)"
-      ls "$out/$t" | grep -v '^log$' | sed 's/^/   finding: /'
+    for t in "${ran[@]}"; do
+      echo "== $t (${workers[$t]} workers): $(grep -E '^#[0-9]+' "$out/$t/log" | tail -1)"
+      ls "$work/findings/$t" | sed 's/^/   finding: /'
     done
+    tar czf "$out/findings.tgz" -C "$work" findings
+    tar czf "$out/corpus.tgz" -C "$work" corpus
+    rm -rf "$work"
     ;;
   *)
-    echo "usage: bash tools/fuzz_lent.sh bundle | run SECONDS JOBS OUT" >&2
+    echo "usage: bash tools/fuzz_lent.sh bundle | [JOBS_TARGET=N ...] bash tools/fuzz_lent.sh run SECONDS JOBS OUT" >&2
     exit 2
     ;;
 esac

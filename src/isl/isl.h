@@ -22,8 +22,15 @@ isl::ctx ctx();
 template <class F>
 auto guard(const std::string& kind, const std::string& what, F&& f) -> decltype(f());
 
+/// The most pieces (isl basic sets) a domain, or a product of domains, may have: each `!=` or `or` can double
+/// them, and every product, projection and AST of the kernel slows down with them (loopy's domains are
+/// single pieces).
+constexpr int kMaxDomainPieces = 64;
+
 /// Parses a domain in isl syntax, declaring as parameters the identifiers it uses that are neither set
-/// dimensions nor bound by `exists` (loopy finds parameters automatically). ParseError on bad syntax.
+/// dimensions nor bound by `exists` (loopy finds parameters automatically). ParseError on bad syntax;
+/// LoopyError for a domain isl cannot read within a bounded number of operations, or of more than
+/// kMaxDomainPieces pieces.
 isl::set parse_domain(const std::string& text);
 /// Each iname of `looped` that is a dimension of `s` (parsed from `text`) has a lower and an upper bound:
 /// a loop over an unbounded one would not end, and isl's AST generator cannot write it. Inames no instruction

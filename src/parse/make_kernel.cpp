@@ -521,10 +521,12 @@ void set_default_strides(Variable& v) {
     }
     if (v.no_shape) {
         // Its storage is indexed directly: at most one layout tag, for that one contiguous axis, which says
-        // nothing more (and is dropped: no axes to lay out).
-        const bool contiguous = v.dim_tags.empty() ||
-            (v.dim_tags.size() == 1 && (v.dim_tags[0].kind != DimTag::Kind::Stride ||
-                                        (v.dim_tags[0].stride->kind == ExprKind::IntLit && v.dim_tags[0].stride->ival == 1)));
+        // nothing more (and is dropped: no axes to lay out). `sep` and `vec` need an extent it does not have.
+        const auto layout_only = [](const DimTag& t) {
+            if (t.kind == DimTag::Kind::Sep || t.kind == DimTag::Kind::Vec) return false;
+            return t.kind != DimTag::Kind::Stride || (t.stride->kind == ExprKind::IntLit && t.stride->ival == 1);
+        };
+        const bool contiguous = v.dim_tags.empty() || (v.dim_tags.size() == 1 && layout_only(v.dim_tags[0]));
         user_assert(contiguous, "LoopyError", "array '", v.name,
                     "' has no shape (lp.none): its storage is indexed directly, so it takes no layout but one contiguous axis");
         v.dim_tags.clear();

@@ -1,6 +1,6 @@
-#include "ir/layout.h"
 #include "parse/array_decls.h"
 #include "parse/dim_tags.h"
+#include "parse/make_kernel.h"
 #include "support/error.h"
 #include "support/strings.h"
 #include "transform/transforms.h"
@@ -19,11 +19,13 @@ Kernel tag_array_axes(const Kernel& kernel, const std::vector<std::string>& name
         v->dim_tags = parse_dim_tags(dim_tags, name);
     }
     add_stride_args(k);
+    // The strides follow from the new tags by the rules of a declaration: an array without a shape (lp.none)
+    // takes fixed strides (its axes) or one contiguous axis, not tags whose strides need its extents.
     for (const std::string& name : names) {
         Variable* v = find_variable(k, name);
         v->strides.clear();
         v->stride_levels.clear();
-        compute_layout(*v);
+        set_default_strides(*v);
     }
     return Kernel(std::move(k));
 }

@@ -37,6 +37,31 @@ h.expect_error("LoopyError", { "index '0.5*i' of 'a[0.5*i]' is a float", "array 
 h.expect_error("LoopyError", { "the linear subscript 'a[[i]]'", "sep or vec axes" }, lp.generate_code,
   lp.make_kernel("{ [i]: 0<=i<4 }", "out[i] = a[[i]]", { lp.GlobalArg("a", "float32", { shape = "2, 4", dim_tags = "sep,c" }), "..." }))
 
+-- So do its dim tags, given to tag_array_axes as in a declaration (found by fuzz_pipeline on the lent machine:
+-- `c` or `f` on an array without a shape computed strides from the extents it lacks, a crash): one contiguous
+-- axis, or fixed strides; `sep` and `vec` need an extent (a declaration dropped them silently before).
+h.expect_error("LoopyError", { "array 'a' has no shape (lp.none)", "one contiguous axis" }, lp.make_kernel, DOMAIN,
+  "out[i] = a[i]", { lp.GlobalArg("a", "float32", { shape = lp.none, dim_tags = "sep" }), "..." })
+for _, tags in ipairs({ "c,c", "sep", "vec" }) do
+  h.expect_error("LoopyError", { "array 'a' has no shape (lp.none)", "one contiguous axis" }, lp.tag_array_axes,
+    lp.make_kernel(DOMAIN, "out[i] = 2*a[i]", no_shape), "a", tags)
+end
+for _, case in ipairs({ { "c", "a[i]" }, { "f", "a[i]" }, { "stride:2", "a[2 * i]" } }) do
+  local tagged = lp.tag_array_axes(lp.make_kernel(DOMAIN, "out[i] = 2*a[i]", no_shape), "a", case[1])
+  h.check_contains(lp.generate_code(tagged), "out[i] = 2.0f * " .. case[2])
+end
+-- lp.auto finds no shape for an index isl cannot follow (the fuzzer's kernel).
+local divided = lp.tag_array_axes(lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<16 }", "out[i // m] = a[i]"),
+  { a = "float32", m = "int32" }), "out", "f")
+h.check_contains(lp.generate_code(divided), "out[loopy_floor_div_int32(i, m)] = a[i];")
+local twice = lp.tag_array_axes(lp.make_kernel(DOMAIN, "out[i] = 2*a[i]",
+  { lp.GlobalArg("a", "float32", { shape = lp.none }), lp.GlobalArg("out", "float32", { shape = "n" }), "..." }), "a", "c")
+local data = lp.rand(8, "float32", 1)
+h.on_each_executor(function(exec, name)
+  h.check_array(twice(exec, { a = data, n = 8 }), function(i) return 2 * data:get(i) end,
+    name .. ": array without a shape, tagged c")
+end)
+
 -- Transformations that need the axes of an array refuse one without them.
 h.expect_error("LoopyError", { "add_prefetch: 'a' has no shape (lp.none)" }, lp.add_prefetch,
   lp.make_kernel(DOMAIN, "out[i] = a[i]", no_shape), "a", "i")

@@ -44,6 +44,32 @@ h.expect_error("LoopyError", "the integer 2222222222222222222222222222 does not 
 h.expect_error("LoopyError", "the integer 99999999999999999999 does not fit in 64 bits", lp.make_kernel,
   "{ [i]: 0<=i<99999999999999999999 }", "out[i] = 1")
 h.check_equal(lp.make_kernel("[n] -> { [i]: 0<=i<n }", "out[i] = 1").args[2].shape[1], "n", "a domain with parameters")
+-- Found by fuzz/fuzz_domain on the lent machine (third run): digits that end a name are no literal, so that
+-- `z1^99999999999990999999` is the power of the name z1 (isl built its polynomial: gigabytes), not of 1.
+h.expect_error("ParseError", { "the power '^' of a name is not affine", "(line 1, column 15)" }, lp.make_kernel,
+  "{ [i]: 0<=i<z1^99999999999990999999 }", "out[i] = 1")
+-- Same run: isl's reader makes each `!=` a disjunction (and `a, b != c, d` compares every pair), so that the
+-- pieces of a domain double with each; `0<=x0,...,x13 != i,j,k<n` took minutes and gigabytes. The reading
+-- gets 100000 isl operations, and a domain at most 64 pieces.
+h.expect_error("LoopyError", { "domain '{ [i,j,c]: 0<=x0,x1,x2,x3 != i,j,k<n }' is too complex",
+  "within 100000 operations" }, lp.make_kernel, "{ [i,j,c]: 0<=x0,x1,x2,x3 != i,j,k<n }", "out[i,j,c] = 1")
+-- Out of operations, isl's reader may go on to report a syntax error of its own: the domain is as complex.
+h.expect_error("LoopyError", "domain '{ [i]: 0<=i<n and x0,x1 != y0,y1,y2,y3,y4 }' is too complex", lp.make_kernel,
+  "{ [i]: 0<=i<n and x0,x1 != y0,y1,y2,y3,y4 }", "out[i] = 1")
+h.expect_error("LoopyError", { "is a union of 128 pieces (isl basic sets); at most 64" }, lp.make_kernel,
+  "{ [i]: 0<=i<n and x != y0,y1,y2,y3,y4,y5,y6 }", "out[i] = 1")
+h.check_contains(lp.generate_code(lp.make_kernel("{ [i]: 0<=i<n and x != y0,y1,y2,y3,y4,y5 }", "out[i] = 1",
+  { lp.GlobalArg("out", "int32", { shape = "n" }), "..." })), "out[i] = 1")
+-- The pieces of a product of domains multiply: 9 by 9 is too many, 9 by 1 is not.
+local odd = "and i != 1 and i != 3 and i != 5 and i != 7 and i != 9 and i != 11 and i != 13 and i != 15"
+h.expect_error("LoopyError", { "the domains of inames 'i' and 'j' together are a union of 81 pieces" },
+  lp.make_kernel, { "{ [i]: 0<=i<20 " .. odd .. " }", "{ [j]: 0<=j<20 " .. odd:gsub("i", "j") .. " }" }, "out[i, j] = 1")
+local holes = lp.make_kernel({ "{ [i]: 0<=i<20 " .. odd .. " }", "{ [j]: 0<=j<3 }" }, "out[i, j] = i + j",
+  { lp.GlobalArg("out", "int32", { shape = "20, 3" }) })
+h.on_each_executor(function(exec, name)
+  local out = holes(exec, { out = lp.zeros({ 20, 3 }, "int32") })
+  h.check_array(out, function(i, j) return (i % 2 == 1 and i < 16) and 0 or i + j end, name .. " domain with holes")
+end)
 
 -- The second domain of a forest is the culprit.
 h.expect_error("ParseError", "'{ [j]: 0<=j<'", lp.make_kernel, { "{ [i]: 0<=i<n }", "{ [j]: 0<=j<" }, "out[i] = a[i]")
