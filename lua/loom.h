@@ -9,6 +9,10 @@
 /* Forward-declared so that this header does not choose between <lua.h> and <lua.hpp> for the host. */
 typedef struct lua_State lua_State;
 
+/* The entry points libloom and loom.so export: the engine is built with hidden symbols, so that nothing else of
+ * it can clash with a host's own symbols. */
+#define LOOM_API __attribute__((visibility("default")))
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -18,7 +22,7 @@ extern "C" {
  * package.preload["loom"] so that scripts load it with require("loom"). Every failure inside the module
  * surfaces as a Lua error object ({kind=, message=, line=, column=}) that the host can catch with lua_pcall;
  * no C++ exception ever reaches the host. */
-int luaopen_loom(lua_State* L);
+LOOM_API int luaopen_loom(lua_State* L);
 
 /* Restricts, for good, what the scripts of L may hand to compilers, as a state running untrusted scripts needs
  * (a sandboxed state does it): every flag of lp.c.executor's `cflags` and of a kernel's `build_options` must be on
@@ -26,7 +30,7 @@ int luaopen_loom(lua_State* L);
  * file, a directory or a program, loading a plugin or defining a macro: not -wrapper, -B, -fplugin, @file, -o,
  * -I, -D), and lp.c.executor's `cc` must be cc, gcc or clang. Anything else is an ArgumentError. Scripts can
  * do the same with lp.restrict_compiler_flags(); nothing undoes it. Call it after luaopen_loom. */
-void loom_restrict_compiler_flags(lua_State* L);
+LOOM_API void loom_restrict_compiler_flags(lua_State* L);
 
 /* What keeps a host's buffer alive while Lua uses it: the host embeds a loom_owner as the first member of its own
  * struct (or points one at its own data) and frees what it must in `release`, which Loom calls exactly once. */
@@ -42,7 +46,7 @@ struct loom_owner {
  * state) is released exactly once: when Lua has collected the array and every view of it, or at once when the call
  * fails. Returns 1 with the array on the stack; on a bad argument (unknown dtype, negative extent or stride, NULL
  * data for a non-empty array) returns 0 with a Loom error object (kind "ArgumentError") on the stack instead. */
-int loom_push_array(lua_State* L, void* data, const char* dtype, int ndim, const int64_t* shape,
+LOOM_API int loom_push_array(lua_State* L, void* data, const char* dtype, int ndim, const int64_t* shape,
                     const int64_t* strides, loom_owner* owner);
 
 /* The host's view of a Loom array: its memory and layout (strides in elements). The pointers stay valid as long
@@ -57,7 +61,7 @@ typedef struct loom_array_view {
 
 /* Fills `view` and returns 1 when the value at `idx` is a Loom host array (made by lp.*, a kernel call, a view or
  * loom_push_array); returns 0, leaving `view` alone, for any other value. */
-int loom_check_array(lua_State* L, int idx, loom_array_view* view);
+LOOM_API int loom_check_array(lua_State* L, int idx, loom_array_view* view);
 
 #ifdef __cplusplus
 }

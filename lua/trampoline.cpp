@@ -6,19 +6,39 @@ namespace loom::lua {
 
 namespace {
 
+// `where` first, as Lua's own errors carry their position: "chunk:line: KIND: message".
 int error_tostring(lua_State* L) {
     luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "where");
+    if (!lua_isstring(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "");
+    }
     lua_getfield(L, 1, "kind");
     lua_pushstring(L, ": ");
     lua_getfield(L, 1, "message");
-    lua_concat(L, 3);
+    lua_concat(L, 4);
     return 1;
+}
+
+// The position and the stack of the raise, recorded while the failing call is still on the stack: a stock
+// lua5.4 shows the position of an uncaught error through __tostring, and a host that catches it without a
+// message handler still has the traceback. `where` is the Lua function that made the call (level 1; level 0 is
+// the bound function), absent when that is no Lua function, as in pcall(lp.make_kernel, ...).
+void set_position(lua_State* L) {
+    luaL_where(L, 1);
+    if (lua_rawlen(L, -1) > 0)
+        lua_setfield(L, -2, "where");
+    else
+        lua_pop(L, 1);
+    luaL_traceback(L, L, nullptr, 0);
+    lua_setfield(L, -2, "traceback");
 }
 
 }  // namespace
 
 void push_error(lua_State* L, const std::string& kind, const std::string& message, int line, int column) {
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 6);
     lua_pushlstring(L, kind.data(), kind.size());
     lua_setfield(L, -2, "kind");
     lua_pushlstring(L, message.data(), message.size());
@@ -29,6 +49,7 @@ void push_error(lua_State* L, const std::string& kind, const std::string& messag
         lua_pushinteger(L, column);
         lua_setfield(L, -2, "column");
     }
+    set_position(L);
     if (luaL_newmetatable(L, "loom.Error")) {
         lua_pushcfunction(L, error_tostring);
         lua_setfield(L, -2, "__tostring");
