@@ -4,6 +4,7 @@
 #ifndef LOOM_H
 #define LOOM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Forward-declared so that this header does not choose between <lua.h> and <lua.hpp> for the host. */
@@ -62,6 +63,53 @@ typedef struct loom_array_view {
 /* Fills `view` and returns 1 when the value at `idx` is a Loom host array (made by lp.*, a kernel call, a view or
  * loom_push_array); returns 0, leaving `view` alone, for any other value. */
 LOOM_API int loom_check_array(lua_State* L, int idx, loom_array_view* view);
+
+/* What a sandboxed state may use. A zero field means no limit (NULL: Loom's default). */
+typedef struct loom_limits {
+    /* Bytes the state may hold: Lua's heap plus what Loom allocates for it (host arrays, device buffers, compiled
+     * kernels). Lua's own allocations fail past it as out of memory (LUA_ERRMEM); a Loom function fails with a
+     * MemoryError (the values it returns may take the state up to half the cap past it before it does). */
+    size_t memory;
+    /* Lua VM instructions per loom_sandbox_pcall; past it, a LimitError. */
+    uint64_t instructions;
+    /* Wall-clock seconds per loom_sandbox_pcall, building kernels included (the compiler is stopped); past it, a
+     * LimitError. Code running in C (a kernel, a pattern match) is not interrupted: the deadline takes effect when
+     * it returns. */
+    double seconds;
+    /* The directory kernels are built and cached in: the only one a sandboxed state writes to. NULL: Loom's default
+     * cache directory (LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else ~/.cache/loom) as it is now. */
+    const char* cache_dir;
+    /* A NULL-terminated list of the compiler flags scripts may pass (lp.c.executor's cflags, a kernel's
+     * build_options), exactly. NULL: Loom's allow-list (see loom_restrict_compiler_flags). */
+    const char* const* compiler_flags;
+} loom_limits;
+
+/* A new Lua state for untrusted scripts, under `limits` (NULL: none but the restrictions below). It has only the
+ * safe standard libraries: base without dofile and loadfile, load of text chunks only, setmetatable without __gc
+ * (finalizers run outside every limit), getmetatable that hides Loom's metatables, require of package.preload
+ * alone (no file, no C module), coroutine without close (wrap does not close either: __close metamethods could
+ * run outside the limits), string without dump, table, math, utf8, and os.clock and os.time; `loom` is loaded
+ * (require("loom")), with its
+ * compilers restricted as `compiler_flags` says, and what would reach outside the state refused with a
+ * SandboxError: writing files (show_dependency_graph with a path), reading them (load_okl), and process-wide
+ * settings (set_caching_enabled, set_warnings). Returns NULL when out of memory or when `memory` is too small to
+ * open the libraries. Close it with loom_sandbox_close. */
+LOOM_API lua_State* loom_sandbox_new(const loom_limits* limits);
+
+/* lua_pcall under the sandbox's instruction budget and deadline, which start anew with each call (a call made
+ * while another runs shares that one's). Exceeding a limit is an error like any other: a Loom error object
+ * {kind = "LimitError", message = ...} (or LUA_ERRMEM for Lua's memory), after which the state is usable again.
+ * Run untrusted code only through it: plain lua_pcall applies the memory cap alone. The calling thread needs 64
+ * MiB of stack left (Loom's expression trees are deep), otherwise the call fails with a LimitError. On a state
+ * that is no sandbox it is lua_pcall. */
+LOOM_API int loom_sandbox_pcall(lua_State* L, int nargs, int nresults, int msgh);
+
+/* The bytes a sandboxed state holds now against its memory cap: Lua's heap and what Loom allocated for it. 0 for a
+ * state that is no sandbox. */
+LOOM_API size_t loom_sandbox_memory(lua_State* L);
+
+/* Closes a state made by loom_sandbox_new (lua_close, then what the sandbox itself holds). */
+LOOM_API void loom_sandbox_close(lua_State* L);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include "lua/sandbox.h"
+
 namespace loom::lua {
 
 namespace {
@@ -37,7 +39,7 @@ void set_position(lua_State* L) {
 
 }  // namespace
 
-void push_error(lua_State* L, const std::string& kind, const std::string& message, int line, int column) {
+void push_error(lua_State* L, std::string_view kind, std::string_view message, int line, int column) {
     lua_createtable(L, 0, 6);
     lua_pushlstring(L, kind.data(), kind.size());
     lua_setfield(L, -2, "kind");
@@ -60,10 +62,14 @@ void push_error(lua_State* L, const std::string& kind, const std::string& messag
 int guarded_call(lua_State* L, lua_CFunction body) {
     // Error details are copied out of the exception so that nothing of the catch scope is alive when the
     // caller raises.
+    const BoundCall call(L);
     std::string kind, message;
     int line = 0, column = 0;
     try {
-        return body(L);
+        const int results = body(L);
+        if (!call.over_cap()) return results;
+        kind = "MemoryError";
+        message = call.cap_message();
     } catch (const LuaRaised& raised) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, raised.ref);
         luaL_unref(L, LUA_REGISTRYINDEX, raised.ref);
