@@ -104,6 +104,10 @@ LOOM_API lua_State* loom_sandbox_new(const loom_limits* limits);
  * that is no sandbox it is lua_pcall. */
 LOOM_API int loom_sandbox_pcall(lua_State* L, int nargs, int nresults, int msgh);
 
+/* Sets the instruction budget and the deadline of the next runs, as loom_limits' `instructions` and `seconds` do
+ * (a host may give loading a script more than each frame's call). Ignored on a state that is no sandbox. */
+LOOM_API void loom_sandbox_set_budget(lua_State* L, uint64_t instructions, double seconds);
+
 /* The bytes a sandboxed state holds now against its memory cap: Lua's heap and what Loom allocated for it. 0 for a
  * state that is no sandbox. */
 LOOM_API size_t loom_sandbox_memory(lua_State* L);

@@ -26,7 +26,7 @@ struct Sandbox {
     std::uint64_t instructions = 0;  // the budget of a run; 0: none
     std::int64_t instructions_left = 0;
     double seconds = 0;              // the length of a run; 0: no deadline
-    int hook_interval = 0;           // instructions between two calls of the count hook; 0: no hook
+    int hook_interval = 1000;        // instructions between two calls of the count hook
     bool running = false;            // inside loom_sandbox_pcall: the budget and the deadline apply
     bool exhausted = false;          // the run is past a limit: the count hook raises at every instruction
     int bound_calls = 0;             // Loom functions running now (BoundCall)
@@ -285,15 +285,20 @@ int refuse_small_stack(lua_State* L) {
     return raise_error(L, "LimitError", "loom_sandbox_pcall needs a thread with 64 MiB of stack left");
 }
 
+// The hook fires at least every 1000 instructions: a budget is then exceeded by less than that, and the clock is
+// read rarely enough not to cost.
+void set_budget(Sandbox& s, std::uint64_t instructions, double seconds) {
+    s.instructions = instructions;
+    s.seconds = seconds;
+    s.limits.seconds = seconds;
+    s.hook_interval = static_cast<int>(instructions > 0 && instructions < 1000 ? instructions : 1000);
+}
+
 std::unique_ptr<Sandbox> make_sandbox(const loom_limits& l) {
     auto s = std::make_unique<Sandbox>();
     s->limits.memory = std::make_shared<MemoryAccount>(l.memory);
     s->limits.cache_dir = l.cache_dir ? l.cache_dir : backend::cache_dir();
-    s->limits.seconds = l.seconds;
-    s->instructions = l.instructions;
-    s->seconds = l.seconds;
-    if (l.instructions > 0 || l.seconds > 0)
-        s->hook_interval = static_cast<int>(l.instructions > 0 && l.instructions < 1000 ? l.instructions : 1000);
+    set_budget(*s, l.instructions, l.seconds);
     return s;
 }
 
@@ -340,7 +345,8 @@ extern "C" lua_State* loom_sandbox_new(const loom_limits* limits) {
         lua_close(L);
         return nullptr;
     }
-    if (s->hook_interval > 0) lua_sethook(L, loom::lua::count_hook, LUA_MASKCOUNT, s->hook_interval);
+    // Always: coroutines take their hook from the thread that makes them, and a budget may be set later.
+    lua_sethook(L, loom::lua::count_hook, LUA_MASKCOUNT, s->hook_interval);
     s.release();  // loom_sandbox_close deletes it, after the state
     return L;
 }
@@ -364,6 +370,13 @@ extern "C" int loom_sandbox_pcall(lua_State* L, int nargs, int nresults, int msg
     s->running = false;
     s->limits.deadline.reset();
     return status;
+}
+
+extern "C" void loom_sandbox_set_budget(lua_State* L, uint64_t instructions, double seconds) {
+    if (Sandbox* s = loom::lua::sandbox_of(L)) {
+        loom::lua::set_budget(*s, instructions, seconds);
+        lua_sethook(L, loom::lua::count_hook, LUA_MASKCOUNT, s->hook_interval);
+    }
 }
 
 extern "C" size_t loom_sandbox_memory(lua_State* L) {
