@@ -11,6 +11,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <utility>
 
 #include "backends/runtime.h"
 #include "lua/binding.h"
@@ -30,6 +31,7 @@ struct Sandbox {
     bool running = false;            // inside loom_sandbox_pcall: the budget and the deadline apply
     bool exhausted = false;          // the run is past a limit: the count hook raises at every instruction
     int bound_calls = 0;             // Loom functions running now (BoundCall)
+    lua_State* thread = nullptr;     // the coroutine the innermost of them runs on, whose garbage reclaim collects
 };
 
 namespace {
@@ -297,6 +299,7 @@ void set_budget(Sandbox& s, std::uint64_t instructions, double seconds) {
 std::unique_ptr<Sandbox> make_sandbox(const loom_limits& l) {
     auto s = std::make_unique<Sandbox>();
     s->limits.memory = std::make_shared<MemoryAccount>(l.memory);
+    s->limits.reclaim = [sandbox = s.get()] { lua_gc(sandbox->thread, LUA_GCCOLLECT, 0); };
     s->limits.cache_dir = l.cache_dir ? l.cache_dir : backend::cache_dir();
     set_budget(*s, l.instructions, l.seconds);
     return s;
@@ -305,14 +308,22 @@ std::unique_ptr<Sandbox> make_sandbox(const loom_limits& l) {
 }  // namespace
 
 BoundCall::BoundCall(lua_State* L) : sandbox_(sandbox_of(L)), scope_(sandbox_ ? &sandbox_->limits : nullptr) {
-    if (sandbox_) ++sandbox_->bound_calls;
+    if (!sandbox_) return;
+    ++sandbox_->bound_calls;
+    saved_thread_ = std::exchange(sandbox_->thread, L);
 }
 
 BoundCall::~BoundCall() {
-    if (sandbox_) --sandbox_->bound_calls;
+    if (!sandbox_) return;
+    --sandbox_->bound_calls;
+    sandbox_->thread = saved_thread_;
 }
 
-bool BoundCall::over_cap() const { return sandbox_ && sandbox_->limits.memory->over_cap(); }
+bool BoundCall::over_cap() {
+    if (!sandbox_ || !sandbox_->limits.memory->over_cap()) return false;
+    sandbox_->limits.reclaim();  // what the call returns is on the stack: only garbage goes
+    return sandbox_->limits.memory->over_cap();
+}
 
 std::string BoundCall::cap_message() const {
     const MemoryAccount& account = *sandbox_->limits.memory;

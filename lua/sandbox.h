@@ -16,21 +16,22 @@ namespace loom::lua {
 struct Sandbox;
 
 /// While a bound function runs for L (trampoline.cpp): when L is a sandbox, puts its limits in force on the
-/// thread and lets Lua's allocations pass its memory cap by half of it, so that no Lua memory error unwinds (or
-/// longjmps) over the function's C++ frames. over_cap() then says to fail the call with a MemoryError instead,
-/// once those frames are gone.
+/// thread (their reclaim collects L's garbage) and lets Lua's allocations pass its memory cap by half of it, so
+/// that no Lua memory error unwinds (or longjmps) over the function's C++ frames. over_cap() then says, after a
+/// collection, to fail the call with a MemoryError instead, once those frames are gone.
 class BoundCall {
 public:
     explicit BoundCall(lua_State* L);
     ~BoundCall();
     BoundCall(const BoundCall&) = delete;
     BoundCall& operator=(const BoundCall&) = delete;
-    bool over_cap() const;
+    bool over_cap();
     /// The MemoryError's message.
     std::string cap_message() const;
 
 private:
     Sandbox* sandbox_;
+    lua_State* saved_thread_ = nullptr;
     LimitsScope scope_;
 };
 

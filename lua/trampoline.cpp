@@ -62,7 +62,7 @@ void push_error(lua_State* L, std::string_view kind, std::string_view message, i
 int guarded_call(lua_State* L, lua_CFunction body) {
     // Error details are copied out of the exception so that nothing of the catch scope is alive when the
     // caller raises.
-    const BoundCall call(L);
+    BoundCall call(L);
     std::string kind, message;
     int line = 0, column = 0;
     try {

@@ -29,7 +29,8 @@ LimitsScope::~LimitsScope() { t_limits = saved_; }
 MemoryCharge::MemoryCharge(std::size_t bytes, const char* what) {
     if (!t_limits) return;
     MemoryAccount& account = *t_limits->memory;
-    user_assert(account.try_charge(bytes), "MemoryError", what, " of ", bytes, " bytes does not fit the memory limit of ",
+    const bool fits = account.try_charge(bytes) || (t_limits->reclaim && (t_limits->reclaim(), account.try_charge(bytes)));
+    user_assert(fits, "MemoryError", what, " of ", bytes, " bytes does not fit the memory limit of ",
                 account.cap(), " bytes (", account.used(), " in use)");
     account_ = t_limits->memory;
     bytes_ = bytes;

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,8 +37,11 @@ struct Limits {
     /// When the current run must end, and its length for messages; unset between runs.
     std::optional<std::chrono::steady_clock::time_point> deadline;
     double seconds = 0;
-    /// The one directory builds and caches may write (their temporary files too); never empty.
+    /// The one directory builds and caches may write (their temporary files too); empty: none.
     std::string cache_dir;
+    /// Frees what can be freed (a Lua state's garbage, which holds arrays) before a charge is refused: Lua's
+    /// collector sees only the small handles of Loom's memory, so it does not run for it by itself.
+    std::function<void()> reclaim;
 };
 
 /// The limits in force on this thread, or null.
