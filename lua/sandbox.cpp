@@ -372,6 +372,7 @@ extern "C" int loom_sandbox_pcall(lua_State* L, int nargs, int nresults, int msg
     }
     s->running = true;
     s->exhausted = false;
+    lua_sethook(L, loom::lua::count_hook, LUA_MASKCOUNT, s->hook_interval);  // the last run may have left 1
     s->instructions_left = static_cast<std::int64_t>(s->instructions);
     if (s->seconds > 0)
         s->limits.deadline = std::chrono::steady_clock::now() +

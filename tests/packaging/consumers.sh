@@ -21,11 +21,15 @@ flags=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs loom lu
 cc -o "$work/pkg-config-host" "$here/host.c" $flags -Wl,-rpath,"$prefix/lib"
 "$work/pkg-config-host"
 
-# Every module of stdlib/ as installed, by name (loom/tune.lua is loom.tune).
-modules=$(cd "$prefix/share/lua/5.4" 2>/dev/null && find loom -name '*.lua' | sed 's|\.lua$||; s|/|.|g' || true)
+# Every module of stdlib/ as installed, by name (loom/tune.lua is loom.tune), and a probe put beside them: found
+# through the prefix's share/lua/5.4 without any LUA_PATH by the installed executable.
+mkdir -p "$prefix/share/lua/5.4/loom"
+echo 'return "probe"' >"$prefix/share/lua/5.4/loom/packaging_probe.lua"
+modules=$(cd "$prefix/share/lua/5.4" && find loom -name '*.lua' | sed 's|\.lua$||; s|/|.|g')
 check="local lp = require('loom'); assert(lp.make_kernel)
 for name in ('$modules'):gmatch('%S+') do assert(require(name), name) end
-print('require: ok (' .. select(2, ('$modules'):gsub('%S+', '')) .. ' stdlib modules)')"
+assert(require('loom.packaging_probe') == 'probe')
+print('require: ok (' .. select(2, ('$modules'):gsub('%S+', '')) .. ' modules under share/lua/5.4/loom)')"
 
 echo "== stock lua5.4: require('loom')"
 LUA_CPATH="$prefix/lib/lua/5.4/?.so" LUA_PATH="$prefix/share/lua/5.4/?.lua" lua5.4 -e "$check"

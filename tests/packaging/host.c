@@ -1,5 +1,6 @@
 /* A program embedding an installed Loom, built out of tree through find_package(loom) or pkg-config: it opens
- * the module in a Lua state of its own and runs a kernel, on the C target, on a buffer it owns. */
+ * the module in a Lua state of its own and runs a kernel, on the C target, on a buffer it owns, then makes a
+ * sandbox. */
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
@@ -27,6 +28,12 @@ int main(void) {
     lua_setglobal(L, "x");
     if (luaL_dostring(L, script) != LUA_OK) return fail(L, "script");
     lua_close(L);
+    /* The sandbox's entry points link too; the state has loom and only the safe libraries. */
+    lua_State* S = loom_sandbox_new(NULL);
+    if (!S) return fprintf(stderr, "loom_sandbox_new failed\n"), 1;
+    if (luaL_dostring(S, "assert(io == nil and require('loom').make_kernel)") != LUA_OK) return fail(S, "sandbox");
+    if (loom_sandbox_memory(S) == 0) return fprintf(stderr, "the sandbox counts no memory\n"), 1;
+    loom_sandbox_close(S);
     for (int i = 0; i < 4; i++)
         if (data[i] != 2 * i + 1) {
             fprintf(stderr, "x[%d] = %g, expected %d\n", i, data[i], 2 * i + 1);
