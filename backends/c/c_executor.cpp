@@ -346,7 +346,8 @@ private:
         write_file_atomically(source_path, source);
         // -lm after the source: the generated code may call libm functions that -O3 does not inline.
         command.insert(command.end(), {"-o", library_path, source_path, "-lm"});
-        const ProcessResult result = run_process(command, "", true, "compiling C");
+        // The compiler's own temporary files go into the build directory too: a sandbox writes nowhere else.
+        const ProcessResult result = run_process(command, "", true, "compiling C", {"TMPDIR=" + dir.string()});
         user_assert(result.spawn_error == 0, "BuildError", "cannot run the C compiler '", command[0], "': ",
                     std::strerror(result.spawn_error));
         if (!result.succeeded) {

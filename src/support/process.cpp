@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -115,6 +116,27 @@ bool exchange(FileDescriptor& in, const std::string& input, int out_fd, int err_
     }
 }
 
+// environ with `overrides` ("NAME=value") in place of the entries of the same names.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+    std::vector<std::string> out;
+    const auto name_of = [](const std::string& entry) { return entry.substr(0, entry.find('=') + 1); };
+    for (char** e = environ; *e; ++e) {
+        const std::string entry = *e;
+        const bool replaced = std::any_of(overrides.begin(), overrides.end(),
+                                          [&](const std::string& o) { return name_of(o) == name_of(entry); });
+        if (!replaced) out.push_back(entry);
+    }
+    out.insert(out.end(), overrides.begin(), overrides.end());
+    return out;
+}
+
+std::vector<char*> pointers_to(const std::vector<std::string>& strings) {
+    std::vector<char*> out;
+    for (const std::string& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+    out.push_back(nullptr);
+    return out;
+}
+
 int wait_for(pid_t pid) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0)
@@ -125,7 +147,7 @@ int wait_for(pid_t pid) {
 }  // namespace
 
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input, bool merge_errors,
-                          const char* step) {
+                          const char* step, const std::vector<std::string>& environment) {
     FileDescriptor in, child_in, out_read, out_write, err_read, err_write;
     make_input_socket(in, child_in);
     make_pipe(out_read, out_write);
@@ -134,9 +156,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     posix_spawn_file_actions_adddup2(actions.get(), child_in.get(), STDIN_FILENO);
     posix_spawn_file_actions_adddup2(actions.get(), out_write.get(), STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(actions.get(), merge_errors ? out_write.get() : err_write.get(), STDERR_FILENO);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
+    std::vector<char*> args = pointers_to(argv);
+    const std::vector<std::string> env_strings = environment_with(environment);
+    std::vector<char*> env = pointers_to(env_strings);
     // Under a deadline, its own process group, so that the deadline stops the programs it starts too (a
     // compiler's cc1, as, ld); otherwise the caller's, which a terminal's Ctrl-C reaches.
     const bool under_deadline = time_left().has_value();
@@ -145,7 +167,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     if (under_deadline) posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
     pid_t pid = 0;
     ProcessResult result;
-    result.spawn_error = posix_spawnp(&pid, args[0], actions.get(), &attributes, args.data(), environ);
+    result.spawn_error = posix_spawnp(&pid, args[0], actions.get(), &attributes, args.data(), env.data());
     posix_spawnattr_destroy(&attributes);
     child_in.reset();
     out_write.reset();

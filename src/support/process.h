@@ -14,9 +14,10 @@ struct ProcessResult {
 };
 
 /// Runs `argv` (argv[0] looked up in PATH; an argument vector, never a shell line, so that nothing in it is
-/// reinterpreted) with `input` on its standard input. The current deadline (support/limits.h) stops it: the
-/// program is killed and a LimitError raised naming `step`.
+/// reinterpreted) with `input` on its standard input, in this process's environment with `environment`'s
+/// "NAME=value" entries put over it. The current deadline (support/limits.h) stops it: the program is killed and
+/// a LimitError raised naming `step`.
 ProcessResult run_process(const std::vector<std::string>& argv, const std::string& input, bool merge_errors,
-                          const char* step);
+                          const char* step, const std::vector<std::string>& environment = {});
 
 }  // namespace loom

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -139,11 +141,30 @@ TEST_CASE("loom refuses in a sandbox what reaches outside the state", "[sandbox]
     check_error(s.run("require('loom').c.executor{ cflags = { '-fplugin=evil.so' } }"), "ArgumentError", "-fplugin");
 }
 
+// Restores an environment variable when it goes out of scope.
+class EnvironmentVariable {
+public:
+    EnvironmentVariable(const char* name, const std::string& value) : name_(name) {
+        const char* old = std::getenv(name);
+        if (old) saved_ = old;
+        ::setenv(name, value.c_str(), 1);
+    }
+    ~EnvironmentVariable() {
+        if (saved_) ::setenv(name_, saved_->c_str(), 1);
+        else ::unsetenv(name_);
+    }
+
+private:
+    const char* name_;
+    std::optional<std::string> saved_;
+};
+
 TEST_CASE("a sandbox's host chooses the compiler flags and the one directory builds write", "[sandbox]") {
-    const fs::path cache = temp_dir(), tmp = temp_dir();
-    const char* saved_tmpdir = std::getenv("TMPDIR");
-    const std::string saved = saved_tmpdir ? saved_tmpdir : "";
-    ::setenv("TMPDIR", tmp.c_str(), 1);
+    // `cc` on PATH is a wrapper that records the TMPDIR the compiler gets, where it puts its own temporary files.
+    const fs::path cache = temp_dir(), bin = temp_dir();
+    std::ofstream(bin / "cc") << "#!/bin/sh\nprintf '%s\\n' \"$TMPDIR\" >>\"$(dirname \"$0\")/tmpdirs\"\nexec /usr/bin/cc \"$@\"\n";
+    fs::permissions(bin / "cc", fs::perms::owner_all);
+    const EnvironmentVariable path("PATH", bin.string() + ":" + std::getenv("PATH"));
     const char* const flags[] = {"-O1", "-fno-fast-math", nullptr};
     loom_limits limits{};
     limits.cache_dir = cache.c_str();
@@ -157,14 +178,15 @@ TEST_CASE("a sandbox's host chooses the compiler flags and the one directory bui
                     "host allows");
         s.ok("require('loom').set_options(knl, { build_options = { '-fno-fast-math' } })");
     }
-    if (saved_tmpdir) ::setenv("TMPDIR", saved.c_str(), 1);
-    else ::unsetenv("TMPDIR");
     std::size_t libraries = 0;
     for (const auto& entry : fs::recursive_directory_iterator(cache)) libraries += entry.path().extension() == ".so";
     CHECK(libraries == 1);
-    CHECK(fs::is_empty(tmp));
+    std::ifstream tmpdirs(bin / "tmpdirs");
+    std::string tmpdir;
+    REQUIRE(std::getline(tmpdirs, tmpdir));
+    CHECK(tmpdir.starts_with(cache.string() + "/"));
     fs::remove_all(cache);
-    fs::remove_all(tmp);
+    fs::remove_all(bin);
 }
 
 TEST_CASE("the memory cap holds Lua's heap and Loom's arrays and code, and the state goes on", "[sandbox]") {
