@@ -21,8 +21,8 @@ extern "C" {
 /* Opens the loom module: pushes its table onto the stack of L and returns 1, like the luaopen_* functions of
  * Lua's standard libraries. Call it through luaL_requiref(L, "loom", luaopen_loom, 0), or store it in
  * package.preload["loom"] so that scripts load it with require("loom"). Every failure inside the module
- * surfaces as a Lua error object ({kind=, message=, line=, column=}) that the host can catch with lua_pcall;
- * no C++ exception ever reaches the host. */
+ * surfaces as a Lua error object ({kind=, message=, line=, column=, where=, traceback=}; tostring gives
+ * "where KIND: message") that the host can catch with lua_pcall; no C++ exception ever reaches the host. */
 LOOM_API int luaopen_loom(lua_State* L);
 
 /* Restricts, for good, what the scripts of L may hand to compilers, as a state running untrusted scripts needs
@@ -30,7 +30,8 @@ LOOM_API int luaopen_loom(lua_State* L);
  * Loom's allow-list (-O*, -g*, -w, -W<warning>, -std=, -f<feature>, -m<option>, -cl-<option>; no flag naming a
  * file, a directory or a program, loading a plugin or defining a macro: not -wrapper, -B, -fplugin, @file, -o,
  * -I, -D), and lp.c.executor's `cc` must be cc, gcc or clang. Anything else is an ArgumentError. Scripts can
- * do the same with lp.restrict_compiler_flags(); nothing undoes it. Call it after luaopen_loom. */
+ * do the same with lp.restrict_compiler_flags(); nothing undoes or widens it (a state restricted already stays as
+ * it is). Call it after luaopen_loom. */
 LOOM_API void loom_restrict_compiler_flags(lua_State* L);
 
 /* What keeps a host's buffer alive while Lua uses it: the host embeds a loom_owner as the first member of its own
@@ -89,8 +90,8 @@ typedef struct loom_limits {
  * (finalizers run outside every limit), getmetatable that hides Loom's metatables, require of package.preload
  * alone (no file, no C module), coroutine without close (wrap does not close either: __close metamethods could
  * run outside the limits), string without dump, table, math, utf8, and os.clock and os.time; `loom` is loaded
- * (require("loom")), with its
- * compilers restricted as `compiler_flags` says, and what would reach outside the state refused with a
+ * (require("loom")), with its compilers restricted as `compiler_flags` says, and what would reach outside the
+ * state refused with a
  * SandboxError: writing files (show_dependency_graph with a path), reading them (load_okl), and process-wide
  * settings (set_caching_enabled, set_warnings). Returns NULL when out of memory or when `memory` is too small to
  * open the libraries. Close it with loom_sandbox_close. */
@@ -100,8 +101,9 @@ LOOM_API lua_State* loom_sandbox_new(const loom_limits* limits);
  * while another runs shares that one's). Exceeding a limit is an error like any other: a Loom error object
  * {kind = "LimitError", message = ...} (or LUA_ERRMEM for Lua's memory), after which the state is usable again.
  * Run untrusted code only through it: plain lua_pcall applies the memory cap alone. The calling thread needs 64
- * MiB of stack left (Loom's expression trees are deep), otherwise the call fails with a LimitError. On a state
- * that is no sandbox it is lua_pcall. */
+ * MiB of stack left (Loom's expression trees are deep), otherwise the call fails with a LimitError. A message
+ * handler `msgh` should be a C function: after a LimitError it runs with Lua's hooks off. On a state that is no
+ * sandbox it is lua_pcall. */
 LOOM_API int loom_sandbox_pcall(lua_State* L, int nargs, int nresults, int msgh);
 
 /* Sets the instruction budget and the deadline of the next runs, as loom_limits' `instructions` and `seconds` do
@@ -112,7 +114,8 @@ LOOM_API void loom_sandbox_set_budget(lua_State* L, uint64_t instructions, doubl
  * state that is no sandbox. */
 LOOM_API size_t loom_sandbox_memory(lua_State* L);
 
-/* Closes a state made by loom_sandbox_new (lua_close, then what the sandbox itself holds). */
+/* Closes a state made by loom_sandbox_new (lua_close, then what the sandbox itself holds): call it instead of
+ * lua_close. */
 LOOM_API void loom_sandbox_close(lua_State* L);
 
 #ifdef __cplusplus
