@@ -16,6 +16,7 @@
 
 #include "backends/runtime.h"
 #include "support/error.h"
+#include "support/limits.h"
 #include "support/warnings.h"
 
 namespace loom::backend {
@@ -87,6 +88,7 @@ std::string memory_cache_key(std::string_view source, const std::vector<KernelSp
 }
 
 std::string cache_dir() {
+    if (const Limits* limits = current_limits()) return limits->cache_dir;  // the sandbox's, whatever else says
     if (!g_disk_caching) return "";
     if (std::string dir = env("LOOM_CACHE_DIR"); !dir.empty()) return dir;
     if (std::string dir = env("XDG_CACHE_HOME"); !dir.empty()) return dir + "/loom";

@@ -116,8 +116,8 @@ public:
     virtual void finish() = 0;
 };
 
-/// The on-disk cache directory: $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else ~/.cache/loom.
-/// Empty when caching is disabled.
+/// The on-disk cache directory: a sandboxed state's own (support/limits.h), else $LOOM_CACHE_DIR, else
+/// $XDG_CACHE_HOME/loom, else ~/.cache/loom. Empty when caching is disabled.
 std::string cache_dir();
 void set_disk_caching(bool enabled);
 

@@ -72,11 +72,16 @@ void register_okl_api(lua_State* L, int module_table);
 /// workers, isatty, wall_time: what stdlib/loom/tune.lua needs (lua/workers_binding.cpp).
 void register_workers_api(lua_State* L, int module_table);
 
-/// Restricts the compiler flags and compilers scripts of L may choose (backends/compiler_flags.h), for good: a
-/// sandboxed state does so; nothing turns it off.
-void restrict_compiler_flags(lua_State* L);
-/// Whether L restricts them.
-bool compiler_flags_restricted(lua_State* L);
+/// Restricts, for good, the compilers and compiler flags scripts of L may choose: the flags to `allowed` (a
+/// null-terminated list, a host's choice) or, when it is null, to Loom's allow-list (backends/compiler_flags.h),
+/// the compiler to cc, gcc or clang. The first restriction stays: nothing widens or lifts it.
+void restrict_compiler_flags(lua_State* L, const char* const* allowed = nullptr);
+/// An ArgumentError naming `function` and its `option` when L restricts compiler flags and `flags` has one that
+/// the restriction does not allow.
+void check_compiler_flags(lua_State* L, const std::vector<std::string>& flags, const char* function,
+                          const char* option);
+/// An ArgumentError naming `function` when L restricts compilers and `cc` is not cc, gcc or clang.
+void check_compiler(lua_State* L, const std::string& cc, const char* function);
 
 /// The executor at `idx` (lp.cl.queue, lp.c.executor); otherwise an ArgumentError.
 std::shared_ptr<backend::Executor> check_executor_ptr(lua_State* L, int idx, const char* fname);

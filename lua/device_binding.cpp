@@ -81,12 +81,23 @@ constexpr char kEmpty[] = "cl.empty";
 
 // ---- Methods ----
 
-// d:get(): a new host array with the elements, once every command enqueued before has run.
+// d:get([out]): the elements, once every command enqueued before has run: in a new host array, or in `out`, a host
+// array of d's dtype and shape whose elements lie in d's order (a host program's own buffer: one transfer, no
+// copy), which it returns.
 int l_get(lua_State* L) {
     const DeviceArray& d = check_device_array(L, 1, "get");
-    const HostArray out = HostArray::empty(d.shape, d.dtype, d.order);
+    if (lua_isnoneornil(L, 2)) {
+        const HostArray out = HostArray::empty(d.shape, d.dtype, d.order);
+        d.exec->read(*d.buffer, out.data(), d.nbytes());
+        push_array(L, out);
+        return 1;
+    }
+    const HostArray& out = check_array(L, 2, "get");
+    check_same_layout(L, d, out, 2, "get");
+    if (!(d.order == Order::C ? out : out.transpose()).is_contiguous())
+        arg_error(L, 2, "get", "the array's elements must lie contiguous in the device array's order (copy() it)");
     d.exec->read(*d.buffer, out.data(), d.nbytes());
-    push_array(L, out);
+    lua_settop(L, 2);
     return 1;
 }
 

@@ -16,6 +16,7 @@
 #include "lua/binding.h"
 #include "lua/call_arrays.h"
 #include "lua/device_binding.h"
+#include "lua/sandbox.h"
 #include "lua/trampoline.h"
 #include "support/strings.h"
 
@@ -92,11 +93,8 @@ int c_executor(lua_State* L) {
     if (auto cc = opt_string(L, 1, "cc", f)) o.cc = *cc;
     if (auto flags = opt_string_list(L, 1, "cflags", f)) o.cflags = *flags;
     if (auto t = opt_integer(L, 1, "threads", f)) o.threads = to_int(L, *t, 1, f, "option 'threads': ");
-    if (compiler_flags_restricted(L)) {
-        user_assert(backend::is_allowed_compiler(o.cc), "ArgumentError", "bad argument #1 to '", f, "' (option 'cc': '",
-                    o.cc, "' is not allowed in a restricted state; name cc, gcc or clang)");
-        backend::check_allowed_flags(o.cflags, f, "cflags");
-    }
+    check_compiler(L, o.cc, f);
+    check_compiler_flags(L, o.cflags, f, "cflags");
     push_executor(L, backend::make_c_executor(o));
     return 1;
 }
@@ -123,7 +121,9 @@ int executor_tostring(lua_State* L) {
     return 1;
 }
 
+// Process-wide, so not a sandboxed script's to change: its host decides where it builds.
 int set_caching_enabled(lua_State* L) {
+    refuse_in_sandbox(L, "set_caching_enabled");
     backend::set_disk_caching(lua_toboolean(L, 1) != 0);
     return 0;
 }
@@ -1016,16 +1016,40 @@ int restrict_compiler_flags_binding(lua_State* L) {
 
 }  // namespace
 
-void restrict_compiler_flags(lua_State* L) {
-    lua_pushboolean(L, 1);
+// The registry holds true (Loom's allow-list) or the set of the host's flags, {flag = true, ...}.
+void restrict_compiler_flags(lua_State* L, const char* const* allowed) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, kRestrictedFlagsKey) != LUA_TNIL) return lua_pop(L, 1);  // never widened
+    lua_pop(L, 1);
+    if (!allowed) {
+        lua_pushboolean(L, 1);
+    } else {
+        lua_newtable(L);
+        for (const char* const* flag = allowed; *flag; ++flag) {
+            lua_pushboolean(L, 1);
+            lua_setfield(L, -2, *flag);
+        }
+    }
     lua_setfield(L, LUA_REGISTRYINDEX, kRestrictedFlagsKey);
 }
 
-bool compiler_flags_restricted(lua_State* L) {
-    lua_getfield(L, LUA_REGISTRYINDEX, kRestrictedFlagsKey);
-    const bool restricted = lua_toboolean(L, -1) != 0;
+void check_compiler_flags(lua_State* L, const std::vector<std::string>& flags, const char* function,
+                          const char* option) {
+    const int restriction = lua_getfield(L, LUA_REGISTRYINDEX, kRestrictedFlagsKey);
+    if (restriction == LUA_TBOOLEAN) backend::check_allowed_flags(flags, function, option);
+    for (const std::string& flag : restriction == LUA_TTABLE ? flags : std::vector<std::string>{}) {
+        const bool allowed = lua_getfield(L, -1, flag.c_str()) != LUA_TNIL;
+        lua_pop(L, 1);
+        user_assert(allowed, "ArgumentError", "bad argument to '", function, "' (option '", option, "': flag '", flag,
+                    "' is not among the compiler flags the host allows)");
+    }
     lua_pop(L, 1);
-    return restricted;
+}
+
+void check_compiler(lua_State* L, const std::string& cc, const char* function) {
+    const bool restricted = lua_getfield(L, LUA_REGISTRYINDEX, kRestrictedFlagsKey) != LUA_TNIL;
+    lua_pop(L, 1);
+    user_assert(!restricted || backend::is_allowed_compiler(cc), "ArgumentError", "bad argument #1 to '", function,
+                "' (option 'cc': '", cc, "' is not allowed in a restricted state; name cc, gcc or clang)");
 }
 
 void register_exec_api(lua_State* L, int module_table) {

@@ -1,12 +1,15 @@
 // lp.make_kernel, the argument declarations (lp.GlobalArg, ...), the "loom.Kernel" userdata and code
 // generation (lp.generate_code, ...).
+#include <fstream>
 #include <new>
+#include <optional>
 
 #include "analysis/dependency_graph.h"
 #include "codegen/lower.h"
 #include "lua/args.h"
 #include "lua/array_binding.h"
 #include "lua/binding.h"
+#include "lua/sandbox.h"
 #include "lua/trampoline.h"
 #include "parse/dim_tags.h"
 #include "parse/instructions.h"
@@ -685,13 +688,27 @@ int get_dot_dependency_graph(lua_State* L) {
     return 1;
 }
 
+// lp.show_dependency_graph(knl, path [, opts]) writes the SVG to `path` and returns the path; without a path,
+// (knl [, opts]), it returns the SVG text: all that a sandboxed state may do, since it writes no file.
 int show_dependency_graph(lua_State* L) {
-    const std::string path = check_string(L, 2, "show_dependency_graph");
-    lua_settop(L, 3);
-    lua_remove(L, 2);  // get_dot_dependency_graph(knl, opts)
+    const char* f = "show_dependency_graph";
+    check_kernel(L, 1, f);
+    std::optional<std::string> path;
+    if (lua_type(L, 2) == LUA_TSTRING) {
+        refuse_in_sandbox(L, "show_dependency_graph with a path (writing a file)");
+        path = check_string(L, 2, f);
+        lua_remove(L, 2);
+    }
+    lua_settop(L, 2);  // get_dot_dependency_graph(knl, opts)
     get_dot_dependency_graph(L);
-    write_svg(lua_tostring(L, -1), path);
-    lua_pushlstring(L, path.data(), path.size());
+    const std::string svg = render_svg(lua_tostring(L, -1));
+    if (path) {
+        std::ofstream out(*path, std::ios::binary);
+        out << svg;
+        user_assert(out.flush(), "LoopyError", "show_dependency_graph: cannot write '", *path, "'");
+    }
+    const std::string& result = path ? *path : svg;
+    lua_pushlstring(L, result.data(), result.size());
     return 1;
 }
 

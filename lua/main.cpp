@@ -30,6 +30,7 @@ constexpr const char* usage_text =
     "  -l g=mod   require library 'mod' into global 'g'\n"
     "  -v         show version information (also --version)\n"
     "  -W         turn warnings on\n"
+    "  -E         ignore environment variables (LUA_INIT, LUA_PATH, LUA_CPATH)\n"
     "  --help     show this text\n"
     "  --         stop handling options\n"
     "  -          stop handling options and execute stdin\n"
@@ -67,11 +68,13 @@ int rawfield(lua_State* L, int idx, const char* k) {
     return lua_rawget(L, idx);
 }
 
-// For a Loom error object at index 1 pushes "KIND: message (line L, column C)" and returns it; else nullptr.
+// For a Loom error object at index 1 pushes "where KIND: message (line L, column C)" and returns it; else
+// nullptr.
 const char* loom_error_message(lua_State* L) {
     if (!lua_istable(L, 1) || rawfield(L, 1, "kind") != LUA_TSTRING || rawfield(L, 1, "message") != LUA_TSTRING)
         return nullptr;
-    lua_pushfstring(L, "%s: %s", lua_tostring(L, -2), lua_tostring(L, -1));
+    const char* where = rawfield(L, 1, "where") == LUA_TSTRING ? lua_tostring(L, -1) : "";
+    lua_pushfstring(L, "%s%s: %s", where, lua_tostring(L, -3), lua_tostring(L, -2));
     int parts = 1;
     if (rawfield(L, 1, "line") == LUA_TNUMBER) {
         lua_pushfstring(L, " (line %I", lua_tointeger(L, -1));
@@ -149,6 +152,20 @@ int dostring(lua_State* L, const char* s, const char* name) {
     return dochunk(L, luaL_loadbuffer(L, s, std::strlen(s), name));
 }
 
+int dofile(lua_State* L, const char* name) { return dochunk(L, luaL_loadfile(L, name)); }
+
+// LUA_INIT_5_4 (else LUA_INIT) runs before anything else: "@file" runs that file, anything else is Lua code.
+int handle_luainit(lua_State* L) {
+    const char* name = "=LUA_INIT" LUA_VERSUFFIX;
+    const char* init = std::getenv(name + 1);
+    if (!init) {
+        name = "=LUA_INIT";
+        init = std::getenv(name + 1);
+    }
+    if (!init) return LUA_OK;
+    return init[0] == '@' ? dofile(L, init + 1) : dostring(L, init, name);
+}
+
 // `-l mod` sets global mod = require("mod"); `-l g=mod` sets global g.
 int dolibrary(lua_State* L, const char* spec) {
     const char* eq = std::strchr(spec, '=');
@@ -183,7 +200,7 @@ int handle_script(lua_State* L, char** argv) {
     return report(L, status);
 }
 
-enum Flags { has_error = 1, has_i = 2, has_v = 4, has_e = 8, has_help = 16 };
+enum Flags { has_error = 1, has_i = 2, has_v = 4, has_e = 8, has_E = 16, has_help = 32 };
 
 // lua.c's option scan: returns the Flags seen and sets *first to the script's index (argc when there is
 // none, or the index of the bad option on has_error).
@@ -207,6 +224,10 @@ int collectargs(char** argv, int* first) {
             return args;  // the script is stdin
         case 'W':
             if (argv[i][2] != '\0') return has_error;
+            break;
+        case 'E':
+            if (argv[i][2] != '\0') return has_error;
+            args |= has_E;
             break;
         case 'i':
             args |= has_i;  // -i implies -v
@@ -370,6 +391,37 @@ void print_usage(const char* badoption) {
     std::fputs(usage_text, stderr);
 }
 
+// The Lua modules shipped with Loom (stdlib/loom/*.lua: require("loom.tune")) beside this executable: in
+// `stdlib/` next to it in a build tree or a bundle, and in the directory they were installed in, relative to
+// the executable, wherever the prefix lies. After the paths from LUA_PATH or Lua's defaults.
+void add_stdlib_dirs(lua_State* L) {
+    char exe[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = '\0';
+    char* slash = std::strrchr(exe, '/');
+    if (!slash) return;
+    *slash = '\0';
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    const char* dir = lua_pushfstring(L, "%s/%s", exe, LOOM_LUA_DIR_FROM_BIN);
+    lua_pushfstring(L, "%s;%s/stdlib/?.lua;%s/?.lua;%s/?/init.lua", lua_tostring(L, -2), exe, dir, dir);
+    lua_setfield(L, -4, "path");
+    lua_pop(L, 3);
+}
+
+// The standard libraries, and require("loom") answered by the module linked into this executable (it wins
+// over any loom.so on package.cpath, so the executable and its engine always match).
+void open_libraries(lua_State* L) {
+    luaL_openlibs(L);
+    add_stdlib_dirs(L);
+    lua_gc(L, LUA_GCGEN, 0, 0);
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, luaopen_loom);
+    lua_setfield(L, -2, "loom");
+    lua_pop(L, 1);
+}
+
 // `loom [options] [script [args]]`, as lua.c.
 bool lua_command(lua_State* L, int argc, char** argv) {
     int script = argc;
@@ -383,7 +435,13 @@ bool lua_command(lua_State* L, int argc, char** argv) {
         return true;
     }
     if (args & has_v) print_version();
+    if (args & has_E) {  // read by the package library as it opens: LUA_PATH and LUA_CPATH are then ignored
+        lua_pushboolean(L, 1);
+        lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
+    }
+    open_libraries(L);
     createargtable(L, argv, argc, script);
+    if (!(args & has_E) && handle_luainit(L) != LUA_OK) return false;
     if (!runargs(L, argv, script)) return false;
     if (script < argc && handle_script(L, argv + script) != LUA_OK) return false;
     if (args & has_i) {
@@ -392,7 +450,7 @@ bool lua_command(lua_State* L, int argc, char** argv) {
         if (isatty(STDIN_FILENO)) {
             print_version();
             repl(L);
-        } else if (dochunk(L, luaL_loadfile(L, nullptr)) != LUA_OK) {
+        } else if (dofile(L, nullptr) != LUA_OK) {
             return false;
         }
     }
@@ -500,44 +558,14 @@ bool okl_command(lua_State* L, int argc, char** argv) {
     return report(L, status) == LUA_OK;
 }
 
-// Where the Lua modules shipped with Loom (stdlib/loom/*.lua: require("loom.tune")) lie beside this executable:
-// in `stdlib/` next to it in a build tree (a link to the sources), in `../share/lua/5.4/` once installed.
-// Appended to package.path, so that LUA_PATH still comes first.
-void add_stdlib_path(lua_State* L) {
-    char dir[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", dir, sizeof dir - 1);
-    if (n <= 0) return;
-    dir[n] = '\0';
-    char* slash = std::strrchr(dir, '/');
-    if (!slash) return;
-    *slash = '\0';
-    lua_getglobal(L, "package");
-    lua_getfield(L, -1, "path");
-    lua_pushfstring(L, "%s;%s/stdlib/?.lua;%s/../share/lua/5.4/?.lua", lua_tostring(L, -1), dir, dir);
-    lua_setfield(L, -3, "path");
-    lua_pop(L, 2);
-}
-
-// The standard libraries, and require("loom") answered by the module linked into this executable (it wins
-// over any loom.so on package.cpath, so the executable and its engine always match).
-void open_libraries(lua_State* L) {
-    luaL_openlibs(L);
-    add_stdlib_path(L);
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
-    lua_pushcfunction(L, luaopen_loom);
-    lua_setfield(L, -2, "loom");
-    lua_pop(L, 1);
-}
-
 // Everything runs in protected mode so that even errors while opening the libraries are reported.
 int pmain(lua_State* L) {
     const int argc = static_cast<int>(lua_tointeger(L, 1));
     char** argv = static_cast<char**>(lua_touserdata(L, 2));
     luaL_checkversion(L);
-    open_libraries(L);
-    lua_gc(L, LUA_GCGEN, 0, 0);
-    const bool ok = argc > 1 && std::strcmp(argv[1], "okl") == 0 ? okl_command(L, argc, argv)
-                                                                  : lua_command(L, argc, argv);
+    const bool okl = argc > 1 && std::strcmp(argv[1], "okl") == 0;
+    if (okl) open_libraries(L);  // `loom [options]` opens them itself, after -E
+    const bool ok = okl ? okl_command(L, argc, argv) : lua_command(L, argc, argv);
     lua_pushboolean(L, ok);
     return 1;
 }

@@ -5,6 +5,7 @@
 
 #include "lua/args.h"
 #include "lua/binding.h"
+#include "lua/sandbox.h"
 #include "lua/trampoline.h"
 #include "parse/okl_lower.h"
 #include "support/error.h"
@@ -31,6 +32,7 @@ std::string define_text(lua_State* L, int arg, const char* fname, const std::str
 OklOptions read_options(lua_State* L, int arg, const char* fname) {
     check_options(L, arg, fname, {"defines", "include_paths", "auto_shapes", "parameters"});
     OklOptions o;
+    o.read_files = !is_sandboxed(L);
     if (lua_istable(L, arg)) {
         lua_getfield(L, arg, "defines");
         if (!lua_isnil(L, -1)) {
@@ -82,6 +84,7 @@ int parse_okl(lua_State* L) {
 int load_okl(lua_State* L) {
     const char* f = "load_okl";
     const std::string path = check_string(L, 1, f);
+    refuse_in_sandbox(L, "load_okl (reading a file; parse_okl takes the source)");
     const OklOptions options = read_options(L, 2, f);
     std::ifstream in(path, std::ios::binary);
     if (!in) user_error("OKLError", "cannot open OKL file '", path, "'");

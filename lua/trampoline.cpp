@@ -2,23 +2,45 @@
 
 #include <exception>
 
+#include "lua/sandbox.h"
+
 namespace loom::lua {
 
 namespace {
 
+// `where` first, as Lua's own errors carry their position: "chunk:line: KIND: message".
 int error_tostring(lua_State* L) {
     luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "where");
+    if (!lua_isstring(L, -1)) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "");
+    }
     lua_getfield(L, 1, "kind");
     lua_pushstring(L, ": ");
     lua_getfield(L, 1, "message");
-    lua_concat(L, 3);
+    lua_concat(L, 4);
     return 1;
+}
+
+// The position and the stack of the raise, recorded while the failing call is still on the stack: a stock
+// lua5.4 shows the position of an uncaught error through __tostring, and a host that catches it without a
+// message handler still has the traceback. `where` is the Lua function that made the call (level 1; level 0 is
+// the bound function), absent when that is no Lua function, as in pcall(lp.make_kernel, ...).
+void set_position(lua_State* L) {
+    luaL_where(L, 1);
+    if (lua_rawlen(L, -1) > 0)
+        lua_setfield(L, -2, "where");
+    else
+        lua_pop(L, 1);
+    luaL_traceback(L, L, nullptr, 0);
+    lua_setfield(L, -2, "traceback");
 }
 
 }  // namespace
 
-void push_error(lua_State* L, const std::string& kind, const std::string& message, int line, int column) {
-    lua_createtable(L, 0, 4);
+void push_error(lua_State* L, std::string_view kind, std::string_view message, int line, int column) {
+    lua_createtable(L, 0, 6);
     lua_pushlstring(L, kind.data(), kind.size());
     lua_setfield(L, -2, "kind");
     lua_pushlstring(L, message.data(), message.size());
@@ -29,6 +51,7 @@ void push_error(lua_State* L, const std::string& kind, const std::string& messag
         lua_pushinteger(L, column);
         lua_setfield(L, -2, "column");
     }
+    set_position(L);
     if (luaL_newmetatable(L, "loom.Error")) {
         lua_pushcfunction(L, error_tostring);
         lua_setfield(L, -2, "__tostring");
@@ -39,10 +62,14 @@ void push_error(lua_State* L, const std::string& kind, const std::string& messag
 int guarded_call(lua_State* L, lua_CFunction body) {
     // Error details are copied out of the exception so that nothing of the catch scope is alive when the
     // caller raises.
+    BoundCall call(L);
     std::string kind, message;
     int line = 0, column = 0;
     try {
-        return body(L);
+        const int results = body(L);
+        if (!call.over_cap()) return results;
+        kind = "MemoryError";
+        message = call.cap_message();
     } catch (const LuaRaised& raised) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, raised.ref);
         luaL_unref(L, LUA_REGISTRYINDEX, raised.ref);

@@ -7,13 +7,15 @@
 #include <lua.hpp>
 
 #include <string>
+#include <string_view>
 
 #include "support/error.h"
 
 namespace loom::lua {
 
-/// Pushes a Loom error object (a table with kind, message, line, column and a __tostring metamethod).
-void push_error(lua_State* L, const std::string& kind, const std::string& message, int line = 0, int column = 0);
+/// Pushes a Loom error object: a table with kind, message, line and column where known, where (the position of
+/// the Lua call that raised it) and traceback, and a __tostring metamethod giving "where KIND: message".
+void push_error(lua_State* L, std::string_view kind, std::string_view message, int line = 0, int column = 0);
 
 /// Runs `body`; returns its result count, or -1 after leaving an error object on the stack.
 int guarded_call(lua_State* L, lua_CFunction body);

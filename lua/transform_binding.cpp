@@ -2,7 +2,6 @@
 #include <algorithm>
 
 #include "analysis/types.h"
-#include "backends/compiler_flags.h"
 #include "codegen/lower.h"
 #include "lua/args.h"
 #include "lua/binding.h"
@@ -84,7 +83,7 @@ int set_options(lua_State* L) {
     u.check_dep_resolution = opt_bool(L, 2, "check_dep_resolution", f);
     u.insert_gbarriers = opt_bool(L, 2, "insert_gbarriers", f);
     u.build_options = opt_string_list(L, 2, "build_options", f);
-    if (u.build_options && compiler_flags_restricted(L)) backend::check_allowed_flags(*u.build_options, f, "build_options");
+    if (u.build_options) check_compiler_flags(L, *u.build_options, f, "build_options");
     u.target = opt_string(L, 2, "target", f);
     if (u.target) target_from_name(*u.target);
     u.access_ordering = opt_access_ordering(L, 2, f);

@@ -4,6 +4,7 @@
 
 #include "lua/args.h"
 #include "lua/binding.h"
+#include "lua/sandbox.h"
 #include "lua/trampoline.h"
 #include "support/error.h"
 #include "support/warnings.h"
@@ -16,8 +17,10 @@ void print_warning(const std::string& kind, const std::string& message) {
     std::fprintf(stderr, "%s: %s\n", kind.c_str(), message.c_str());
 }
 
+// Process-wide (support/warnings.h), so not a sandboxed script's to change.
 int set_warnings(lua_State* L) {
     const char* f = "set_warnings";
+    refuse_in_sandbox(L, f);
     const std::string name = check_string(L, 1, f);
     if (name == "default") set_warning_action(WarningAction::Default);
     else if (name == "error") set_warning_action(WarningAction::Error);

@@ -10,6 +10,7 @@
 
 #include "lua/args.h"
 #include "lua/binding.h"
+#include "lua/sandbox.h"
 #include "lua/trampoline.h"
 
 namespace loom::lua {
@@ -68,8 +69,10 @@ Job& check_job(lua_State* L, const char* fname) {
     return *job;
 }
 
-// lp.workers(jobs): `jobs` threads.
+// lp.workers(jobs): `jobs` threads. Not in a sandbox: its limits (memory cap, deadline, cache directory)
+// hold on the thread of its Lua state, not on the workers'.
 int new_workers(lua_State* L) {
+    refuse_in_sandbox(L, "workers (builds on other threads escape the sandbox's limits)");
     const std::int64_t jobs = check_integer(L, 1, "workers");
     if (jobs < 1 || jobs > kMaxWorkers) arg_error(L, 1, "workers", cat("jobs must be from 1 to ", kMaxWorkers, ", got ", jobs));
     push_new(L, kWorkersMeta, WorkersHandle{std::make_shared<backend::WorkerPool>(static_cast<int>(jobs))});

@@ -147,7 +147,7 @@ function M.expect_error(kind, texts, f, ...)
       fail(2, "expected %s's message to contain '%s', got '%s'", kind, text, err.message)
     end
   end
-  M.check_equal(tostring(err), kind .. ": " .. err.message, "tostring(err)")
+  M.check_equal(tostring(err), (err.where or "") .. kind .. ": " .. err.message, "tostring(err)")
   return err
 end
 

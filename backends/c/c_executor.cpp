@@ -1,11 +1,8 @@
 #include "backends/c/c_executor.h"
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <ffi.h>
-#include <spawn.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,9 +16,9 @@
 #include "backends/cache.h"
 #include "backends/scalar_arg.h"
 #include "support/error.h"
+#include "support/limits.h"
+#include "support/process.h"
 #include "support/strings.h"
-
-extern char** environ;
 
 namespace loom::backend {
 
@@ -31,75 +28,6 @@ namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Running the compiler
-
-class FileDescriptor {
-public:
-    explicit FileDescriptor(int fd = -1) : fd_(fd) {}
-    FileDescriptor(const FileDescriptor&) = delete;
-    FileDescriptor& operator=(const FileDescriptor&) = delete;
-    ~FileDescriptor() { reset(); }
-    int get() const { return fd_; }
-    void reset() {
-        if (fd_ >= 0) ::close(fd_);
-        fd_ = -1;
-    }
-
-private:
-    int fd_;
-};
-
-class SpawnActions {
-public:
-    SpawnActions() { posix_spawn_file_actions_init(&actions_); }
-    SpawnActions(const SpawnActions&) = delete;
-    SpawnActions& operator=(const SpawnActions&) = delete;
-    ~SpawnActions() { posix_spawn_file_actions_destroy(&actions_); }
-    posix_spawn_file_actions_t* get() { return &actions_; }
-
-private:
-    posix_spawn_file_actions_t actions_;
-};
-
-struct ProcessResult {
-    bool succeeded;
-    std::string output;  // stdout and stderr, interleaved as written
-};
-
-std::string read_all(int fd) {
-    std::string out;
-    char chunk[4096];
-    for (;;) {
-        const ssize_t n = ::read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return out;
-        out.append(chunk, static_cast<std::size_t>(n));
-    }
-}
-
-/// Runs argv[0] (looked up in PATH) with the given arguments. An argument vector, not a shell command line, so
-/// that paths and flags are never reinterpreted.
-ProcessResult run_process(const std::vector<std::string>& argv) {
-    int ends[2];
-    // Close-on-exec, so that the child's only copy of the write end is its stdout/stderr (else no EOF).
-    if (::pipe2(ends, O_CLOEXEC) != 0) user_error("RuntimeError", "pipe failed: ", std::strerror(errno));
-    FileDescriptor read_end(ends[0]), write_end(ends[1]);
-    SpawnActions actions;
-    posix_spawn_file_actions_adddup2(actions.get(), write_end.get(), STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(actions.get(), write_end.get(), STDERR_FILENO);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = 0;
-    const int err = posix_spawnp(&pid, args[0], actions.get(), nullptr, args.data(), environ);
-    write_end.reset();
-    if (err != 0) user_error("BuildError", "cannot run the C compiler '", argv[0], "': ", std::strerror(err));
-    ProcessResult result{false, read_all(read_end.get())};
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) user_error("RuntimeError", "waitpid failed: ", std::strerror(errno));
-    result.succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    return result;
-}
 
 std::string erase_all(std::string text, const std::string& part) {
     for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at))
@@ -136,16 +64,23 @@ private:
 // ---------------------------------------------------------------------------------------------------------------
 // Loading and calling
 
-using Library = std::shared_ptr<void>;
+/// A loaded shared object, its size charged to the memory limit (support/limits.h) while it stays loaded.
+struct Library {
+    std::shared_ptr<void> handle;
+    MemoryCharge charge;
+    explicit operator bool() const { return handle != nullptr; }
+};
 
 /// The loaded shared object, or nothing (with dlerror()'s reason in `why`).
 Library open_library(const std::string& path, std::string* why = nullptr) {
+    std::error_code unknown_size;  // then 0: dlopen fails too
+    MemoryCharge charge(fs::file_size(path, unknown_size), "compiled code");
     void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
         if (why) *why = ::dlerror();
-        return nullptr;
+        return {};
     }
-    return Library(handle, [](void* h) { ::dlclose(h); });
+    return {std::shared_ptr<void>(handle, [](void* h) { ::dlclose(h); }), std::move(charge)};
 }
 
 ffi_type* ffi_type_for(const ParamSpec& param) {
@@ -202,9 +137,9 @@ class CProgram final : public Program {
 public:
     CProgram(Library library, std::vector<KernelSpec> specs, int threads)
         : library_(std::move(library)), specs_(std::move(specs)), threads_(threads) {
-        for (const KernelSpec& spec : specs_) kernels_.push_back(prepare_kernel(library_.get(), spec));
+        for (const KernelSpec& spec : specs_) kernels_.push_back(prepare_kernel(library_.handle.get(), spec));
         // -fopenmp links the OpenMP runtime into the library, so dlsym on its handle finds OpenMP's API.
-        void* set_num_threads = ::dlsym(library_.get(), "omp_set_num_threads");
+        void* set_num_threads = ::dlsym(library_.handle.get(), "omp_set_num_threads");
         if (set_num_threads == nullptr) return;
         pin_library_of(set_num_threads);
         if (threads_ > 0) set_num_threads_ = reinterpret_cast<void (*)(int)>(set_num_threads);
@@ -265,7 +200,9 @@ private:
 class HostBuffer final : public DeviceBuffer {
 public:
     explicit HostBuffer(std::size_t bytes)
-        : memory_(std::aligned_alloc(64, (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64)), bytes_(bytes) {
+        : charge_(bytes, "a device array"),
+          memory_(std::aligned_alloc(64, (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64)),
+          bytes_(bytes) {
         if (!memory_) throw std::bad_alloc();
         std::memset(memory_.get(), 0, bytes_);
     }
@@ -276,6 +213,7 @@ private:
     struct Free {
         void operator()(void* p) const { std::free(p); }
     };
+    MemoryCharge charge_;  // first: nothing is allocated past the memory limit
     std::unique_ptr<void, Free> memory_;
     std::size_t bytes_;
 };
@@ -352,6 +290,9 @@ private:
             if (Library library = open_library(*cached)) return library;  // a damaged entry is simply rebuilt
         if (cached)
             if (Library library = compile_into_cache(source, command, key, *cached)) return library;
+        // A sandboxed state writes nothing outside its cache directory, not even a temporary build.
+        user_assert(!current_limits(), "RuntimeError", "the cache directory '", cache_dir(),
+                    "' cannot be used (see the CacheWarning), and a sandboxed state builds nowhere else");
         std::string why;
         const std::unique_ptr<TempDir> work = TempDir::create(fs::temp_directory_path(), why);
         user_assert(work != nullptr, "RuntimeError", "cannot create a build directory in '",
@@ -371,7 +312,7 @@ private:
         const std::unique_ptr<TempDir> work = TempDir::create(dir, why);
         if (!work) {
             warn_cache_unusable(cat("no build directory can be made in '", dir.string(), "': ", why));
-            return nullptr;
+            return {};
         }
         const std::string built = compile(source, command, work->path(), key);
         try {
@@ -388,7 +329,7 @@ private:
     static Library load(const std::string& path) {
         std::string why;
         Library library = open_library(path, &why);
-        user_assert(library != nullptr, "RuntimeError", "cannot load the compiled C code: ", why);
+        user_assert(library.handle != nullptr, "RuntimeError", "cannot load the compiled C code: ", why);
         return library;
     }
 
@@ -402,7 +343,10 @@ private:
         write_file_atomically(source_path, source);
         // -lm after the source: the generated code may call libm functions that -O3 does not inline.
         command.insert(command.end(), {"-o", library_path, source_path, "-lm"});
-        const ProcessResult result = run_process(command);
+        // The compiler's own temporary files go into the build directory too: a sandbox writes nowhere else.
+        const ProcessResult result = run_process(command, "", true, "compiling C", {"TMPDIR=" + dir.string()});
+        user_assert(result.spawn_error == 0, "BuildError", "cannot run the C compiler '", command[0], "': ",
+                    std::strerror(result.spawn_error));
         if (!result.succeeded) {
             // The build directory is gone by the time anyone reads this: messages say just "kernel.c:3:5".
             const std::string dir_prefix = dir.string() + "/";

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "support/error.h"
+#include "support/limits.h"
 #include "support/strings.h"
 
 namespace loom {
@@ -64,13 +65,24 @@ Shape contiguous_strides(const Shape& shape, Order order) {
     return strides;
 }
 
-// calloc, because large blocks then come as fresh zero pages from the system and cost nothing to clear; the
-// extra bytes make room for the alignment.
+// The memory of new arrays, charged to the memory limit (support/limits.h) until the last view of it is gone.
+// calloc, because large blocks then come as fresh zero pages from the system and cost nothing to clear; the extra
+// bytes make room for the alignment.
+struct Block {
+    explicit Block(std::size_t bytes) : charge(bytes, "an array"), raw(std::calloc(bytes, 1)) {
+        if (!raw) throw std::bad_alloc();
+    }
+    Block(const Block&) = delete;
+    Block& operator=(const Block&) = delete;
+    ~Block() { std::free(raw); }
+    MemoryCharge charge;  // first: nothing is allocated past the limit
+    void* raw;
+};
+
 std::shared_ptr<std::byte> allocate_cleared(std::size_t bytes) {
-    void* raw = std::calloc(bytes + kAlignment, 1);
-    if (!raw) throw std::bad_alloc();
-    const auto aligned = (reinterpret_cast<std::uintptr_t>(raw) + kAlignment - 1) & ~std::uintptr_t{kAlignment - 1};
-    return std::shared_ptr<std::byte>(reinterpret_cast<std::byte*>(aligned), [raw](std::byte*) { std::free(raw); });
+    auto block = std::make_shared<Block>(bytes + kAlignment);
+    const auto aligned = (reinterpret_cast<std::uintptr_t>(block->raw) + kAlignment - 1) & ~std::uintptr_t{kAlignment - 1};
+    return std::shared_ptr<std::byte>(std::move(block), reinterpret_cast<std::byte*>(aligned));
 }
 
 // Calls f(offsets) for every multi-index of `shape` in C order, where offsets[a] is the index dotted with the

@@ -14,6 +14,7 @@
 #include "backends/cache.h"
 #include "backends/scalar_arg.h"
 #include "support/error.h"
+#include "support/limits.h"
 #include "support/strings.h"
 
 namespace loom::backend {
@@ -313,11 +314,13 @@ MemHandle create_buffer(const Device& device, std::size_t bytes, const void* hos
 
 class ClBuffer final : public DeviceBuffer {
 public:
-    ClBuffer(MemHandle mem, std::size_t bytes) : mem_(std::move(mem)), bytes_(bytes) {}
+    ClBuffer(MemHandle mem, std::size_t bytes, MemoryCharge charge)
+        : charge_(std::move(charge)), mem_(std::move(mem)), bytes_(bytes) {}
     std::size_t bytes() const override { return bytes_; }
     cl_mem mem() const { return mem_.get(); }
 
 private:
+    MemoryCharge charge_;
     MemHandle mem_;
     std::size_t bytes_;
 };
@@ -339,8 +342,9 @@ std::string sizes_text(const std::size_t* sizes, unsigned dims) {
 
 class ClProgram final : public Program {
 public:
-    ClProgram(std::shared_ptr<const Device> device, ProgramHandle program, std::vector<KernelSpec> specs)
-        : device_(std::move(device)), program_(std::move(program)), specs_(std::move(specs)) {
+    ClProgram(std::shared_ptr<const Device> device, ProgramHandle program, std::vector<KernelSpec> specs,
+              MemoryCharge charge)
+        : charge_(std::move(charge)), device_(std::move(device)), program_(std::move(program)), specs_(std::move(specs)) {
         for (const KernelSpec& spec : specs_) kernels_.push_back(create_kernel(spec));
     }
 
@@ -507,6 +511,7 @@ private:
                        ") failed: ", describe_error(err));
     }
 
+    MemoryCharge charge_;  // the binary's size, against the memory limit
     std::shared_ptr<const Device> device_;
     ProgramHandle program_;
     std::vector<KernelSpec> specs_;
@@ -516,6 +521,13 @@ private:
 
 // ---------------------------------------------------------------------------------------------------------------
 // Building
+
+/// The size of the program's device binary; 0 when the driver does not say.
+std::size_t binary_size(cl_program program) {
+    std::size_t size = 0;
+    if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS) return 0;
+    return size;
+}
 
 class ClExecutor final : public Executor {
 public:
@@ -528,12 +540,15 @@ public:
     std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                    const std::vector<std::string>& options) override {
         return programs_.find_or_build(memory_cache_key(source, kernels, options), [&]() -> std::shared_ptr<Program> {
-            return std::make_shared<ClProgram>(device_, load_or_build(source, join(options, " ")), kernels);
+            ProgramHandle built = load_or_build(source, join(options, " "));
+            MemoryCharge charge(binary_size(built.get()), "compiled code");
+            return std::make_shared<ClProgram>(device_, std::move(built), kernels, std::move(charge));
         });
     }
 
     std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
-        auto buffer = std::make_shared<ClBuffer>(create_buffer(*device_, bytes, nullptr), bytes);
+        MemoryCharge charge(bytes, "a device array");  // before the device memory: nothing past the limit
+        auto buffer = std::make_shared<ClBuffer>(create_buffer(*device_, bytes, nullptr), bytes, std::move(charge));
         const cl_uchar zero = 0;
         check(clEnqueueFillBuffer(queue(), buffer->mem(), &zero, sizeof zero, 0, std::max<std::size_t>(bytes, 1), 0,
                                   nullptr, nullptr),
@@ -603,9 +618,8 @@ private:
     /// Saves the device binary for later processes. Best effort: the cache only saves time, so an unwritable
     /// cache directory (a warning) or a driver that withholds binaries must not fail the build.
     static void store_binary(cl_program program, const std::string& path) {
-        std::size_t size = 0;
-        if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0)
-            return;
+        const std::size_t size = binary_size(program);
+        if (size == 0) return;
         std::string binary(size, '\0');
         auto* bytes = reinterpret_cast<unsigned char*>(binary.data());
         if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bytes, &bytes, nullptr) != CL_SUCCESS) return;

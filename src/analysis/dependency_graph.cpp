@@ -1,15 +1,11 @@
 #include "analysis/dependency_graph.h"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 
 #include "support/error.h"
+#include "support/process.h"
 #include "support/strings.h"
 
 namespace loom {
@@ -48,22 +44,6 @@ void loop_clusters(std::ostringstream& os, const KernelData& k) {
     }
 }
 
-// Where `program` is found on PATH, or "" when it is not.
-std::string find_program(const std::string& program) {
-    const char* path = std::getenv("PATH");
-    for (const std::string& dir : split_trimmed(path ? path : "", ':')) {
-        const std::string candidate = dir + "/" + program;
-        if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    }
-    return "";
-}
-
-std::string shell_quoted(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 }  // namespace
 
 std::string dot_dependency_graph(const Kernel& kernel, bool use_insn_id) {
@@ -81,29 +61,14 @@ std::string dot_dependency_graph(const Kernel& kernel, bool use_insn_id) {
     return os.str();
 }
 
-void write_svg(const std::string& dot_text, const std::string& path) {
-    const std::string dot = find_program("dot");
-    user_assert(!dot.empty(), "LoopyError",
+std::string render_svg(const std::string& dot_text) {
+    const ProcessResult result = run_process({"dot", "-Tsvg"}, dot_text, false, "rendering the dependency graph");
+    user_assert(result.spawn_error != ENOENT, "LoopyError",
                 "show_dependency_graph needs the Graphviz program 'dot', which is not on PATH (install graphviz)");
-    std::string input = (std::filesystem::temp_directory_path() / "loom-graph-XXXXXX").string();
-    const int fd = mkstemp(input.data());
-    user_assert(fd >= 0, "LoopyError", "show_dependency_graph: cannot create a temporary file");
-    close(fd);
-    std::ofstream(input) << dot_text;
-    // dot reads a value starting with '-' after -o as its next option: such a path is written relative.
-    const std::string output_path = path.starts_with("-") ? "./" + path : path;
-    const std::string command =
-        shell_quoted(dot) + " -Tsvg -o " + shell_quoted(output_path) + " " + shell_quoted(input) + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string output;
-    if (pipe) {
-        char buf[512];
-        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) output.append(buf, n);
-    }
-    const int status = pipe ? pclose(pipe) : -1;
-    std::filesystem::remove(input);
-    user_assert(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "LoopyError",
-                "show_dependency_graph: 'dot' failed writing '", path, "': ", trim(output));
+    user_assert(result.spawn_error == 0, "LoopyError", "show_dependency_graph: cannot run 'dot': ",
+                std::strerror(result.spawn_error));
+    user_assert(result.succeeded, "LoopyError", "show_dependency_graph: 'dot' failed: ", trim(result.errors));
+    return result.output;
 }
 
 }  // namespace loom

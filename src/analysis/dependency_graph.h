@@ -13,8 +13,8 @@ namespace loom {
 /// linearized, a cluster per loop around the instructions it runs.
 std::string dot_dependency_graph(const Kernel& k, bool use_insn_id = false);
 
-/// Renders Graphviz text as an SVG file at `path` with the `dot` program. LoopyError when `dot` is not
+/// Graphviz text rendered as SVG text by the `dot` program (which writes no file). LoopyError when `dot` is not
 /// installed or rejects the graph.
-void write_svg(const std::string& dot_text, const std::string& path);
+std::string render_svg(const std::string& dot_text);
 
 }  // namespace loom

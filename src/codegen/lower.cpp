@@ -33,6 +33,7 @@
 #include "ir/layout.h"
 #include "isl/isl.h"
 #include "support/error.h"
+#include "support/limits.h"
 #include "support/strings.h"
 #include "transform/auto_axes.h"
 #include "transform/hardware_offsets.h"
@@ -51,12 +52,15 @@ std::string c_comment(const std::string& text) {
     return "/* " + safe + " */";
 }
 
-void debug_dump(const char* stage, const Kernel& k) {
+// Between stages: the kernel dumped when LOOM_DEBUG=2, and the deadline of a sandboxed script's run checked (a
+// stage is the unit of work a deadline cannot interrupt).
+void after_stage(const char* stage, const Kernel& k) {
     static const bool enabled = [] {
         const char* v = std::getenv("LOOM_DEBUG");
         return v && std::atoi(v) >= 2;
     }();
     if (enabled) std::cerr << "=== after " << stage << " ===\n" << to_listing(k) << "\n";
+    check_deadline(stage);
 }
 
 // Names the instructions of a device kernel read and write.
@@ -432,9 +436,9 @@ Kernel preprocess_unlinearized(const Kernel& k, TargetKind target, const std::ma
     Kernel axes = assign_automatic_axes(expand_subst(k));
     if (!k->linearized) axes = shift_hardware_inames_to_zero(axes);
     Kernel typed = infer_types(axes, dtypes, false);
-    debug_dump("type inference", typed);
+    after_stage("type inference", typed);
     typed = infer_types(realize_reduction(typed), {}, true);
-    debug_dump("reduction realization", typed);
+    after_stage("reduction realization", typed);
     // ILP and vec privatization follows reduction realization so that accumulators get their axes too; write
     // races are judged on the result, with every address space known.
     typed = realize_ilp(resolve_address_spaces(typed));
@@ -451,7 +455,7 @@ Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std:
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
-    debug_dump("linearization", linear);
+    after_stage("linearization", linear);
     // The linearizer is heuristic; its result is checked exactly before any code is printed (a given
     // linearization too).
     verify_linearization(*linear);
@@ -657,6 +661,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         const KernelData& part = *device;
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);
+        check_deadline("building the loop nest");
         check_index_range(part, nest.root);
         DeviceKernel dk;
         dk.name = target == TargetKind::OpenCL ? seg.name : c_kernel_symbol(seg.name);
@@ -669,6 +674,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         BodyEmitter emitter(part, nest, uses, printer, target);
         const std::string body = emitter.emit();
         helpers.adopt_helpers(printer);
+        check_deadline("emitting code");
         const std::string sig = signature(part, dk, target);
         kernels_text += (kernels_text.empty() ? "" : "\n") + sig + "\n{\n" + body + "}\n";
         out.header += (out.header.empty() ? "" : "\n") + sig + ";";

@@ -310,6 +310,7 @@ private:
         if (line.size() >= 3 && line[2].is("<")) return;
         if (line.size() < 3 || line[2].kind != OklTok::String) okl_error(line[1], "#include needs a \"file\" or <header>");
         if (depth >= kMaxIncludeDepth) okl_error(line[1], "#include nested more than ", kMaxIncludeDepth, " deep");
+        if (!options_.read_files) okl_error(line[1], "#include \"...\" reads a file, which a sandbox does not allow");
         const std::string want = line[2].text.substr(1, line[2].text.size() - 2);
         std::vector<std::filesystem::path> dirs{std::filesystem::path(file).parent_path()};
         for (const std::string& p : options_.include_paths) dirs.emplace_back(p);

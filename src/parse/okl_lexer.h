@@ -44,6 +44,7 @@ std::vector<OklToken> okl_lex(std::string_view text, const std::shared_ptr<const
 struct OklOptions {
     std::map<std::string, std::string> defines;  // injected as `#define NAME VALUE`
     std::vector<std::string> include_paths;      // searched by `#include "..."` after the including file's folder
+    bool read_files = true;                      // false: `#include "..."` is an OKLError (a sandbox reads no file)
     /// Pointer arguments get the shapes their accesses imply (lp.auto) instead of an unknown extent (lp.none):
     /// calls then check the arrays' sizes and allocate outputs, but every index must be affine.
     bool auto_shapes = false;

@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace loom {
 
@@ -36,6 +37,17 @@ int run_on_big_stack(int (*body)(int, char**), int argc, char** argv) {
     if (!started) return body(argc, argv);
     pthread_join(thread, nullptr);
     return inv.status;
+}
+
+std::size_t stack_left() {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return SIZE_MAX;
+    void* low = nullptr;
+    std::size_t size = 0;
+    const bool known = pthread_attr_getstack(&attr, &low, &size) == 0;
+    pthread_attr_destroy(&attr);
+    const char here = 0;  // stacks grow down on every system Loom builds for
+    return known ? static_cast<std::size_t>(&here - static_cast<const char*>(low)) : SIZE_MAX;
 }
 
 }  // namespace loom

@@ -32,6 +32,12 @@ h.on_each_executor(function(exec, name)
   check_array(exec:to_device(m:transpose()):get(), m:transpose(), what .. "non-contiguous round trip")
   local zs = lp.array({ { 1, -2 }, { 3.5, 4 }, { 0, 0.25 } }, "complex128")
   check(lp.max_abs_diff(exec:to_device(zs):get(), zs) == 0, "%scomplex round trip", what)
+  -- Into a host array given (a host program's buffer): filled in place and returned; it must fit.
+  local into = lp.zeros(37, "float32")
+  check(da:get(into) == into, "%sd:get(out) returns out", what)
+  check_array(into, a, what .. "d:get(out)")
+  h.expect_error("ArgumentError", "shape", da.get, da, lp.zeros(36, "float32"))
+  h.expect_error("ArgumentError", "contiguous", da.get, da, lp.zeros(74, "float32"):view{ { 0, 74, 2 } })
 
   -- Device arrays in, device arrays out; the output's values are the kernel's.
   local db = exec:to_device(b)

@@ -25,4 +25,22 @@ for _, doc in ipairs({ "tutorial.md", "atomics.md", "loop_tags.md", "data.md", "
   ran = ran + #blocks
 end
 assert(ran >= 40, "expected the tutorial's code blocks, found " .. ran)
+
+-- docs/embedding.md quotes the game-loop example: its sim.lua block is the file, and each line of its host.cpp
+-- block is a line of the file.
+local function read(path)
+  local f = assert(io.open(root .. "/" .. path))
+  local text = f:read("a")
+  f:close()
+  return text
+end
+local embedding = read("docs/embedding.md")
+local sim = embedding:match("\n```lua\n%-%- sketch: examples/embed/sim.lua[^\n]*\n(.-)\n```")
+assert(sim and sim .. "\n" == read("examples/embed/sim.lua"), "docs/embedding.md's sim.lua differs from the file")
+local host, quoted = read("examples/embed/host.cpp"), embedding:match("\n// quoted from examples/embed/host.cpp\n(.-)\n```")
+local lines = {}
+for line in host:gmatch("[^\n]+") do lines[line:match("^%s*(.-)%s*$")] = true end
+for line in assert(quoted, "no host.cpp block in docs/embedding.md"):gmatch("[^\n]+") do
+  assert(lines[line:match("^%s*(.-)%s*$")], "docs/embedding.md quotes a line host.cpp lacks: " .. line)
+end
 print("docs_code_blocks: " .. ran .. " blocks ran")
