@@ -94,12 +94,18 @@ public:
 
 private:
     // ILP iterations of a work-item run interleaved (unrolled) or in any order: no barrier can separate
-    // them, so one needed inside an ILP loop is an error, as in loopy.
+    // them, so one needed inside an ILP loop is an error, as in loopy. The lanes of a `vec` loop run at once
+    // (each statement on all lanes before the next, loop_nest.cpp): no barrier goes between them either, and
+    // code generation has no place for one inside the lanes (an InternalError from isl before; fuzz_pipeline).
     void check_outside_ilp(const std::vector<std::string>& loops, const LinearItem& reason) const {
-        for (const std::string& l : loops)
-            user_assert(!iname_tag(k_, l).is_ilp(), "LoopyError", k_.name,
-                        ": a barrier is needed inside the loop over ILP iname '", l, "' (", reason.comment,
-                        "), but barriers cannot be placed inside ILP loops");
+        for (const std::string& l : loops) {
+            const InameTag tag = iname_tag(k_, l);
+            user_assert(!tag.is_ilp(), "LoopyError", k_.name, ": a barrier is needed inside the loop over ILP iname '",
+                        l, "' (", reason.comment, "), but barriers cannot be placed inside ILP loops");
+            user_assert(!tag.is_vec(), "LoopyError", k_.name, ": a barrier is needed inside the loop over vec iname '",
+                        l, "' (", reason.comment, "), but barriers cannot be placed inside vec loops, whose lanes ",
+                        "run at once: tag it 'unr' or 'for' instead");
+        }
     }
 
     bool shared_memory(const std::string& v) const {

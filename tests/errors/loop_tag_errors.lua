@@ -23,6 +23,27 @@ h.expect_error("LoopyError", { "barrier is needed inside the loop over ILP iname
   lp.generate_code, lp.tag_inames(shift, { i = "l.0", j = "ilp" }))
 h.expect_error("LoopyError", "barriers cannot be placed inside ILP loops", lp.generate_code,
   lp.tag_inames(shift, { i = "l.0", j = "ilp.seq" }))
+-- Nor inside a `vec` loop, whose lanes run at once: this was an InternalError from isl in code generation
+-- (isl's "NULL input"), for a barrier between two instructions of the loop as for one the loop carries.
+h.expect_error("LoopyError", { "barrier is needed inside the loop over vec iname 'j'", "for tmp (r depends on w)",
+  "barriers cannot be placed inside vec loops" }, lp.generate_code, lp.tag_inames(shift, { i = "l.0", j = "vec" }))
+h.expect_error("LoopyError", "barriers cannot be placed inside vec loops", lp.generate_code,
+  lp.tag_inames(shift, { i = "l.0", j = "vec" }), { target = "c" })
+-- Found by fuzz_pipeline: a scalar written in a `vec` loop (a write race) needs a barrier the loop carries,
+-- once a local axis is left over after duplicate_inames moved the instructions off it.
+do
+  local knl = lp.make_kernel("{ [i]: 0<9i<20 }", { "z[i] = x[i] if i < 10 else y[i-10]", "zint = x[i] if 0 else 2.0f" })
+  knl = lp.add_dtypes(knl, { x = "float32", y = "float32", z = "float32", zint = "float32" })
+  knl = lp.split_iname(knl, "i", 1)
+  knl = lp.split_iname(knl, "i_outer", 7, { outer_tag = "l.1", inner_tag = "vec" })
+  knl = lp.duplicate_inames(knl, "i_outer_outer")
+  h.expect_error("LoopyError", { "barrier is needed inside the loop over vec iname 'i_outer_inner'",
+    "for zint (insn_0 depends on insn_0)" }, lp.generate_code, knl)
+  local scalar = lp.make_kernel("{ [i,j]: 0<=i<3 and 0<=j<4 }", "zint = x[i]")
+  scalar = lp.add_dtypes(scalar, { x = "float32", zint = "float32" })
+  h.expect_error("LoopyError", "barrier is needed inside the loop over vec iname 'i'", lp.generate_code,
+    lp.tag_inames(scalar, { i = "vec", j = "l.0" }))
+end
 -- The same kernel with j a plain loop gets its barrier.
 h.check(string.find((lp.generate_code(lp.tag_inames(shift, { i = "l.0" }))), "barrier(CLK_LOCAL_MEM_FENCE)", 1, true),
   "a plain loop takes the barrier")
