@@ -98,6 +98,16 @@ function M.array_from(shape, dtype, fill, order)
   return a
 end
 
+-- An array of `shape` and `dtype` of reproducible integers from lo to hi, drawn in memory order from a linear
+-- congruential generator started at `seed`: exact in any float type, so results built from them compare exactly.
+function M.random_ints(shape, dtype, seed, lo, hi)
+  local state = seed
+  return M.array_from(shape, dtype, function()
+    state = (state * 1103515245 + 12345) % 2147483648
+    return lo + state % (hi - lo + 1)
+  end)
+end
+
 -- Whether `piece` occurs in `text` (plain text, not a pattern).
 function M.contains(text, piece) return string.find(text, piece, 1, true) ~= nil end
 

@@ -104,8 +104,9 @@ bool has_conflict(const KernelData& k, const ConflictQuery& q) {
                                {&s.atomic, &t.reads}, {&s.atomic, &t.writes}, {&s.reads, &t.atomic},
                                {&s.writes, &t.atomic}}) {
         if (!*a || !*b) continue;
+        const std::vector<isl::map> sinks = isl_util::basic_maps(**b);
         for (const isl::map& x : isl_util::basic_maps(**a))
-            for (const isl::map& y : isl_util::basic_maps(**b))
+            for (const isl::map& y : sinks)
                 if (conflicting_pairs(k, q, isl_util::touching_pairs(x, y))) return true;
     }
     return false;

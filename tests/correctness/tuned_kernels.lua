@@ -6,13 +6,7 @@ local lp = require("loom")
 local h = require("helpers")
 
 -- Small integers as float32: every sum below is exact, so results compare exactly.
-local function ints(shape, seed)
-  local state = seed
-  return h.array_from(shape, "float32", function()
-    state = (state * 1103515245 + 12345) % 2147483648
-    return state % 7 - 3
-  end)
-end
+local function ints(shape, seed) return h.random_ints(shape, "float32", seed, -3, 3) end
 
 local function run_each(knl, args, check)
   h.on_each_executor(function(exec, ename)

@@ -1063,11 +1063,7 @@ end)
 test("test_integer_reduction", function()
   local n = 200
   for _, vtype in ipairs({ "int32", "int64" }) do
-    local rng = 42
-    local var_int = h.array_from({ n }, vtype, function()
-      rng = (rng * 1103515245 + 12345) % 2147483648
-      return rng % 1000
-    end)
+    local var_int = h.random_ints({ n }, vtype, 42, 0, 999)
     local values = {}
     for k = 0, n - 1 do values[#values + 1] = var_int:get(k) end
     local function wrap(x) -- to vtype's range, as numpy's integer product
@@ -1513,11 +1509,7 @@ local POW_CASES = {
 -- loopy's _make_random_np_array: integers in [0, 6) or floats in [0, 1).
 local function random_pow_operand(dtype, seed)
   if dtype:find("int") then
-    local state = seed
-    return h.array_from({ 10 }, dtype, function()
-      state = (state * 1103515245 + 12345) % 2147483648
-      return state % 6
-    end)
+    return h.random_ints({ 10 }, dtype, seed, 0, 5)
   end
   return lp.rand({ 10 }, dtype, seed)
 end
