@@ -247,12 +247,37 @@ isl::set loops_domain(const KernelData& k, const Placed& p, const GridIds* ids) 
     return d;
 }
 
+// A statement's domain for isl's AST generator, and the condition on the work-item's ids that its
+// instances also need where isl does not get those ids (see split_guard); null where none.
+struct StatementDomain {
+    isl::set loops;
+    ExprPtr guard;
+};
+
+// Where an id bounds a scaled loop (a fetch split by the work-group size: each work-item takes every 8th
+// element up to a bound of its own), isl would spend milliseconds on loop bounds that divide by the id. The
+// loops range over every id's iterations instead, and the condition the id adds guards the statement.
+StatementDomain split_guard(const KernelData& k, const Placed& p, const isl::set& d, const GridIds& ids) {
+    std::vector<std::string> params;
+    for (const auto& [id, range] : ids.range)
+        if (isl_util::is_param(d, id)) params.push_back(id);
+    if (!isl_util::scaled_against_params(d, params)) return {d, nullptr};
+    isl::set known = isl_util::align_params(assumption_context(k), d.space());
+    for (const std::string& id : params) known = known.intersect(isl_util::align_params(ids.range.at(id), known.space()));
+    const isl::set loops = isl_util::project_out(d, params);
+    const isl::set guard = d.gist(isl_util::align_params(loops, known.space()).intersect_params(known));
+    if (isl_util::plain_is_universe(guard)) return {loops, nullptr};
+    return {loops, isl_util::condition_expr(isl_util::dims_to_params(guard, p.stmt.loops).params(), known)};
+}
+
 // The domain of a statement: that of its loops, restricted to its slabs.
-isl::set statement_domain(const KernelData& k, const Placed& p, const GridIds* ids) {
-    const isl::set d = loops_domain(k, p, ids);
-    if (!p.piece) return d;
-    const isl::set piece = isl_util::align_params(*p.piece, d.space());
-    return isl_util::align_params(d, piece.space()).intersect(piece);
+StatementDomain statement_domain(const KernelData& k, const Placed& p, const GridIds* ids) {
+    isl::set d = loops_domain(k, p, ids);
+    if (p.piece) {
+        const isl::set piece = isl_util::align_params(*p.piece, d.space());
+        d = isl_util::align_params(d, piece.space()).intersect(piece);
+    }
+    return ids ? split_guard(k, p, d, *ids) : StatementDomain{d, nullptr};
 }
 
 // Whether loop `d` of `p` is unrolled: tagged "unr", "ilp" or "ilp.unr", or a `vec` loop other than lanes
@@ -532,17 +557,37 @@ isl::set build_context(const KernelData& k, const std::vector<isl::set>& domains
 // Consecutive instructions in the same loops over the same domain go to isl as one statement, expanded again
 // in the generated loops: isl's AST generator takes time quadratic in the statements of a sequence, and the
 // instructions of long kernels mostly come in runs in one loop body.
-bool runs_with(const Placed& a, const isl::set& da, const Placed& b, const isl::set& db) {
+bool runs_with(const Placed& a, const StatementDomain& da, const Placed& b, const StatementDomain& db) {
     const auto plain = [](const Placed& p) { return p.stmt.insn && !p.stmt.barrier && !p.lanes; };
     const std::size_t depth = a.nest.size();
+    const bool same_guard = da.guard && db.guard ? to_string(da.guard) == to_string(db.guard) : da.guard == db.guard;
     return plain(a) && plain(b) && a.nest == b.nest && a.slab == b.slab &&
            a.stmt.slab_comments == b.stmt.slab_comments && a.positions.size() > depth &&
            b.positions.size() > depth && std::equal(a.positions.begin(), a.positions.begin() + depth, b.positions.begin()) &&
-           da.is_equal(db);
+           same_guard && da.loops.is_equal(db.loops);
 }
 
 // The statements of each run: by the name of the first, which stands for the run in the schedule.
 using Runs = std::map<std::string, std::vector<std::string>>;
+
+// Wraps each statement with a guard (loops_domain) in an `if`, its loops' values put in.
+void add_guards(isl_util::AstNode& n, const std::map<std::string, ExprPtr>& guards,
+                const std::map<std::string, Statement>& statements) {
+    for (isl_util::AstNode& c : n.children) {
+        add_guards(c, guards, statements);
+        const auto guard = c.kind == isl_util::AstNode::Kind::User ? guards.find(c.statement) : guards.end();
+        if (guard == guards.end()) continue;
+        std::map<std::string, ExprPtr> values;
+        const std::vector<std::string>& loops = statements.at(c.statement).loops;
+        for (std::size_t j = 0; j < loops.size(); ++j) values[loops[j]] = c.args.at(j);
+        isl_util::AstNode then;
+        then.children.push_back(std::move(c));
+        c = isl_util::AstNode{};
+        c.kind = isl_util::AstNode::Kind::If;
+        c.cond = substitute(guard->second, values);
+        c.children.push_back(std::move(then));
+    }
+}
 
 // Puts the other statements of a run after the first wherever the first is in `n`.
 void expand_runs(isl_util::AstNode& n, const Runs& runs) {
@@ -585,16 +630,20 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
     std::vector<Placed> leaders;
     std::vector<isl::set> domains;
+    std::map<std::string, ExprPtr> guards;  // by leader
     Runs runs;
+    std::optional<StatementDomain> last;
     for (const Placed& p : placed) {
-        const isl::set d = statement_domain(k, p, ids ? &*ids : nullptr);
-        if (!leaders.empty() && runs_with(leaders.back(), domains.back(), p, d)) {
+        StatementDomain d = statement_domain(k, p, ids ? &*ids : nullptr);
+        if (last && runs_with(leaders.back(), *last, p, d)) {
             runs[leaders.back().name].push_back(p.name);
             continue;
         }
         leaders.push_back(p);
-        domains.push_back(d);
+        domains.push_back(d.loops);
+        if (d.guard) guards[p.name] = d.guard;
         runs[p.name] = {p.name};
+        last = std::move(d);
     }
     const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);
     isl_util::MarkedLoops marked = independent_unrolled_loops(k, leaders, domains);
@@ -606,6 +655,7 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     }
     isl_util::AstNode& loops = *ast;
     restore_marked_args(loops, out.statements, marked);
+    add_guards(loops, guards, out.statements);
     expand_runs(loops, runs);
     rename_iterators(loops, {}, out.statements);
     out.root = unroll_loops(loops, lengths, context);

@@ -655,6 +655,51 @@ isl::pw_aff optimum(isl_pw_aff* found, const isl::set& s, int pos, const char* s
 
 isl::pw_aff dim_max(const isl::set& s, int pos) { return optimum(isl_set_dim_max(s.copy(), pos), s, pos, "upper"); }
 isl::pw_aff dim_min(const isl::set& s, int pos) { return optimum(isl_set_dim_min(s.copy(), pos), s, pos, "lower"); }
+
+namespace {
+
+struct ScaledSearch {
+    std::vector<int> params;  // positions of the parameters searched for
+    bool found = false;
+};
+
+isl_stat scaled_constraint(isl_constraint* c, void* user) {
+    ScaledSearch& t = *static_cast<ScaledSearch*>(user);
+    const bool by_param = std::any_of(t.params.begin(), t.params.end(), [c](int p) {
+        return isl_constraint_involves_dims(c, isl_dim_param, static_cast<unsigned>(p), 1) == isl_bool_true;
+    });
+    for (int d = 0; by_param && d < isl_constraint_dim(c, isl_dim_set) && !t.found; ++d) {
+        isl_val* a = isl_val_abs(isl_constraint_get_coefficient_val(c, isl_dim_set, d));
+        t.found = isl_val_cmp_si(a, 1) > 0;
+        isl_val_free(a);
+    }
+    isl_constraint_free(c);
+    return isl_stat_ok;
+}
+
+isl_stat scaled_basic_set(isl_basic_set* b, void* user) {
+    if (!static_cast<ScaledSearch*>(user)->found) isl_basic_set_foreach_constraint(b, scaled_constraint, user);
+    isl_basic_set_free(b);
+    return isl_stat_ok;
+}
+
+}  // namespace
+
+bool plain_is_universe(const isl::set& s) { return isl_set_plain_is_universe(s.get()) == isl_bool_true; }
+
+bool scaled_against_params(const isl::set& s, const std::vector<std::string>& params) {
+    ScaledSearch search;
+    for (const std::string& p : params)
+        if (const int at = isl_set_find_dim_by_name(s.get(), isl_dim_param, p.c_str()); at >= 0) search.params.push_back(at);
+    if (!search.params.empty()) isl_set_foreach_basic_set(s.get(), scaled_basic_set, &search);
+    return search.found;
+}
+
+isl::set axis_values(const isl::set& s, int pos) {
+    const unsigned n = static_cast<unsigned>(isl_set_dim(s.get(), isl_dim_set)), at = static_cast<unsigned>(pos);
+    isl_set* cur = isl_set_project_out(s.copy(), isl_dim_set, at + 1, n - at - 1);
+    return isl::manage(isl_set_coalesce(isl_set_project_out(cur, isl_dim_set, 0, at)));
+}
 bool has_lower_bound(const isl::set& s, int pos) {
     return isl_set_dim_has_lower_bound(s.get(), isl_dim_set, static_cast<unsigned>(pos)) == isl_bool_true;
 }

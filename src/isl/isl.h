@@ -88,6 +88,16 @@ isl::set param_range(const std::string& name, long lo, long hi);
 /// Maximum of set dimension `pos` over `s`, as a function of the parameters.
 isl::pw_aff dim_max(const isl::set& s, int pos);
 isl::pw_aff dim_min(const isl::set& s, int pos);
+/// The values set dimension `pos` of `s` takes, as a one-dimensional set over the parameters, its pieces
+/// merged: a union of shifted boxes (a stencil's accesses) becomes one interval per axis, whose optimum is one
+/// small problem instead of one per piece.
+isl::set axis_values(const isl::set& s, int pos);
+/// Whether `s` has no constraints (isl's plain check: no emptiness or redundancy test).
+bool plain_is_universe(const isl::set& s);
+/// Whether a constraint of `s` bounds one of its set dimensions, scaled by more than 1, by one of the
+/// parameters `params`: a loop bound isl derives from it divides an expression of the parameter (a fetch
+/// loop split by the work-group size, bounded per work-item), which costs isl's AST generator milliseconds.
+bool scaled_against_params(const isl::set& s, const std::vector<std::string>& params);
 /// Whether set dimension `pos` of `s` has a lower bound (dim_min needs one).
 bool has_lower_bound(const isl::set& s, int pos);
 

@@ -456,7 +456,9 @@ constexpr unsigned long extent_operations = 10000;
 ExprPtr axis_extent(const Footprint& f, std::size_t j, const isl::set& ctx, const Variable& v) {
     const int axis = static_cast<int>(j);
     if (const auto exact = isl_util::within_operations(
-            extent_operations, [&] { return auto_extent(isl_util::add_constant(isl_util::dim_max(*f.touched, axis), 1), ctx, v); }))
+            extent_operations, [&] {
+                return auto_extent(isl_util::add_constant(isl_util::dim_max(isl_util::axis_values(*f.touched, axis), 0), 1), ctx, v);
+            }))
         return *exact;
     const auto bounded =
         isl_util::within_operations(extent_operations, [&] { return auto_extent(term_extent(f, j), ctx, v); });

@@ -102,6 +102,37 @@ end
 
 -- }}}
 
+-- {{{ 3-D 7-point stencil on 4x8x8 work-groups, the input's bounding box per work-group in local memory
+
+-- Each work-item fetches up to 2x2x2 elements of the 6x10x10 box, the last ones only where its id is small
+-- enough: a guard on the ids, not loop bounds divided by them.
+do
+  local knl = lp.make_kernel("{[i,j,k]: 0<=i,j,k<n}",
+    "out[i+1,j+1,k+1] = a[i,j+1,k+1] + a[i+2,j+1,k+1] + a[i+1,j,k+1] + a[i+1,j+2,k+1]"
+    .. " + a[i+1,j+1,k] + a[i+1,j+1,k+2] - 6*a[i+1,j+1,k+1]", nil, { assumptions = "n mod 8 = 0 and n >= 8" })
+  knl = lp.add_dtypes(knl, { a = "float32" })
+  local k = lp.split_iname(knl, "i", 4, { outer_tag = "g.2", inner_tag = "l.2" })
+  k = lp.split_iname(k, "j", 8, { outer_tag = "g.1", inner_tag = "l.1" })
+  k = lp.split_iname(k, "k", 8, { outer_tag = "g.0", inner_tag = "l.0" })
+  k = lp.add_prefetch(k, "a", "i_inner,j_inner,k_inner", { fetch_bounding_box = true, default_tag = "l.auto" })
+  local code = lp.generate_code(k)
+  h.check(code:find("a_dim_2_outer <= 1;", 1, true), "the fetch loops have constant bounds:\n" .. code)
+  -- On PoCL an unguarded fetch goes unnoticed (its extra writes land in the box, or past it): the guard is
+  -- checked in the code.
+  h.check(code:find("if (9 + -1 * lid(0) + -8 * a_dim_2_outer >= 0 && ", 1, true), "the fetch is guarded:\n" .. code)
+  local n = 8
+  local a = ints({ n + 2, n + 2, n + 2 }, 7)
+  run_each(k, { a = a, n = n }, function(out, ename)
+    h.check_array(out, function(i, j, kk)
+      if i < 1 or j < 1 or kk < 1 then return nil end
+      return a:get(i - 1, j, kk) + a:get(i + 1, j, kk) + a:get(i, j - 1, kk) + a:get(i, j + 1, kk)
+        + a:get(i, j, kk - 1) + a:get(i, j, kk + 1) - 6 * a:get(i, j, kk)
+    end, "3-D stencil out on " .. ename)
+  end)
+end
+
+-- }}}
+
 -- {{{ a private temporary and its reader under a loop priority that cannot hold
 
 do
