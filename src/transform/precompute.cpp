@@ -137,6 +137,12 @@ std::vector<ExprPtr> storage_exprs(const std::vector<StorageAxis>& axes, const s
 
 std::string storage_dim(std::size_t i) { return cat("_loom_storage_", i); }
 
+std::vector<std::string> storage_dims(const Plan& p) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < p.axes.size(); ++i) out.push_back(storage_dim(i));
+    return out;
+}
+
 // The inames the footprint is taken over: the sweep, and the existing inames that become storage loops (the
 // uses do not involve them, so for the footprint they are like swept inames).
 std::vector<std::string> footprint_inames(const Plan& p) {
@@ -218,8 +224,7 @@ void find_leaf_domain(const KernelData& k, Plan& p) {
 // sweep, storage indices).
 isl::set access_footprint(const Plan& p, const std::vector<ExprPtr>& args) {
     const std::vector<ExprPtr> exprs = storage_exprs(p.axes, args);
-    std::vector<std::string> dims;
-    for (std::size_t i = 0; i < exprs.size(); ++i) dims.push_back(storage_dim(i));
+    const std::vector<std::string> dims = storage_dims(p);
     isl::set s = isl_util::add_named_dims(p.context, dims, false);
     for (std::size_t i = 0; i < exprs.size(); ++i) {
         const std::optional<isl::set> indexed = isl_util::try_add_constraint(s, var(dims[i]), BinOp::Eq, exprs[i]);
@@ -339,10 +344,16 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
     if (p.axes.empty()) return p;  // one value: no footprint to box, no new inames
     p.reused = reused_inames(p);
     find_leaf_domain(k, p);
+    // Each use's footprint is a box that moves with the outer iterations, simplified under their bounds
+    // (whose consequences for the storage indices would otherwise repeat in every piece): the union of a
+    // stencil's shifted boxes then merges in a few steps, and the bounds come back once.
+    const isl::set outer = isl_util::add_named_dims(isl_util::project_onto(p.context, outer_dims(p)), storage_dims(p), false);
+    isl::set moving;
     for (const auto& args : p.accesses) {
-        const isl::set f = access_footprint(p, args);
-        p.footprint = p.footprint.is_null() ? f : p.footprint.unite(f).coalesce();
+        const isl::set box = access_footprint(p, args).gist(outer);
+        moving = moving.is_null() ? box : moving.unite(box).coalesce();
     }
+    p.footprint = moving.intersect(outer).coalesce();
     box_footprint(k, p, temporary);
     check_preexisting_axes(p);
     return p;
