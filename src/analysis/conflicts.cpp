@@ -93,9 +93,7 @@ bool conflicting_pairs(const KernelData& k, const ConflictQuery& q, isl::map rel
     return differ(k, q, rel, &InameTag::is_group);
 }
 
-}  // namespace
-
-bool has_conflict(const KernelData& k, const ConflictQuery& q) {
+bool conflict_in_pairs(const KernelData& k, const ConflictQuery& q) {
     const AccessRelations s = relations(k, *q.source, q.variable), t = relations(k, *q.sink, q.variable);
     // Each access of the source against each of the sink, piece by piece: a conflict is usually found in the
     // first pair, and isl's operations on the union of all pairs (a stencil's reads of a fetch make seven)
@@ -110,6 +108,23 @@ bool has_conflict(const KernelData& k, const ConflictQuery& q) {
                 if (conflicting_pairs(k, q, isl_util::touching_pairs(x, y))) return true;
     }
     return false;
+}
+
+// Whether instances of one instruction conflict in any iterations of its loops: where they do not (a fetch
+// writes each element once), no loop's iterations need a barrier between them, and the query asked of each
+// loop is answered by the first.
+bool self_conflict(const KernelData& k, const ConflictQuery& q) {
+    return derived(k, &DerivedFacts::self_conflicts, std::pair{q.source->id, q.variable}, [&] {
+        return conflict_in_pairs(k, {q.source, q.sink, q.variable, {}, "", q.scope});
+    });
+}
+
+}  // namespace
+
+bool has_conflict(const KernelData& k, const ConflictQuery& q) {
+    const bool constrained = !q.same_iteration.empty() || !q.carried_by.empty();
+    if (q.source == q.sink && q.scope == ConflictScope::WorkItemsOfGroup && constrained && !self_conflict(k, q)) return false;
+    return conflict_in_pairs(k, q);
 }
 
 }  // namespace loom

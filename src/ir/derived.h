@@ -31,6 +31,7 @@ struct DerivedFacts {
     std::optional<std::vector<std::string>> all_inames;
     std::map<std::pair<std::string, std::string>, AccessRelations> access_relations;  // (instruction, variable)
     std::optional<std::set<std::string>> linearly_indexed;  // variables some instruction indexes as a[[e]]
+    std::map<std::pair<std::string, std::string>, bool> self_conflicts;  // (instruction, variable), in any iterations
 };
 
 /// The value `compute()` gives for the facts of `k` that `field` selects: cached where `k` caches.
