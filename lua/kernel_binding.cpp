@@ -6,6 +6,7 @@
 
 #include "analysis/dependency_graph.h"
 #include "codegen/lower.h"
+#include "ir/listing.h"
 #include "lua/args.h"
 #include "lua/array_binding.h"
 #include "lua/binding.h"

@@ -30,6 +30,7 @@
 #include "schedule/verify_linearization.h"
 #include "ir/access.h"
 #include "ir/domain.h"
+#include "ir/listing.h"
 #include "ir/layout.h"
 #include "isl/isl.h"
 #include "support/error.h"

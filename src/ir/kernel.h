@@ -194,7 +194,4 @@ void check_index_value(const KernelData& k, std::int64_t v, const std::string& w
 /// The kernel of `k`, a transformation's edit: whatever linearization `k` had no longer holds, so it is dropped.
 Kernel unlinearized_kernel(KernelData&& k);
 
-/// `tostring(knl)`: the listing of the loopy tutorial.
-std::string to_listing(const Kernel& k, bool with_dependencies = false);
-
 }  // namespace loom
