@@ -468,8 +468,10 @@ void read_make_options(lua_State* L, int idx, MakeKernelInput& in) {
     if (lua_istable(L, idx)) lua_pop(L, 1);
 }
 
-int make_kernel(lua_State* L) {
+// make_kernel, or (not an entrypoint) make_function.
+int make_kernel_or_function(lua_State* L, bool is_entrypoint) {
     MakeKernelInput in;
+    in.is_entrypoint = is_entrypoint;
     in.domains = string_or_list(L, 1, "make_kernel", "domains");
     in.instructions = string_or_list(L, 2, "make_kernel", "instructions");
     // make_kernel(domains, instructions, {assumptions=...}): loopy's keyword arguments without a declaration list.
@@ -489,11 +491,16 @@ int make_kernel(lua_State* L) {
         for (const auto& [name, value] : fixed)
             if (value->kind == ExprKind::IntLit) in.known_parameters[name] = value->ival;
     }
-    Kernel k = make_kernel(in);
+    Kernel k = loom::make_kernel(in);
     if (!fixed.empty()) k = fix_parameters(k, fixed);
     push_kernel(L, std::move(k));
     return 1;
 }
+
+int make_kernel(lua_State* L) { return make_kernel_or_function(L, true); }
+
+// loopy's make_function: a kernel meant to be called from others (lp.merge, lp.register_callable).
+int make_function(lua_State* L) { return make_kernel_or_function(L, false); }
 
 // --- kernel fields
 
@@ -721,6 +728,7 @@ int parse_expression_fn(lua_State* L) {
 
 const luaL_Reg kFunctions[] = {
     {"make_kernel", trampoline<make_kernel>},
+    {"make_function", trampoline<make_function>},
     {"GlobalArg", trampoline<global_arg>},
     {"ArrayArg", trampoline<global_arg>},
     {"ConstantArg", trampoline<constant_arg>},

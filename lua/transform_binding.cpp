@@ -347,6 +347,37 @@ int rename_argument(lua_State* L) {
     return 1;
 }
 
+// lp.merge{knl1, knl2, ...}: the entrypoint with the others as its callables.
+int merge(lua_State* L) {
+    const char* f = "merge";
+    check_table(L, 1, f);
+    std::vector<Kernel> kernels;
+    const lua_Integer n = length(L, 1);
+    for (lua_Integer i = 1; i <= n; ++i) {
+        get_index(L, 1, i);
+        kernels.push_back(check_kernel(L, lua_gettop(L), f).kernel);
+        lua_pop(L, 1);
+    }
+    if (kernels.empty()) arg_error(L, 1, f, "list of kernels expected, got an empty list");
+    push_kernel(L, loom::merge(kernels));
+    return 1;
+}
+
+int register_callable(lua_State* L) {
+    const char* f = "register_callable";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    const std::string name = check_string(L, 2, f);
+    push_kernel(L, loom::register_callable(k, name, check_kernel(L, 3, f).kernel));
+    return 1;
+}
+
+int inline_callable_kernel(lua_State* L) {
+    const char* f = "inline_callable_kernel";
+    const Kernel& k = check_kernel(L, 1, f).kernel;
+    push_kernel(L, loom::inline_callable_kernel(k, check_string(L, 2, f)));
+    return 1;
+}
+
 int rename_iname(lua_State* L) {
     const char* f = "rename_iname";
     const Kernel& k = check_kernel(L, 1, f).kernel;
@@ -493,6 +524,9 @@ const luaL_Reg kFunctions[] = {
     {"rename_argument", trampoline<rename_argument>},
     {"add_inames_to_insn", trampoline<add_inames_to_insn>},
     {"rename_iname", trampoline<rename_iname>},
+    {"merge", trampoline<merge>},
+    {"register_callable", trampoline<register_callable>},
+    {"inline_callable_kernel", trampoline<inline_callable_kernel>},
     {"remove_unused_inames", trampoline<remove_unused_inames>},
     {"fix_parameters", trampoline<fix_parameters>},
     {"realize_reduction", trampoline<realize_reduction>},

@@ -213,7 +213,8 @@ ExprType ExprTyper::compute(const ExprPtr& e) {
         case ExprKind::ImagLit:
             return e->dtype == DType::Unknown ? ExprType{imag_literal_type(e->fval), true} : ExprType{e->dtype, false};
         case ExprKind::Var:
-        case ExprKind::Subscript: return variable_type(e);
+        case ExprKind::Subscript:
+        case ExprKind::SubArrayRef: return variable_type(e);
         case ExprKind::Call: return call_type(e);
         case ExprKind::Binary: return binary_type(e);
         case ExprKind::Unary: return unary_type(e);

@@ -304,6 +304,8 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
         case ExprKind::Cast: return print_cast(e, prec);
         case ExprKind::Reduction:
             user_error("LoopyError", "reduction '", to_string(e), "' must be realized before code generation");
+        case ExprKind::SubArrayRef:
+            internal_assert(false, "sub-array reference '", to_string(e), "' outside an inlined call");
     }
     return "";
 }

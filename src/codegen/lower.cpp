@@ -434,7 +434,8 @@ Kernel preprocess_unlinearized(const Kernel& k, TargetKind target, const std::ma
     // accumulators' types depend on them); the accumulators are typed by the second inference.
     // Automatic local axes are assigned first: everything after sees concrete hardware axes.
     // Hardware axes count from zero: inames on them are shifted once their axes are known.
-    Kernel axes = assign_automatic_axes(expand_subst(k));
+    // Calls of callable kernels are inlined before anything else: the rest sees one kernel.
+    Kernel axes = assign_automatic_axes(expand_subst(inline_callables(k)));
     if (!k->linearized) axes = shift_hardware_inames_to_zero(axes);
     Kernel typed = infer_types(axes, dtypes, false);
     after_stage("type inference", typed);

@@ -47,7 +47,7 @@ private:
             case ExprKind::Call: case ExprKind::Cast:
                 if (any_vector(e->args)) throw Unvectorizable{};
                 return false;
-            case ExprKind::Reduction: throw Unvectorizable{};
+            case ExprKind::Reduction: case ExprKind::SubArrayRef: throw Unvectorizable{};
         }
         return false;
     }

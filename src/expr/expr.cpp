@@ -218,6 +218,14 @@ ExprPtr reduction(std::string op, std::vector<std::string> inames, std::vector<E
     return make(std::move(e));
 }
 
+ExprPtr sub_array_ref(std::string name, std::vector<ExprPtr> indices, std::vector<std::string> swept) {
+    internal_assert(!name.empty(), "sub-array reference needs a name");
+    Expr e = node(ExprKind::SubArrayRef, std::move(indices));
+    e.name = std::move(name);
+    e.inames = std::move(swept);
+    return make(std::move(e));
+}
+
 // {{{ printing
 
 namespace {
@@ -309,7 +317,7 @@ private:
             case ExprKind::Var: return tagged_name(e);
             case ExprKind::Subscript:
                 return e.linear ? tagged_name(e) + "[[" + list(e.args) + "]]" : tagged_name(e) + "[" + list(e.args) + "]";
-            case ExprKind::Call: return tagged_name(e) + "(" + list(e.args) + ")";
+            case ExprKind::Call: return e.name == kSliceCall ? slice_body(e) : tagged_name(e) + "(" + list(e.args) + ")";
             case ExprKind::Binary: return binary_body(e);
             case ExprKind::Unary:
                 // `not` prints its operand like pymbolic, `not (a < b)`: readable either way round.
@@ -317,9 +325,20 @@ private:
             case ExprKind::If: return "if(" + list(e.args) + ")";
             case ExprKind::Cast: return "cast(" + dtype_name(e.dtype) + ", " + list(e.args) + ")";
             case ExprKind::Reduction: return reduction_body(e);
+            case ExprKind::SubArrayRef:
+                return "[" + join(e.inames, ", ") + "]: " + e.name + (e.args.empty() ? "" : "[" + list(e.args) + "]");
         }
         internal_assert(false, "unknown expression kind");
         return "";
+    }
+
+    // `start:stop:step` as written, omitted parts empty.
+    std::string slice_body(const Expr& e) {
+        std::vector<std::string> parts;
+        for (const ExprPtr& a : e.args)
+            parts.push_back(a->kind == ExprKind::Var && a->name == kSliceCall ? "" : print(a, kNone));
+        if (parts.back().empty()) parts.pop_back();
+        return join(parts, ":");
     }
 
     std::string reduction_body(const Expr& e) {
@@ -405,7 +424,8 @@ std::vector<std::string> referenced_names(const ExprPtr& e) {
     std::vector<std::string> names;
     std::set<std::string> seen;
     visit(e, [&](const ExprPtr& n) {
-        if ((n->kind == ExprKind::Var || n->kind == ExprKind::Subscript) && seen.insert(n->name).second)
+        const bool named = n->kind == ExprKind::Var || n->kind == ExprKind::Subscript || n->kind == ExprKind::SubArrayRef;
+        if (named && seen.insert(n->name).second)
             names.push_back(n->name);
     });
     return names;

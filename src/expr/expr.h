@@ -35,6 +35,11 @@ enum class ExprKind {
     If,         // args = {cond, then, else}
     Cast,       // dtype, args = {operand}
     Reduction,  // name = operation ("sum", ...), inames, args = {body...}
+    // name = array, args = indices (none: the whole variable), inames = swept inames. loopy's SubArrayRef
+    // `[i, j]: a[i, 0, j]`: the sub-array of `a` whose axes are i and j (each from its lower bound), passed to or
+    // returned from a callable kernel. Only a call's arguments and left-hand sides hold one; calls are inlined
+    // (transform/callable.h) before any analysis that needs values.
+    SubArrayRef,
 };
 
 /// Binary operators; comparison and logic included.
@@ -101,6 +106,11 @@ ExprPtr if_then_else(ExprPtr c, ExprPtr a, ExprPtr b);
 ExprPtr cast(DType t, ExprPtr a);
 ExprPtr reduction(std::string op, std::vector<std::string> inames, std::vector<ExprPtr> body,
                   bool allow_simultaneous = false);
+ExprPtr sub_array_ref(std::string name, std::vector<ExprPtr> indices, std::vector<std::string> swept);
+
+/// The function name of a slice `start:stop:step` inside a subscript, as parsed: call(kSliceCall, {start, stop,
+/// step}), an omitted part var(kSliceCall). Only make_kernel sees one: it turns the subscript into a SubArrayRef.
+inline constexpr const char* kSliceCall = ":";
 
 /// Whether `e` is a reduction with two results, a value and an index (argmax, argmin).
 bool is_two_valued(const ExprPtr& e);
@@ -127,7 +137,7 @@ ExprPtr rewrite(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& 
 /// and reduction inames are names, not variables, and stay.
 ExprPtr substitute(const ExprPtr& e, const std::map<std::string, ExprPtr>& values);
 
-/// Names of variables read (Var and Subscript names), excluding calls' function names.
+/// Names of variables read (Var, Subscript and SubArrayRef names), excluding calls' function names.
 std::vector<std::string> referenced_names(const ExprPtr& e);
 
 }  // namespace loom

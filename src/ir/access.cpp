@@ -6,12 +6,22 @@ namespace loom {
 
 namespace {
 
-// The reads of `e` (parents first), each with the reduction inames in `scope` and those around it in `e`.
+// Whether `e` binds inames over its operands: a reduction's, or a sub-array reference's swept inames.
+bool binds_inames(const ExprPtr& e) { return e->kind == ExprKind::Reduction || e->kind == ExprKind::SubArrayRef; }
+
+// The access of a subscript, variable or sub-array reference `e` (its swept inames added to `scope`).
+Access access_of(const ExprPtr& e, std::vector<std::string> scope, bool is_write) {
+    if (e->kind == ExprKind::SubArrayRef) scope.insert(scope.end(), e->inames.begin(), e->inames.end());
+    const bool sub = !e->args.empty() && e->kind != ExprKind::Var;
+    return {e->name, e->args, sub, is_write, e->linear, std::move(scope)};
+}
+
+// The reads of `e` (parents first), each with the bound inames in `scope` and those around it in `e`.
 void collect_reads(const ExprPtr& e, std::vector<std::string>& scope, std::vector<Access>& out) {
-    if (e->kind == ExprKind::Var) out.push_back({e->name, {}, false, false, false, scope});
-    if (e->kind == ExprKind::Subscript) out.push_back({e->name, e->args, true, false, e->linear, scope});
+    if (e->kind == ExprKind::Var || e->kind == ExprKind::Subscript || e->kind == ExprKind::SubArrayRef)
+        out.push_back(access_of(e, scope, false));
     const std::size_t outer = scope.size();
-    if (e->kind == ExprKind::Reduction) scope.insert(scope.end(), e->inames.begin(), e->inames.end());
+    if (binds_inames(e)) scope.insert(scope.end(), e->inames.begin(), e->inames.end());
     for (const ExprPtr& a : e->args) collect_reads(a, scope, out);
     scope.resize(outer);
 }
@@ -48,9 +58,9 @@ std::vector<ExprPtr> storage_indices(const KernelData& k, const Access& a) {
 std::vector<Access> accesses_of(const Instruction& insn) {
     std::vector<Access> out;
     for (const ExprPtr& a : insn.assignees) {
-        const bool sub = a->kind == ExprKind::Subscript;
-        out.push_back({a->name, sub ? a->args : std::vector<ExprPtr>{}, sub, true, a->linear, {}});
-        for (const ExprPtr& idx : a->args) collect_reads(idx, out);
+        out.push_back(access_of(a, {}, true));
+        std::vector<std::string> scope = out.back().reduction_scope;
+        for (const ExprPtr& idx : a->args) collect_reads(idx, scope, out);
     }
     if (insn.expression) collect_reads(insn.expression, out);
     for (const ExprPtr& p : insn.predicates) collect_reads(p, out);
@@ -93,8 +103,14 @@ std::set<std::string> reduction_inames(const ExprPtr& e) {
     std::set<std::string> out;
     if (!e) return out;
     visit(e, [&](const ExprPtr& n) {
-        if (n->kind == ExprKind::Reduction) out.insert(n->inames.begin(), n->inames.end());
+        if (binds_inames(n)) out.insert(n->inames.begin(), n->inames.end());
     });
+    return out;
+}
+
+std::set<std::string> bound_inames(const Instruction& insn) {
+    std::set<std::string> out = reduction_inames(insn.expression);
+    for (const ExprPtr& a : insn.assignees) out.merge(reduction_inames(a));
     return out;
 }
 

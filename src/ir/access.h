@@ -17,7 +17,9 @@ struct Access {
     bool subscripted = false;
     bool is_write = false;
     bool linear = false;  // a[[e]]: indices is {e}, an index into the flat storage (ExprKind::Subscript's linear)
-    std::vector<std::string> reduction_scope;  // the inames of the reductions around it (a read in sum(j, ...))
+    /// The inames bound around it: of the reductions (a read in sum(j, ...)) and, for a sub-array reference,
+    /// its swept inames.
+    std::vector<std::string> reduction_scope;
 };
 
 /// Every access of `insn`: its assignees (writes; their subscripts are reads of index variables) and every
@@ -48,7 +50,10 @@ std::vector<std::string> access_loops(const Instruction& insn, const Access& a);
 /// assignee takes the value at its position.
 bool is_tuple_assignment(const Instruction& insn);
 
-/// Inames bound by reductions anywhere in `e`.
+/// Inames bound by reductions and sub-array references anywhere in `e`.
 std::set<std::string> reduction_inames(const ExprPtr& e);
+/// Inames bound anywhere in `insn` (its right-hand side and its sub-array reference left-hand sides): they are
+/// not loops it runs in.
+std::set<std::string> bound_inames(const Instruction& insn);
 
 }  // namespace loom

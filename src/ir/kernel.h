@@ -138,6 +138,12 @@ struct KernelData {
     KernelOptions options;
     std::vector<LinearItem> linearization;  // empty until linearized
     bool linearized = false;
+    /// False for a kernel made by make_function: one meant to be called by other kernels (loopy's
+    /// is_entrypoint). Its arguments' directions (is_input/is_output) say which are the call's results.
+    bool is_entrypoint = true;
+    /// The kernels its calls name (loopy's callables table of the translation unit): lp.merge and
+    /// register_callable add them, preprocessing inlines every call (transform/callable.cpp).
+    std::map<std::string, std::shared_ptr<const KernelData>> callables;
     DerivedCache cache;
 };
 
@@ -154,6 +160,8 @@ public:
     const KernelData* operator->() const { return data_.get(); }
     /// A mutable copy for a transformation to edit before wrapping it as a new Kernel.
     KernelData copy() const { return *data_; }
+    /// The shared data itself: what holds this kernel without copying it (another kernel's callables).
+    const std::shared_ptr<const KernelData>& shared() const { return data_; }
 
     const Variable* find_variable(const std::string& name) const;
     const Instruction* find_instruction(const std::string& id) const;

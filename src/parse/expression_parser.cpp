@@ -22,7 +22,7 @@ bool is_keyword(std::string_view s) { return s == "and" || s == "or" || s == "no
 // Longest first, so that `**` is not read as two `*`.
 constexpr std::array<std::string_view, 10> kLongPunct{"...", "**", "//", "<<", ">>",
                                                       "<=", ">=", "==", "!=", ":="};
-constexpr std::string_view kShortPunct = "()[],+-*/%<>=&|^~$";
+constexpr std::string_view kShortPunct = "()[],+-*/%<>=&|^~$:";
 
 }  // namespace
 
@@ -384,12 +384,55 @@ ExprPtr ExpressionParser::untagged_postfix(const Token& name) {
     if (accept("(")) return call(name);
     if (accept("[")) {
         if (accept("[")) return linear_subscript_rest(name);
-        std::vector<ExprPtr> indices = arguments("]");
+        // `a[()]`: the one element of a 0-d array, as pymbolic writes it.
+        if (peek().is("(") && peek(1).is(")") && peek(2).is("]")) {
+            pos_ += 3;
+            return var(name.text);
+        }
+        std::vector<ExprPtr> indices = subscript_indices();
         if (indices.empty()) fail(name, cat("empty subscript of '", name.text, "'"));
         return subscript(name.text, std::move(indices));
     }
     if (name.text == "if") fail(name, "'if' in an expression must be written if(condition, then, else)");
     return var(name.text);
+}
+
+// The indices of a subscript after its `[`, up to the `]`; each may be a slice `start:stop:step` (parts optional).
+std::vector<ExprPtr> ExpressionParser::subscript_indices() {
+    std::vector<ExprPtr> indices;
+    if (accept("]")) return indices;
+    do {
+        indices.push_back(slice_or_index());
+    } while (accept(","));
+    expect("]");
+    return indices;
+}
+
+ExprPtr ExpressionParser::slice_or_index() {
+    const auto part = [&] { return peek().is(":") || peek().is(",") || peek().is("]") ? var(kSliceCall) : expression(); };
+    ExprPtr start = part();
+    if (!accept(":")) return start;
+    ExprPtr stop = part();
+    ExprPtr step = accept(":") ? part() : var(kSliceCall);
+    return loom::call(kSliceCall, {std::move(start), std::move(stop), std::move(step)});
+}
+
+// `[i, j]: a[i, j]` (the `[` taken): loopy's sub-array reference, `a` swept over inames i and j.
+ExprPtr ExpressionParser::sub_array_ref_rest() {
+    std::vector<std::string> swept;
+    if (!accept("]")) {
+        do {
+            swept.push_back(expect_identifier());
+        } while (accept(","));
+        expect("]");
+    }
+    expect(":");
+    const Token at = peek();
+    ExprPtr target = postfix();
+    if (target->kind != ExprKind::Var && target->kind != ExprKind::Subscript)
+        fail(at, "a sub-array reference '[inames]: ...' must sweep a variable or a subscript");
+    if (target->linear) fail(at, "a sub-array reference cannot sweep a linear subscript 'a[[e]]'");
+    return sub_array_ref(target->name, target->args, std::move(swept));
 }
 
 // `a[[e]]` after its `[[`: one index into a's flat storage (loopy's linear subscript).
@@ -407,6 +450,7 @@ ExprPtr ExpressionParser::atom() {
         case TokenKind::Float:
         case TokenKind::Imaginary: return number(t);
         case TokenKind::Punct:
+            if (t.text == "[") return sub_array_ref_rest();
             if (t.text == "(") {
                 ExprPtr e = expression();
                 if (peek().is(",")) fail(peek(), "a tuple is only allowed as the iname list of a reduction or as "

@@ -84,6 +84,9 @@ private:
     std::string name_tag(const Token& name);
     ExprPtr untagged_postfix(const Token& name);
     ExprPtr linear_subscript_rest(const Token& name);
+    std::vector<ExprPtr> subscript_indices();
+    ExprPtr slice_or_index();
+    ExprPtr sub_array_ref_rest();
     ExprPtr number(const Token& t) const;
     ExprPtr call(const Token& fn);
     ExprPtr special_call(const Token& fn, std::vector<ExprPtr> args) const;

@@ -492,9 +492,10 @@ void InstructionParser::assignment(ExpressionParser& p, const SourceText& src, s
     Instruction insn;
     insn.line = src.position(lhs.front().offset).first;
     for (Assignee& a : lhs) {
-        if (a.target->kind != ExprKind::Var && a.target->kind != ExprKind::Subscript)
+        const ExprKind kind = a.target->kind;
+        if (kind != ExprKind::Var && kind != ExprKind::Subscript && kind != ExprKind::SubArrayRef)
             src.fail(a.offset, cat("cannot assign to '", to_string(a.target),
-                                   "' (expected a variable or a subscript)"));
+                                   "' (expected a variable, a subscript or a sub-array reference)"));
         if (a.declared != lhs.front().declared)
             src.fail(a.offset, "all left-hand sides of one instruction must declare the same temporary type, or none");
         insn.assignees.push_back(std::move(a.target));

@@ -15,6 +15,7 @@
 #include "parse/array_decls.h"
 #include "parse/instructions.h"
 #include "parse/match.h"
+#include "parse/sub_array_refs.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -49,7 +50,7 @@ ExprPtr resolve_min_max(const ExprPtr& e, const std::vector<std::string>& inames
 
 void check_reduction_inames(const Instruction& insn, const std::vector<std::string>& inames) {
     if (!insn.expression) return;
-    for (const std::string& r : reduction_inames(insn.expression))
+    for (const std::string& r : bound_inames(insn))
         user_assert(contains(inames, r), "LoopyError", "reduction in instruction '", insn.id,
                     "' is over unknown iname '", r, "'");
 }
@@ -184,7 +185,7 @@ void infer_io(KernelData& k) {
 
 std::set<std::string> inames_referenced(const Instruction& insn, const std::vector<std::string>& inames) {
     std::set<std::string> out;
-    const std::set<std::string> bound = reduction_inames(insn.expression);
+    const std::set<std::string> bound = bound_inames(insn);
     for (const Access& a : accesses_of(insn))
         if (contains(inames, a.name) && !bound.count(a.name)) out.insert(a.name);
     return out;
@@ -252,11 +253,11 @@ void find_within_inames(KernelData& k) {
                     }
                 }
                 if (!common) continue;
-                const std::set<std::string> bound = reduction_inames(insn.expression);
+                const std::set<std::string> bound = bound_inames(insn);
                 for (const std::string& i : *common)
                     if (!bound.count(i) && insn.within_inames.insert(i).second) changed = true;
             }
-            const std::set<std::string> reduced = reduction_inames(insn.expression);
+            const std::set<std::string> reduced = bound_inames(insn);
             for (const std::string& i : bounding_inames(k, insn))
                 if (!reduced.count(i) && insn.within_inames.insert(i).second) changed = true;
         }
@@ -268,7 +269,7 @@ void check_looped_inames_bounded(const KernelData& k, const std::vector<std::str
     std::set<std::string> looped;
     for (const Instruction& insn : k.instructions) {
         looped.insert(insn.within_inames.begin(), insn.within_inames.end());
-        if (insn.expression) looped.merge(reduction_inames(insn.expression));
+        if (insn.expression) looped.merge(bound_inames(insn));
     }
     for (std::size_t d = 0; d < texts.size(); ++d) isl_util::check_bounded(texts[d], k.domains[d], looped);
 }
@@ -575,6 +576,7 @@ Kernel make_kernel(const MakeKernelInput& in) {
     user_assert(is_identifier(in.name), "LoopyError", "kernel name '", in.name,
                 "' is not an identifier (letters, digits and '_', not starting with a digit)");
     k.name = in.name;
+    k.is_entrypoint = in.is_entrypoint;
     k.options.target = in.target;
     k.options.index_dtype = in.index_dtype;
     k.silenced_warnings = in.silenced_warnings;
@@ -588,10 +590,11 @@ Kernel make_kernel(const MakeKernelInput& in) {
         check_name(v.name, v.kind == VarKind::Temporary ? "temporary" : "argument", "make_kernel");
         (v.kind == VarKind::Temporary ? k.temporaries : k.args).push_back(v);
     }
+    assign_ids(k);
+    expand_slices(k);  // their new inames are checked and named like the others
     for (const std::string& iname : all_inames(k)) check_name(iname, "iname", "make_kernel");
 
     const std::vector<std::string> inames = all_inames(k);
-    assign_ids(k);
     for (Instruction& insn : k.instructions)
         if (insn.expression) insn.expression = resolve_min_max(insn.expression, inames);
     for (SubstitutionRule& r : k.substitutions) r.expression = resolve_min_max(r.expression, inames);

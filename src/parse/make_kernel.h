@@ -27,6 +27,7 @@ struct MakeKernelInput {
     bool check_dep_resolution = true;  // a `dep`/`nosync` naming no instruction is an error
     bool default_offset_auto = false;  // default_offset=lp.auto: guessed arrays get an offset argument
     std::map<std::string, long> known_parameters;  // values assumed while finding shapes (fixed_parameters)
+    bool is_entrypoint = true;  // false: make_function
 };
 
 Kernel make_kernel(const MakeKernelInput& in);

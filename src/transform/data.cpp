@@ -54,7 +54,8 @@ namespace {
 ExprPtr rename_variable(const ExprPtr& e, const std::string& from, const std::string& to) {
     if (!e) return e;
     return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
-        if ((n->kind != ExprKind::Var && n->kind != ExprKind::Subscript) || n->name != from) return n;
+        const bool named = n->kind == ExprKind::Var || n->kind == ExprKind::Subscript || n->kind == ExprKind::SubArrayRef;
+        if (!named || n->name != from) return n;
         auto renamed = std::make_shared<Expr>(*n);
         renamed->name = to;
         return renamed;

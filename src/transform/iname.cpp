@@ -62,9 +62,10 @@ ExprPtr map_inames(const ExprPtr& e, const std::map<std::string, ExprPtr>& value
             const auto it = values.find(n->name);
             return it == values.end() ? n : it->second;
         }
-        if (n->kind != ExprKind::Reduction) return n;
+        if (n->kind != ExprKind::Reduction && n->kind != ExprKind::SubArrayRef) return n;
         std::vector<std::string> inames = reduction_inames(n->inames);
         if (inames == n->inames) return n;
+        if (n->kind == ExprKind::SubArrayRef) return sub_array_ref(n->name, n->args, std::move(inames));
         return reduction(n->name, std::move(inames), n->args, n->allow_simultaneous);
     });
 }
@@ -114,7 +115,7 @@ std::set<std::string> instruction_inames(const KernelData& k) {
     std::set<std::string> used;
     for (const Instruction& insn : k.instructions) {
         used.insert(insn.within_inames.begin(), insn.within_inames.end());
-        for (const std::string& r : reduction_inames(insn.expression)) used.insert(r);
+        for (const std::string& r : bound_inames(insn)) used.insert(r);
     }
     for (const SubstitutionRule& rule : k.substitutions)
         for (const std::string& r : reduction_inames(rule.expression)) used.insert(r);

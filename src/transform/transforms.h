@@ -151,6 +151,26 @@ Kernel add_barrier(const Kernel& k, const std::optional<std::string>& insn_befor
 /// With `insn_id_filter`, only the reductions of those instructions are realized (loopy's option).
 Kernel realize_reduction(const Kernel& k, const std::optional<std::set<std::string>>& insn_id_filter = std::nullopt);
 
+// --- callable kernels (transform/callable.cpp)
+/// loopy's merge: the one entrypoint among `kernels` (made by make_kernel; the others by make_function) with
+/// every other kernel, and the callables each one holds, registered under its name. LoopyError for no or several
+/// entrypoints, two different kernels of one name, or different targets.
+Kernel merge(const std::vector<Kernel>& kernels);
+/// loopy's register_callable with a kernel: `callee` becomes what calls of `name` in `caller` run. Registering
+/// another kernel under a name already taken is a LoopyError.
+Kernel register_callable(const Kernel& caller, const std::string& name, const Kernel& callee);
+/// loopy's inline_callable_kernel: every call of callable `name` (in the kernel and in its other callables)
+/// replaced by the callee's instructions, its inames and temporaries renamed (`name[:4]_` prefix), its
+/// arguments replaced by what the call passes: a sub-array's subscript with each swept iname at its lower bound
+/// plus the callee's index on that axis, a value argument's expression in the callee's domains and
+/// instructions. Noops stand for the call's start and (with the call's id) its end, so dependencies on the call
+/// hold. LoopyError for a wrong number of arguments or results, an axis count or constant extent that does
+/// not match, or different index types.
+Kernel inline_callable_kernel(const Kernel& k, const std::string& name);
+/// Every call of a callable inlined, nested calls too (what preprocessing does first). LoopyError for a call
+/// that passes or returns sub-arrays of a function that is no callable kernel.
+Kernel inline_callables(const Kernel& k);
+
 // --- substitution rules (transform/subst.cpp)
 /// Expands the substitution rule uses that `within` selects (a stack match, parse/match.h: a plain match
 /// expression selects every use in the instructions it matches; empty: all), as loopy: a rule whose

@@ -19,7 +19,7 @@
 --   test_unschedulable_kernel_detection (has_schedulable_iname_nesting, get_iname_duplication_options),
 --   test_global_barrier_order_finding, test_global_barrier_error_if_unordered (get_global_barrier_order),
 --   test_get_return_from_kernel_mapping (loopy.schedule.tools), test_dep_cycle_printing_and_error
---   (split_array_axis), test_different_index_dtypes (make_function, merge), test_save_with_base_storage,
+--   (split_array_axis), test_save_with_base_storage,
 --   test_missing_definition_check_respects_aliases, test_scalars_with_base_storage,
 --   test_check_for_variable_access_ordering_with_aliasing, test_global_tv_with_base_storage_across_gbarrier,
 --   test_global_temps_with_multiple_base_storages, test_no_barrier_err_for_global_temps_with_base_storage
@@ -1766,6 +1766,17 @@ test("test_floor_div_modulo_with_uint_index", function()
   local knl = lp.make_kernel("{[i]: 0<=i<10}", "a[map[i] // 2, map[i] % 35] = i",
     { lp.GlobalArg("map", "uint64", { shape = lp.auto }), lp.GlobalArg("a", "float64", { shape = { 10, 4 } }) })
   device_code(knl)
+end)
+
+test("test_different_index_dtypes", function()
+  local doublify = lp.make_function("{[i]: 0<=i<10}", [[
+    x[i] = x[i] * 2
+  ]], { name = "doublify", index_dtype = "int64" })
+  local knl = lp.make_kernel("{[I]: 0<=I<10}", [[
+    [I]: X[I] = doublify([I]: X[I])
+  ]], { index_dtype = "int32" })
+  knl = lp.merge { knl, doublify }
+  h.expect_error("LoopyError", "index type", lp.generate_code_v2, knl)
 end)
 
 run()
