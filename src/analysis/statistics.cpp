@@ -412,6 +412,8 @@ CountMap synchronization_map(const Kernel& kernel) {
     return out;
 }
 
+// --- Access footprints (loopy's AccessFootprintGatherer).
+
 namespace {
 
 // The elements access `a` of `insn` touches over the runs of the loops around it; nullopt where an index is
@@ -466,8 +468,8 @@ std::vector<AccessFootprint> access_footprints(const Kernel& kernel, bool ignore
 
 PwQPolynomial footprint_bytes(const KernelData& k, const AccessFootprint& f) {
     const Variable* v = find_variable(k, f.variable);
-    internal_assert(v, "footprint_bytes: no variable '", f.variable, "'");
-    user_assert(v->dtype != DType::Unknown, "LoopyError", "gather_access_footprint_bytes: the type of '", f.variable, "' is unknown");
+    // Preprocessing has inferred every type or raised a TypeInferenceError.
+    internal_assert(v && v->dtype != DType::Unknown, "footprint_bytes: no type for '", f.variable, "'");
     return isl_util::card(f.elements).aligned(count_params(k)).scaled(static_cast<std::int64_t>(dtype_size(v->dtype)));
 }
 

@@ -106,7 +106,7 @@ struct AccessFootprint {
 std::vector<AccessFootprint> access_footprints(const Kernel& preprocessed, bool ignore_uncountable);
 
 /// loopy's gather_access_footprint_bytes for one footprint: its elements times the size of the variable's
-/// type, a count in the kernel's parameters. LoopyError when the variable's type is unknown.
+/// type, a count in the kernel's parameters.
 isl_util::PwQPolynomial footprint_bytes(const KernelData& k, const AccessFootprint& f);
 
 }  // namespace loom
