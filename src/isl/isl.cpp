@@ -891,8 +891,8 @@ isl::map unite(const isl::map& a, const isl::map& b) {
 }
 
 isl::set unite(const isl::set& a, const isl::set& b) {
-    const isl::set x = align_params(a, b.space());
-    return align_params(b, x.space()).unite(x);
+    const isl::set y = align_params(b, a.space());
+    return align_params(a, y.space()).unite(y);
 }
 
 bool is_empty(const isl::map& m) { return isl_map_is_empty(m.get()) == isl_bool_true; }
