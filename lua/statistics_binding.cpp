@@ -2,12 +2,15 @@
 // lp.get_synchronization_map, the keys lp.Op, lp.MemAccess, lp.Sync, lp.CountGranularity, and the
 // "loom.CountMap" and "loom.Count" userdata. Keys are Lua tables (fields as loopy names them, strides as
 // tables {[0] = 1, [1] = "m"}) with a metatable per kind; counts are isl piecewise quasi-polynomials.
+// lp.gather_access_footprints and lp.gather_access_footprint_bytes return tables fp[variable][direction] of
+// "loom.Set" userdata (isl sets) and of counts.
 #include <algorithm>
 #include <memory>
 #include <new>
 #include <set>
 
 #include "analysis/statistics.h"
+#include "isl/isl.h"
 #include "lua/args.h"
 #include "lua/binding.h"
 #include "lua/trampoline.h"
@@ -22,29 +25,48 @@ using isl_util::PwQPolynomial;
 
 constexpr const char* kMapMeta = "loom.CountMap";
 constexpr const char* kCountMeta = "loom.Count";
+constexpr const char* kSetMeta = "loom.Set";
 
 const char* kind_meta(StatKind k) {
     return k == StatKind::Op ? "loom.Op" : k == StatKind::MemAccess ? "loom.MemAccess" : "loom.Sync";
 }
 const char* kind_name(StatKind k) { return k == StatKind::Op ? "Op" : k == StatKind::MemAccess ? "MemAccess" : "Sync"; }
 
-// --- counts
+// --- userdata owning an engine value: counts, count maps, sets
 
-struct CountHandle {
-    std::unique_ptr<PwQPolynomial> count;
+template <class T>
+struct Owned {
+    std::unique_ptr<T> value;
 };
 
-void push_count(lua_State* L, const PwQPolynomial& c) {
-    auto* h = static_cast<CountHandle*>(lua_newuserdatauv(L, sizeof(CountHandle), 0));
-    new (h) CountHandle{};
-    luaL_setmetatable(L, kCountMeta);
-    h->count = std::make_unique<PwQPolynomial>(c);
+// Created empty with its metatable set before it owns `value`, so that __gc always finds a valid object.
+template <class T>
+void push_owned(lua_State* L, const char* meta, T value) {
+    auto* h = static_cast<Owned<T>*>(lua_newuserdatauv(L, sizeof(Owned<T>), 0));
+    new (h) Owned<T>{};
+    luaL_setmetatable(L, meta);
+    h->value = std::make_unique<T>(std::move(value));
 }
 
+template <class T>
+const T& check_owned(lua_State* L, int idx, const char* meta, const char* fname, const char* what) {
+    auto* h = static_cast<Owned<T>*>(check_udata(L, idx, meta, fname));
+    if (!h->value) arg_error(L, idx, fname, cat(what, " has been collected"));
+    return *h->value;
+}
+
+template <class T>
+int owned_gc(lua_State* L) {
+    static_cast<Owned<T>*>(lua_touserdata(L, 1))->value.reset();
+    return 0;
+}
+
+// --- counts
+
+void push_count(lua_State* L, const PwQPolynomial& c) { push_owned(L, kCountMeta, c); }
+
 const PwQPolynomial& check_count(lua_State* L, int idx, const char* fname) {
-    auto* h = static_cast<CountHandle*>(check_udata(L, idx, kCountMeta, fname));
-    if (!h->count) arg_error(L, idx, fname, "count has been collected");
-    return *h->count;
+    return check_owned<PwQPolynomial>(L, idx, kCountMeta, fname, "count");
 }
 
 // {name = integer, ...}: parameter values.
@@ -92,9 +114,28 @@ int count_arith(lua_State* L) {
     return 1;
 }
 
-int count_gc(lua_State* L) {
-    static_cast<CountHandle*>(lua_touserdata(L, 1))->count.reset();
-    return 0;
+// --- sets: a footprint, the elements of an array
+
+void push_set(lua_State* L, const isl::set& s) { push_owned(L, kSetMeta, s); }
+
+const isl::set& check_set(lua_State* L, int idx, const char* fname) {
+    return check_owned<isl::set>(L, idx, kSetMeta, fname, "set");
+}
+
+int set_tostring(lua_State* L) {
+    lua_pushstring(L, isl_util::to_str(check_set(L, 1, "__tostring")).c_str());
+    return 1;
+}
+
+// The number of points as a count in the set's parameters (loopy's statistics.count).
+int set_count(lua_State* L) {
+    push_count(L, isl_util::card(check_set(L, 1, "count")));
+    return 1;
+}
+
+int set_remove_divs(lua_State* L) {
+    push_set(L, isl_util::remove_divs(check_set(L, 1, "remove_divs")));
+    return 1;
 }
 
 // --- keys
@@ -237,22 +278,9 @@ int key_eq(lua_State* L) {
 
 // --- count maps
 
-struct MapHandle {
-    std::unique_ptr<CountMap> map;
-};
+void push_map(lua_State* L, CountMap map) { push_owned(L, kMapMeta, std::move(map)); }
 
-void push_map(lua_State* L, CountMap map) {
-    auto* h = static_cast<MapHandle*>(lua_newuserdatauv(L, sizeof(MapHandle), 0));
-    new (h) MapHandle{};
-    luaL_setmetatable(L, kMapMeta);
-    h->map = std::make_unique<CountMap>(std::move(map));
-}
-
-const CountMap& check_map(lua_State* L, int idx, const char* fname) {
-    auto* h = static_cast<MapHandle*>(check_udata(L, idx, kMapMeta, fname));
-    if (!h->map) arg_error(L, idx, fname, "map has been collected");
-    return *h->map;
-}
+const CountMap& check_map(lua_State* L, int idx, const char* fname) { return check_owned<CountMap>(L, idx, kMapMeta, fname, "map"); }
 
 const PwQPolynomial* find(const CountMap& m, const StatKey& key) {
     for (const auto& [k, c] : m.entries())
@@ -448,11 +476,6 @@ int map_mul(lua_State* L) {
     return 1;
 }
 
-int map_gc(lua_State* L) {
-    static_cast<MapHandle*>(lua_touserdata(L, 1))->map.reset();
-    return 0;
-}
-
 // --- the map functions
 
 StatOptions stat_options(lua_State* L, int arg, const char* fname, bool ops) {
@@ -496,10 +519,54 @@ int get_synchronization_map(lua_State* L) {
     return 1;
 }
 
+// --- access footprints
+
+// The option of both footprint functions, from the table at argument 2.
+bool ignore_uncountable(lua_State* L, const char* fname) {
+    check_options(L, 2, fname, {"ignore_uncountable"});
+    return opt_bool(L, 2, "ignore_uncountable", fname).value_or(false);
+}
+
+// The table t[variable][direction] = what `push_value` pushes for the footprint.
+template <class PushValue>
+void push_footprints(lua_State* L, const std::vector<AccessFootprint>& footprints, PushValue&& push_value) {
+    lua_newtable(L);
+    for (const AccessFootprint& f : footprints) {
+        if (lua_getfield(L, -1, f.variable.c_str()) != LUA_TTABLE) {
+            lua_pop(L, 1);
+            lua_createtable(L, 0, 2);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, -3, f.variable.c_str());
+        }
+        push_value(f);
+        lua_setfield(L, -2, f.direction.c_str());
+        lua_pop(L, 1);
+    }
+}
+
+int gather_access_footprints(lua_State* L) {
+    const char* fname = "gather_access_footprints";
+    const Kernel& k = check_kernel(L, 1, fname).kernel;
+    const bool ignore = ignore_uncountable(L, fname);
+    push_footprints(L, access_footprints(preprocessed(k), ignore), [&](const AccessFootprint& f) { push_set(L, f.elements); });
+    return 1;
+}
+
+int gather_access_footprint_bytes(lua_State* L) {
+    const char* fname = "gather_access_footprint_bytes";
+    const Kernel& k = check_kernel(L, 1, fname).kernel;
+    const bool ignore = ignore_uncountable(L, fname);
+    const Kernel p = preprocessed(k);
+    push_footprints(L, access_footprints(p, ignore), [&](const AccessFootprint& f) { push_count(L, footprint_bytes(*p, f)); });
+    return 1;
+}
+
 const luaL_Reg kFunctions[] = {
     {"get_op_map", trampoline<get_op_map>},
     {"get_mem_access_map", trampoline<get_mem_access_map>},
     {"get_synchronization_map", trampoline<get_synchronization_map>},
+    {"gather_access_footprints", trampoline<gather_access_footprints>},
+    {"gather_access_footprint_bytes", trampoline<gather_access_footprint_bytes>},
     {"Op", trampoline<make_key<StatKind::Op>>},
     {"MemAccess", trampoline<make_key<StatKind::MemAccess>>},
     {"Sync", trampoline<make_key<StatKind::Sync>>},
@@ -522,7 +589,7 @@ void register_metatables(lua_State* L) {
     luaL_newmetatable(L, kMapMeta);
     const luaL_Reg meta[] = {{"__index", trampoline<map_index>}, {"__len", trampoline<map_len>},
                              {"__tostring", trampoline<map_tostring>}, {"__add", trampoline<map_add>},
-                             {"__mul", trampoline<map_mul>}, {"__gc", map_gc}, {nullptr, nullptr}};
+                             {"__mul", trampoline<map_mul>}, {"__gc", owned_gc<CountMap>}, {nullptr, nullptr}};
     luaL_setfuncs(L, meta, 0);
     luaL_newlib(L, kMapMethods);
     lua_setfield(L, -2, "methods");
@@ -531,13 +598,21 @@ void register_metatables(lua_State* L) {
     luaL_newmetatable(L, kCountMeta);
     const luaL_Reg count_meta[] = {{"__tostring", trampoline<count_tostring>}, {"__add", trampoline<count_arith<'+'>>},
                                    {"__sub", trampoline<count_arith<'-'>>}, {"__mul", trampoline<count_arith<'*'>>},
-                                   {"__gc", count_gc}, {nullptr, nullptr}};
+                                   {"__gc", owned_gc<PwQPolynomial>}, {nullptr, nullptr}};
     luaL_setfuncs(L, count_meta, 0);
     lua_newtable(L);
     lua_pushcfunction(L, trampoline<count_eval>);
     lua_setfield(L, -2, "eval");
     lua_pushcfunction(L, trampoline<count_eval>);
     lua_setfield(L, -2, "eval_with_dict");
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+
+    luaL_newmetatable(L, kSetMeta);
+    const luaL_Reg set_meta[] = {{"__tostring", trampoline<set_tostring>}, {"__gc", owned_gc<isl::set>}, {nullptr, nullptr}};
+    luaL_setfuncs(L, set_meta, 0);
+    const luaL_Reg set_methods[] = {{"count", trampoline<set_count>}, {"remove_divs", trampoline<set_remove_divs>}, {nullptr, nullptr}};
+    luaL_newlib(L, set_methods);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
 

@@ -412,4 +412,65 @@ CountMap synchronization_map(const Kernel& kernel) {
     return out;
 }
 
+// --- Access footprints (loopy's AccessFootprintGatherer).
+
+namespace {
+
+// The elements access `a` of `insn` touches over the runs of the loops around it; nullopt where an index is
+// not quasi-affine or reads data.
+std::optional<isl::set> touched_elements(const KernelData& k, const Instruction& insn, const Access& a) {
+    if (data_dependent(k, a)) return std::nullopt;
+    const std::optional<isl::map> m = isl_util::exact_access_map(domain_of(k, access_loops(insn, a)), storage_indices(k, a));
+    if (!m) return std::nullopt;
+    return isl_util::as_elements(m->range(), a.name);
+}
+
+std::string subscript_text(const Access& a) {
+    std::vector<std::string> indices;
+    for (const ExprPtr& i : a.indices) indices.push_back(to_string(i));
+    return a.linear ? cat(a.name, "[[", indices[0], "]]") : cat(a.name, "[", join(indices, ", "), "]");
+}
+
+void add_footprint(std::vector<AccessFootprint>& out, AccessFootprint f) {
+    for (AccessFootprint& g : out)
+        if (g.variable == f.variable && g.direction == f.direction) {
+            g.elements = isl_util::unite(g.elements, f.elements);
+            return;
+        }
+    out.push_back(std::move(f));
+}
+
+}  // namespace
+
+std::vector<AccessFootprint> access_footprints(const Kernel& kernel, bool ignore_uncountable) {
+    const KernelData& k = *kernel;
+    std::vector<AccessFootprint> writes, reads;
+    for (const Instruction& insn : k.instructions) {
+        if (insn.kind != InsnKind::Assignment) continue;
+        for (const Access& a : accesses_of(insn)) {
+            if (!a.subscripted) continue;
+            const std::optional<isl::set> touched = touched_elements(k, insn, a);
+            user_assert(touched || ignore_uncountable, "LoopyError", "failed to gather footprint: ", subscript_text(a),
+                        " in instruction '", insn.id, "' is not quasi-affine in the inames and parameters",
+                        " (ignore_uncountable=true leaves it out)");
+            if (touched)
+                add_footprint(a.is_write ? writes : reads, {a.name, a.is_write ? "write" : "read", *touched});
+        }
+    }
+    for (AccessFootprint& f : reads) writes.push_back(std::move(f));
+    // As loopy's get_access_map: the elements touched where the assumptions hold.
+    for (AccessFootprint& f : writes) {
+        const isl::set assumed = isl_util::align_params(assumption_context(k), f.elements.space());
+        f.elements = isl_util::align_params(f.elements, assumed.space()).intersect_params(assumed);
+    }
+    return writes;
+}
+
+PwQPolynomial footprint_bytes(const KernelData& k, const AccessFootprint& f) {
+    const Variable* v = find_variable(k, f.variable);
+    // Preprocessing has inferred every type or raised a TypeInferenceError.
+    internal_assert(v && v->dtype != DType::Unknown, "footprint_bytes: no type for '", f.variable, "'");
+    return isl_util::card(f.elements).aligned(count_params(k)).scaled(static_cast<std::int64_t>(dtype_size(v->dtype)));
+}
+
 }  // namespace loom

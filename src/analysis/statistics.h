@@ -89,4 +89,24 @@ CountMap mem_access_map(const Kernel& preprocessed, const StatOptions& opts);
 /// its device kernels, each as often as the loops around it run.
 CountMap synchronization_map(const Kernel& linearized);
 
+/// loopy's access footprint: the elements of one variable that the accesses in one direction touch, over all
+/// runs of all instructions, where the kernel's assumptions hold (a set of the parameters and the element
+/// indices, its tuple the variable's name).
+struct AccessFootprint {
+    std::string variable;
+    std::string direction;  // "read" or "write"
+    isl::set elements;
+};
+
+/// loopy's gather_access_footprints for a preprocessed kernel: the footprint of each subscripted variable (of
+/// any kind) and direction, writes first, each list in the order of the variables' first accesses. The
+/// accesses are those of ir/access, as mem_access_map counts them: unlike loopy, reads in `if=` conditions
+/// count, and a read in an assignee's subscript is a read. An index that is not quasi-affine, or that reads a
+/// variable, has no footprint: a LoopyError naming it, or no contribution with `ignore_uncountable`.
+std::vector<AccessFootprint> access_footprints(const Kernel& preprocessed, bool ignore_uncountable);
+
+/// loopy's gather_access_footprint_bytes for one footprint: its elements times the size of the variable's
+/// type, a count in the kernel's parameters.
+isl_util::PwQPolynomial footprint_bytes(const KernelData& k, const AccessFootprint& f);
+
 }  // namespace loom

@@ -43,6 +43,15 @@ bool indexed_linearly(const KernelData& k, const std::string& name) {
            }).count(name) != 0;
 }
 
+bool data_dependent(const KernelData& k, const Access& a) {
+    for (const ExprPtr& idx : a.indices)
+        for (const std::string& n : referenced_names(idx)) {
+            const Variable* v = find_variable(k, n);
+            if (v && v->kind != VarKind::ValueArg) return true;
+        }
+    return false;
+}
+
 std::vector<ExprPtr> storage_indices(const KernelData& k, const Access& a) {
     if (a.linear || !a.subscripted || !indexed_linearly(k, a.name)) return a.indices;
     const Variable* v = find_variable(k, a.name);

@@ -34,6 +34,10 @@ bool indexed_linearly(const KernelData& k, const std::string& name);
 /// into its flat storage, the linear one as written and the others their indices times the strides.
 std::vector<ExprPtr> storage_indices(const KernelData& k, const Access& a);
 
+/// Whether an index of `a` reads a variable (other than a value argument): the elements it touches depend on
+/// data, not only on the inames and parameters.
+bool data_dependent(const KernelData& k, const Access& a);
+
 /// Names of variables written by `insn`.
 std::set<std::string> written_names(const Instruction& insn);
 /// Names of variables read by `insn` (including index variables).

@@ -871,6 +871,15 @@ std::optional<isl::map> exact_access_map(const isl::set& domain, const std::vect
     return m;
 }
 
+isl::set as_elements(const isl::set& range, const std::string& array) {
+    isl_set* s = isl_set_set_tuple_name(range.copy(), array.c_str());
+    for (int i = 0, n = static_cast<int>(isl_set_dim(s, isl_dim_set)); i < n; ++i)
+        s = isl_set_set_dim_name(s, isl_dim_set, static_cast<unsigned>(i), nullptr);
+    return isl::manage(s);
+}
+
+isl::set remove_divs(const isl::set& s) { return isl::manage(isl_set_remove_divs(s.copy())); }
+
 isl::map constrain_dims(const isl::map& m, const std::string& in, const std::string& out, DimOrder order) {
     const int pi = isl_map_find_dim_by_name(m.get(), isl_dim_in, in.c_str());
     const int po = isl_map_find_dim_by_name(m.get(), isl_dim_out, out.c_str());
@@ -924,6 +933,11 @@ isl::map unite(const isl::map& a, const isl::map& b) {
     isl_map* y = b.copy();
     align_pair(x, y);
     return isl::manage(isl_map_union(x, y));
+}
+
+isl::set unite(const isl::set& a, const isl::set& b) {
+    const isl::set y = align_params(b, a.space());
+    return align_params(a, y.space()).unite(y);
 }
 
 bool is_empty(const isl::map& m) { return isl_map_is_empty(m.get()) == isl_bool_true; }

@@ -123,12 +123,22 @@ isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices)
 /// nullopt otherwise.
 std::optional<isl::map> exact_access_map(const isl::set& domain, const std::vector<ExprPtr>& indices);
 
+/// The range of an access relation as elements of `array`: its tuple named `array`, its dimensions unnamed
+/// (isl prints them i0, i1, ...), so that the elements of all accesses to `array` share one space.
+isl::set as_elements(const isl::set& range, const std::string& array);
+
+/// `s` with its existentially quantified variables eliminated (isl_set_remove_divs, loopy's
+/// Set.remove_divs): a superset that has lost its strides.
+isl::set remove_divs(const isl::set& s);
+
 /// Relation helpers addressing dimensions by name: `in` is an input dimension, `out` an output one.
 enum class DimOrder { Equal, Less, Greater };
 isl::map constrain_dims(const isl::map& m, const std::string& in, const std::string& out, DimOrder order);
 /// { a -> b : a R c and b S c }: pairs of instances that touch a common element.
 isl::map touching_pairs(const isl::map& a, const isl::map& b);
+/// The union, each operand first given the parameters of the other.
 isl::map unite(const isl::map& a, const isl::map& b);
+isl::set unite(const isl::set& a, const isl::set& b);
 /// The basic maps (disjuncts) of `m`, each as a map.
 std::vector<isl::map> basic_maps(const isl::map& m);
 

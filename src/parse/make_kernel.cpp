@@ -391,14 +391,9 @@ Footprint access_footprint(const KernelData& k, const std::string& name, const A
             out.undetermined = cat("'", to_string(*bad), "' in instruction '", insn->id, "'");
             continue;
         }
-        isl::set d = isl_util::exact_access_map(dom, a.indices)->range();
+        const isl::set d = isl_util::exact_access_map(dom, a.indices)->range();
         out.accesses.emplace_back(dom, a.indices);
-        if (out.touched) {
-            d = isl_util::align_params(d, out.touched->space());
-            *out.touched = isl_util::align_params(*out.touched, d.space()).unite(d);
-        } else {
-            out.touched = d;
-        }
+        out.touched = out.touched ? isl_util::unite(*out.touched, d) : d;
     }
     return out;
 }

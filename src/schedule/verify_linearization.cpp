@@ -320,16 +320,6 @@ private:
         return out;
     }
 
-    // An index that reads a variable (other than a value argument) depends on data: not a known element.
-    bool data_dependent(const Access& a) const {
-        for (const ExprPtr& idx : a.indices)
-            for (const std::string& n : referenced_names(idx)) {
-                const Variable* v = find_variable(k_, n);
-                if (v && v->kind != VarKind::ValueArg) return true;
-            }
-        return false;
-    }
-
     // The accesses of `p` to `variable`, from its instances `set`.
     Accesses accesses(const Placement& p, const isl::set& set, const std::string& variable, bool with_reads) const {
         const std::vector<int> key = storage_axes(variable);
@@ -338,7 +328,7 @@ private:
         for (const Access& a : accesses_of(*p.insn)) {
             if (a.name != variable) continue;
             const std::vector<ExprPtr> indices = storage_indices(k_, a);
-            const std::optional<isl::map> exact = data_dependent(a) ? std::nullopt : isl_util::exact_access_map(set, indices);
+            const std::optional<isl::map> exact = data_dependent(k_, a) ? std::nullopt : isl_util::exact_access_map(set, indices);
             const isl::map touched = isl_util::with_tuple_names(exact ? *exact : isl_util::access_map(set, indices), p.insn->id, "");
             const isl::map element = isl_util::with_tuple_names(isl_util::flat_range_product(copy, touched), p.insn->id, variable);
             const bool certain = exact && p.insn->predicates.empty();

@@ -1,6 +1,6 @@
 -- Statistics (docs/statistics.md): counts of kernels on triangular, strided, split and nested domains against
 -- enumeration in plain Lua; work-item, sub-group and work-group counts and redundant work; printing; map and
--- count arithmetic; errors (bench/statistics_latency.lua times the tutorial's maps).
+-- count arithmetic; access footprints; errors (bench/statistics_latency.lua times the tutorial's maps).
 local lp = require("loom")
 local h = require("helpers")
 
@@ -143,6 +143,56 @@ do
   h.expect_error("LoopyError", "has no dtype", function() return lp.get_synchronization_map(knl):to_bytes() end)
   local par = lp.split_iname(knl, "i", 16, { inner_tag = "l.0", outer_tag = "l.1" })
   h.expect_error("LoopyError", "is not a constant", lp.get_op_map, par, { subgroup_size = 32 })
+end
+
+-- Access footprints: the elements touched, against enumeration, on a triangle with overlapping reads, and an
+-- array indexed both ways (its footprint in flat storage); uncountable accesses; the loom.Set methods.
+do
+  local tri = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<=i}", [[
+    out[i, j] = b[i + j] + b[2*j] {if=mask[i]}
+  ]])
+  tri = lp.add_and_infer_dtypes(tri, { b = "float64", mask = "int32" })
+  local fp = lp.gather_access_footprints(tri)
+  local bytes = lp.gather_access_footprint_bytes(tri)
+  for _, n in ipairs({ 0, 1, 2, 7, 30 }) do
+    local elements = {}
+    local count = 0
+    for i = 0, n - 1 do
+      for j = 0, i do
+        for _, e in ipairs({ i + j, 2 * j }) do
+          if not elements[e] then elements[e], count = true, count + 1 end
+        end
+      end
+    end
+    h.check_equal(fp.b.read:count():eval { n = n }, count, "b's footprint at n=" .. n)
+    h.check_equal(bytes.b.read:eval { n = n }, 8 * count, "b's bytes at n=" .. n)
+    h.check_equal(fp.out.write:count():eval { n = n }, n * (n + 1) // 2, "out's footprint at n=" .. n)
+    h.check_equal(fp.mask.read:count():eval { n = n }, n, "the condition's footprint at n=" .. n)
+  end
+  h.check(fp.out.read == nil and fp.b.write == nil, "no footprint without accesses")
+
+  local flat = lp.make_kernel("{[i,j]: 0<=i<n and 0<=j<4}", "out[[4*i + j]] = 2*out[i, j]",
+    { lp.GlobalArg("out", "float32", { shape = "n, 4" }), "..." })
+  local out = lp.gather_access_footprints(flat).out
+  h.check_equal(tostring(out.write), "[n] -> { out[i0] : 0 <= i0 < 4n }", "a linearly indexed footprint")
+  h.check_equal(tostring(out.read), tostring(out.write), "the other accesses in flat storage")
+
+  local irregular = lp.make_kernel("{[i]: 0<=i<n}", "out[i] = b[i*i] + c[i]")
+  irregular = lp.add_and_infer_dtypes(irregular, { b = "float32", c = "float32" })
+  h.expect_error("LoopyError", "failed to gather footprint: b[i*i] in instruction", lp.gather_access_footprints, irregular)
+  h.expect_error("LoopyError", "failed to gather footprint: b[i*i]", lp.gather_access_footprint_bytes, irregular)
+  local rest = lp.gather_access_footprint_bytes(irregular, { ignore_uncountable = true })
+  h.check(rest.b == nil and rest.c.read:eval { n = 5 } == 20, "ignore_uncountable leaves b out")
+  local scalar_index = lp.make_kernel("{[i]: 0<=i<n}", "<int32> t = 2*i {id=t}\nout[i] = c[t] {dep=t}")
+  scalar_index = lp.add_and_infer_dtypes(scalar_index, { c = "float32" })
+  h.expect_error("LoopyError", "failed to gather footprint: c[t]", lp.gather_access_footprints, scalar_index)
+
+  h.expect_error("ArgumentError", "unknown option 'ignore'", lp.gather_access_footprints, irregular, { ignore = true })
+  h.expect_error("ArgumentError", "option 'ignore_uncountable': boolean expected", lp.gather_access_footprint_bytes,
+    irregular, { ignore_uncountable = 1 })
+  h.expect_error("ArgumentError", "loom.Kernel expected", lp.gather_access_footprints, "knl")
+  h.expect_error("ArgumentError", "loom.Set expected", fp.b.read.count, 3)
+  h.expect_error("ArgumentError", "loom.Set expected", fp.b.read.remove_divs, bytes.b.read)
 end
 
 -- A count past 64 bits (n = 3e6 cubed) is a LoopyError naming it, not a wrapped number; the same map still
