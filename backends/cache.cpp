@@ -31,7 +31,7 @@ std::string env(const char* name) {
 }
 
 [[noreturn]] void io_error(const std::string& what, const std::string& path, int err) {
-    user_error("RuntimeError", "cannot ", what, " '", path, "': ", std::strerror(err));
+    user_error(error_kind::RuntimeError, "cannot ", what, " '", path, "': ", std::strerror(err));
 }
 
 /// Writes all of `data` to a new file; the name must not exist yet (it is ours alone).
@@ -111,7 +111,7 @@ void warn_cache_unusable(const std::string& why) {
     static std::set<std::string> warned;
     const std::unique_lock lock(mutex);
     if (!warned.insert(dir).second) return;
-    warn("CacheWarning", cat("the cache directory '", dir, "' cannot be used (", why,
+    warn(error_kind::CacheWarning, cat("the cache directory '", dir, "' cannot be used (", why,
                              "): building without the disk cache; set LOOM_CACHE_DIR to a writable directory"));
 }
 

@@ -31,7 +31,7 @@ bool is_allowed_flag(const std::string& flag) {
 
 void check_allowed_flags(const std::vector<std::string>& flags, const std::string& function, const std::string& option) {
     for (const std::string& flag : flags)
-        user_assert(is_allowed_flag(flag), "ArgumentError", "bad argument to '", function, "' (option '", option,
+        user_assert(is_allowed_flag(flag), error_kind::ArgumentError, "bad argument to '", function, "' (option '", option,
                     "': flag '", flag, "' is not allowed in a restricted state; allowed are -O*, -g*, -w, -W<warning>, "
                     "-std=, -f<feature>, -m<option> and -cl-<option>)");
 }

@@ -56,7 +56,7 @@ inline ScalarBytes scalar_bytes(const Arg& arg, DType type) {
         case DType::Float64: return converted_scalar<double>(arg);
         case DType::Complex64: return complex_scalar<float>(arg);
         case DType::Complex128: return complex_scalar<double>(arg);
-        default: user_error("RuntimeError", "scalar kernel arguments of type ", dtype_name(type), " are not supported");
+        default: user_error(error_kind::RuntimeError, "scalar kernel arguments of type ", dtype_name(type), " are not supported");
     }
 }
 

@@ -11,7 +11,7 @@
 namespace loom::lua {
 
 void arg_error(lua_State*, int arg, const std::string& fname, const std::string& what) {
-    throw Error("ArgumentError", cat("bad argument #", arg, " to '", fname, "' (", what, ")"));
+    throw Error(error_kind::ArgumentError, cat("bad argument #", arg, " to '", fname, "' (", what, ")"));
 }
 
 namespace {

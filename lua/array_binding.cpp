@@ -44,7 +44,7 @@ void report_external_memory(lua_State* L, std::size_t bytes) {
 }
 
 void ensure_stack(lua_State* L, std::size_t slots, const char* fname) {
-    if (!lua_checkstack(L, static_cast<int>(slots))) raise("MemoryError", cat(fname, ": Lua stack overflow"));
+    if (!lua_checkstack(L, static_cast<int>(slots))) raise(error_kind::MemoryError, cat(fname, ": Lua stack overflow"));
 }
 
 // ---- Arguments ----

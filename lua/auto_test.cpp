@@ -197,7 +197,7 @@ std::map<std::string, DType> untyped_arrays(const KernelData& k, bool inputs_onl
 Kernel with_array_types(Kernel k, const Settings& s) {
     for (const auto& [name, dtype] : s.dtypes) {
         const Variable* v = k.find_variable(name);
-        user_assert(v && v->is_arg(), "LoopyError", kFname, ": option 'dtypes' names '", name,
+        user_assert(v && v->is_arg(), error_kind::LoopyError, kFname, ": option 'dtypes' names '", name,
                     "', which is not an argument of kernel '", k->name, "'");
     }
     std::map<std::string, DType> given;
@@ -220,12 +220,12 @@ bool same_dtype(const Variable& r, const Variable& t) {
 
 // loopy's check: the same arguments, in the same order, of the same types.
 void check_same_arguments(const KernelData& ref, const KernelData& test) {
-    user_assert(ref.args.size() == test.args.size(), "LoopyError",
+    user_assert(ref.args.size() == test.args.size(), error_kind::LoopyError,
                 "ref_knl and test_knl do not have the same number of arguments");
     for (std::size_t i = 0; i < ref.args.size(); ++i) {
         const Variable& r = ref.args[i];
         const Variable& t = test.args[i];
-        user_assert(r.name == t.name && same_dtype(r, t), "LoopyError",
+        user_assert(r.name == t.name && same_dtype(r, t), error_kind::LoopyError,
                     "ref_knl and test_knl argument lists disagree at index ", i + 1, " (1-based): '", r.name, "' (",
                     dtype_name(r.dtype), ") vs '", t.name, "' (", dtype_name(t.dtype), ")");
     }
@@ -256,10 +256,10 @@ std::string parameters_text(const Parameters& p) {
 // The random arguments of one test: an array per array argument (C order), shaped at the parameters.
 std::map<std::string, HostArray> random_arguments(const KernelData& k, const Parameters& p, std::mt19937_64& gen) {
     for (const Variable& v : k.args)
-        user_assert(v.kind != VarKind::ValueArg || p.ints.count(v.name) || p.floats.count(v.name), "LoopyError",
+        user_assert(v.kind != VarKind::ValueArg || p.ints.count(v.name) || p.floats.count(v.name), error_kind::LoopyError,
                     kFname, ": value argument '", v.name, "' needs a value in 'parameters'");
     for (const Variable& v : k.args)
-        user_assert(!v.no_shape, "LoopyError", kFname, ": argument '", v.name,
+        user_assert(!v.no_shape, error_kind::LoopyError, kFname, ": argument '", v.name,
                     "' has no shape (lp.none), so no test data can be made for it: declare its shape");
     std::map<std::string, HostArray> out;
     for (const Variable& v : k.args)
@@ -270,7 +270,7 @@ std::map<std::string, HostArray> random_arguments(const KernelData& k, const Par
 // A fresh copy of `values` laid out as `v` declares it, so that the call takes it as is and writes into it.
 HostArray argument_copy(const Variable& v, const HostArray& values, const Parameters& p) {
     const std::vector<std::int64_t> shape = eval_shape(v, p.ints);
-    user_assert(shape == values.shape(), "LoopyError", kFname, ": argument '", v.name, "' has shape ",
+    user_assert(shape == values.shape(), error_kind::LoopyError, kFname, ": argument '", v.name, "' has shape ",
                 shape_string(shape), " in test_knl but ", shape_string(values.shape()), " in ref_knl");
     HostArray out = array_memory(v, nullptr, p.ints).logical;
     each_element(shape, contiguous_strides(shape, 'C'), 0,
@@ -293,7 +293,7 @@ std::pair<std::string, std::string> error_of(lua_State* L, int idx) {
         }
         lua_pop(L, 2);
     }
-    return {"LoopyError", to_display_string(L, idx)};
+    return {error_kind::LoopyError, to_display_string(L, idx)};
 }
 
 std::string executor_target(lua_State* L, int exec) {

@@ -14,7 +14,7 @@ namespace {
 
 std::int64_t eval_for(const Variable& v, const ExprPtr& e, const Values& values, const char* what) {
     const auto n = eval_int(e, values);
-    if (!n) throw Error("ArgumentError", cat("cannot evaluate the ", what, " ", to_string(e), " of '", v.name, "'"));
+    if (!n) throw Error(error_kind::ArgumentError, cat("cannot evaluate the ", what, " ", to_string(e), " of '", v.name, "'"));
     return *n;
 }
 
@@ -54,13 +54,13 @@ ArrayMemory stage(const Variable& v, const HostArray& logical, bool copy_in, std
 void check_passed(const Variable& v, DType dtype, const std::vector<std::int64_t>& passed_shape, const void* data,
                   const std::vector<std::int64_t>& shape) {
     if (dtype != v.dtype)
-        throw Error("ArgumentError", cat("argument '", v.name, "': expected a ", dtype_name(v.dtype), " array, got ",
+        throw Error(error_kind::ArgumentError, cat("argument '", v.name, "': expected a ", dtype_name(v.dtype), " array, got ",
                                          dtype_name(dtype)));
     if (shape != passed_shape)
-        throw Error("ArgumentError", cat("argument '", v.name, "': expected shape ", shape_string(shape), ", got ",
+        throw Error(error_kind::ArgumentError, cat("argument '", v.name, "': expected shape ", shape_string(shape), ", got ",
                                          shape_string(passed_shape)));
     if (v.alignment > 0 && reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(v.alignment) != 0)
-        throw Error("ArgumentError", cat("argument '", v.name, "' is declared aligned to ", v.alignment,
+        throw Error(error_kind::ArgumentError, cat("argument '", v.name, "' is declared aligned to ", v.alignment,
                                          " bytes, but the array passed is not"));
 }
 
@@ -75,7 +75,7 @@ std::pair<std::vector<std::int64_t>, std::int64_t> eval_layout(const Variable& v
     const std::int64_t offset = v.offset ? eval_for(v, v.offset, values, "offset") : 0;
     for (const std::int64_t s : strides)
         if (s < 0 || offset < 0)
-            throw Error("ArgumentError", cat("array '", v.name, "' has a negative stride or offset for these values"));
+            throw Error(error_kind::ArgumentError, cat("array '", v.name, "' has a negative stride or offset for these values"));
     return {std::move(strides), offset};
 }
 
@@ -92,13 +92,13 @@ std::size_t piece_of(const SepMemory& m, const HostArray::Index& index) {
 // offset, if any) counts its elements.
 ArrayMemory storage_memory(const Variable& v, const HostArray* passed) {
     if (!passed)
-        throw Error("ArgumentError", cat("argument '", v.name, "' has no shape (lp.none), so it cannot be allocated: ",
+        throw Error(error_kind::ArgumentError, cat("argument '", v.name, "' has no shape (lp.none), so it cannot be allocated: ",
                                          "pass it"));
     check_passed(v, *passed, passed->shape());
     const HostArray& a = *passed;
     if (same_strides(a.shape(), a.strides(), contiguous_strides(a.shape(), 'C'))) return unstaged(a, a);
     if (v.is_output.value_or(false))
-        throw Error("ArgumentError",
+        throw Error(error_kind::ArgumentError,
                     cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
     return unstaged(a.copy(), a);
 }
@@ -131,12 +131,12 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
     const bool written = v.is_output.value_or(false);
     if (c_layout) {
         if (written)
-            throw Error("ArgumentError",
+            throw Error(error_kind::ArgumentError,
                         cat("argument '", v.name, "' is written by the kernel and must be a contiguous array"));
         return unstaged(a.copy(), a);
     }
     if (f_layout)
-        throw Error("ArgumentError", cat("strides mismatch on argument '", v.name, "' (got ", shape_string(a.strides()),
+        throw Error(error_kind::ArgumentError, cat("strides mismatch on argument '", v.name, "' (got ", shape_string(a.strides()),
                                          ", expected ", shape_string(strides),
                                          "): pass a Fortran-order array, as lp.zeros(shape, dtype, \"F\") makes"));
     return stage(v, a, true, std::move(strides), offset);
@@ -145,27 +145,27 @@ ArrayMemory array_memory(const Variable& v, const HostArray* passed, const Value
 void check_device_memory(const Variable& v, const DeviceMemory& d, const Values& values) {
     if (v.no_shape) {  // any shape, in C order (as storage_memory takes host arrays)
         check_passed(v, d.dtype, d.shape, d.host, d.shape);
-        user_assert(same_strides(d.shape, d.strides, contiguous_strides(d.shape, 'C')), "ArgumentError", "argument '",
+        user_assert(same_strides(d.shape, d.strides, contiguous_strides(d.shape, 'C')), error_kind::ArgumentError, "argument '",
                     v.name, "' has no shape (lp.none): a device array for it must be in C order");
         return;
     }
     const std::vector<std::int64_t> shape = eval_shape(v, values);
     check_passed(v, d.dtype, d.shape, d.host, shape);
     const auto [strides, offset] = eval_layout(v, values);
-    user_assert(offset == 0 && same_strides(shape, d.strides, strides), "ArgumentError", "strides mismatch on argument '",
+    user_assert(offset == 0 && same_strides(shape, d.strides, strides), error_kind::ArgumentError, "strides mismatch on argument '",
                 v.name, "' (got ", shape_string(d.strides), ", expected ", shape_string(strides),
                 offset ? cat(" at offset ", offset) : "",
                 "): a device array is used in place, so it must have the declared layout");
 }
 
 Order device_order(const Variable& v, const Values& values) {
-    user_assert(!v.no_shape, "ArgumentError", "argument '", v.name,
+    user_assert(!v.no_shape, error_kind::ArgumentError, "argument '", v.name,
                 "' has no shape (lp.none), so it cannot be allocated: pass it");
     const std::vector<std::int64_t> shape = eval_shape(v, values);
     const auto [strides, offset] = eval_layout(v, values);
     if (offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'C'))) return Order::C;
     if (offset == 0 && same_strides(shape, strides, contiguous_strides(shape, 'F'))) return Order::F;
-    user_error("ArgumentError", "argument '", v.name, "' has a layout (strides ", shape_string(strides), ", offset ",
+    user_error(error_kind::ArgumentError, "argument '", v.name, "' has a layout (strides ", shape_string(strides), ", offset ",
                offset, ") that device arrays cannot have: pass a host array for it");
 }
 

@@ -31,10 +31,10 @@ HostArray::Shape shape_of(int ndim, const std::int64_t* values) {
 // Runs protected (lua_pcall), so that a memory error of Lua's is an error result too.
 int push_body(lua_State* L) {
     auto& r = *static_cast<PushRequest*>(lua_touserdata(L, 1));
-    user_assert(r.ndim >= 0 && (r.shape || r.ndim == 0), "ArgumentError",
+    user_assert(r.ndim >= 0 && (r.shape || r.ndim == 0), error_kind::ArgumentError,
                 "loom_push_array: ndim must be >= 0 with a shape of that many entries");
     const std::optional<DType> dtype = r.dtype ? dtype_from_name(r.dtype) : std::nullopt;
-    user_assert(dtype.has_value(), "ArgumentError", "loom_push_array: unknown dtype '", r.dtype ? r.dtype : "(null)", "'");
+    user_assert(dtype.has_value(), error_kind::ArgumentError, "loom_push_array: unknown dtype '", r.dtype ? r.dtype : "(null)", "'");
     // The userdata is made (and the arguments validated) before the owner is taken: after that nothing allocates
     // Lua memory, so no Lua error can skip the release.
     const HostArray::Shape shape = shape_of(r.ndim, r.shape), strides = shape_of(r.ndim, r.strides);

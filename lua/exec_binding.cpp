@@ -174,13 +174,13 @@ std::vector<HostArray> read_piece_lists(lua_State* L, const Variable& v) {
     const auto level = [&](const auto& self, int idx, std::size_t depth) -> void {
         if (depth == extents.size()) {
             HostArray* a = test_array(L, idx);
-            if (!a) throw Error("ArgumentError", cat("argument '", v.name, "': the list of its separate arrays holds a ",
+            if (!a) throw Error(error_kind::ArgumentError, cat("argument '", v.name, "': the list of its separate arrays holds a ",
                                                      luaL_typename(L, idx), ", not a loom.Array"));
             out.push_back(*a);
             return;
         }
         if (!lua_istable(L, idx) || static_cast<std::int64_t>(length(L, idx)) != extents[depth])
-            throw Error("ArgumentError", cat("argument '", v.name, "': expected a list of ", extents[depth],
+            throw Error(error_kind::ArgumentError, cat("argument '", v.name, "': expected a list of ", extents[depth],
                                              " separate arrays along sep axis ", sep_axes(v)[depth]));
         for (std::int64_t i = 1; i <= extents[depth]; ++i) {
             get_index(L, idx, i);
@@ -202,7 +202,7 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
         const std::string name = lua_tostring(L, -2);
         const Variable* v = find_variable(k, name);
         if (!v || !v->is_arg())
-            throw Error("ArgumentError", cat("kernel '", k.name, "' has no argument named '", name, "'"));
+            throw Error(error_kind::ArgumentError, cat("kernel '", k.name, "' has no argument named '", name, "'"));
         if (v->kind == VarKind::ValueArg) {
             if (lua_isinteger(L, -1)) {
                 c.ints[name] = lua_tointeger(L, -1);
@@ -214,24 +214,24 @@ CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
             } else if (const std::optional<std::complex<double>> z = test_complex(L, -1)) {
                 // A typed real argument cannot take it (the imaginary part would be lost).
                 if (v->dtype != DType::Unknown && !is_complex(v->dtype))
-                    throw Error("ArgumentError", cat("argument '", name, "' is a ", dtype_name(v->dtype),
+                    throw Error(error_kind::ArgumentError, cat("argument '", name, "' is a ", dtype_name(v->dtype),
                                                      " value: a complex value {re, im} cannot be passed for it"));
                 c.complexes[name] = *z;
                 c.value_types[name] = DType::Complex128;
             } else {
-                throw Error("ArgumentError", cat("argument '", name, "' is a value argument: number ",
+                throw Error(error_kind::ArgumentError, cat("argument '", name, "' is a value argument: number ",
                                                  is_complex(v->dtype) ? "or {re, im} table " : "", "expected, got ",
                                                  luaL_typename(L, -1)));
             }
         } else if (HostArray* a = test_array(L, -1)) {
             c.arrays.emplace(name, *a);
         } else if (DeviceArray* d = test_device_array(L, -1)) {
-            user_assert(d->buffer != nullptr, "ArgumentError", "argument '", name, "': the device array has been released");
+            user_assert(d->buffer != nullptr, error_kind::ArgumentError, "argument '", name, "': the device array has been released");
             c.device_arrays.emplace(name, *d);
         } else if (lua_istable(L, -1) && !sep_axes(*v).empty()) {
             c.piece_lists.emplace(name, read_piece_lists(L, *v));
         } else {
-            throw Error("ArgumentError", cat("argument '", name,
+            throw Error(error_kind::ArgumentError, cat("argument '", name,
                                              "' is an array argument: loom.Array or loom.DeviceArray expected, got ",
                                              luaL_typename(L, -1)));
         }
@@ -309,7 +309,7 @@ void find_values_from_shapes(const KernelData& k, CallArgs& c) {
         if (!c.ints.count(v.name))
             if (const auto stride = auto_stride(k, v.name, c)) c.ints[v.name] = *stride;
         if (!c.ints.count(v.name))
-            throw Error("ArgumentError", cat("value argument '", v.name, "' of kernel '", k.name,
+            throw Error(error_kind::ArgumentError, cat("value argument '", v.name, "' of kernel '", k.name,
                                              "' was not given and cannot be found from the shapes of the arrays passed"));
     }
 }
@@ -375,7 +375,7 @@ void set_launch_grid(const DeviceKernel& dk, const std::map<std::string, std::in
     for (std::size_t i = 0; i < 3; ++i) {
         const auto g = i < dk.groups.size() ? eval_int(dk.groups[i], values) : std::optional<std::int64_t>(1);
         const auto l = i < dk.local.size() ? eval_int(dk.local[i], values) : std::optional<std::int64_t>(1);
-        if (!g || !l) throw Error("ArgumentError", cat("cannot evaluate the launch grid of '", dk.name, "'"));
+        if (!g || !l) throw Error(error_kind::ArgumentError, cat("cannot evaluate the launch grid of '", dk.name, "'"));
         launch.groups[i] = static_cast<std::size_t>(std::max<std::int64_t>(*g, 0));
         launch.local[i] = static_cast<std::size_t>(*l);
     }
@@ -440,11 +440,11 @@ struct CallMemory {
 // arrays (device arrays in, device arrays out). Used in place: it must have the declared layout.
 void add_device_array(CallMemory& m, const Variable& v, const DeviceArray* passed, const CallArgs& c,
                       const std::shared_ptr<backend::Executor>& exec) {
-    user_assert(sep_axes(v).empty(), "ArgumentError", "argument '", v.name,
+    user_assert(sep_axes(v).empty(), error_kind::ArgumentError, "argument '", v.name,
                 "' has sep axes (separate arrays), which device arrays do not support: pass host arrays for it");
     const bool written = v.is_output.value_or(false);
     if (passed) {
-        user_assert(passed->exec->memory_domain() == exec->memory_domain(), "ArgumentError", "argument '", v.name,
+        user_assert(passed->exec->memory_domain() == exec->memory_domain(), error_kind::ArgumentError, "argument '", v.name,
                     "' is a device array of another executor (", passed->exec->description(), ") that does not share "
                     "memory with the one the call runs on (", exec->description(), ")");
         check_device_memory(v, {passed->dtype, passed->shape, passed->strides(), passed->buffer->host()}, c.ints);
@@ -502,7 +502,7 @@ void check_no_written_aliases(const std::vector<backend::Buffer>& buffers,
                 if (index == a) name_a = name;
                 if (index == b) name_b = name;
             }
-            user_error("ArgumentError", "arguments '", name_a, "' and '", name_b, "' share memory and the kernel writes '",
+            user_error(error_kind::ArgumentError, "arguments '", name_a, "' and '", name_b, "' share memory and the kernel writes '",
                        x.written ? name_a : name_b, "': array arguments must not overlap (pass a copy, or write the "
                        "kernel in place on one argument, as out[i] = out[i] + 1)");
         }
@@ -528,7 +528,7 @@ CallMemory call_memory(const KernelData& k, const CallArgs& c, const std::shared
         }
         // As loopy, written arrays that are not passed are allocated; a missing read-only input would read zeros.
         if (!passed && !v.is_output.value_or(false) && v.is_input.value_or(true))
-            throw Error("ArgumentError", cat("argument '", v.name, "' is read by the kernel but was not passed"));
+            throw Error(error_kind::ArgumentError, cat("argument '", v.name, "' is read by the kernel but was not passed"));
         if (!sep_axes(v).empty()) {
             add_split_array(m, v, passed, c);
             continue;
@@ -574,7 +574,7 @@ backend::Arg kernel_arg(const KernelParam& p, const CallMemory& m, const CallArg
     } else {
         arg.kind = backend::Arg::Kind::Int;
         const auto i = ints.find(p.name);
-        if (i == ints.end()) throw Error("ArgumentError", cat("argument '", p.name, "' must be an integer"));
+        if (i == ints.end()) throw Error(error_kind::ArgumentError, cat("argument '", p.name, "' must be an integer"));
         arg.i = i->second;
     }
     return arg;
@@ -587,11 +587,11 @@ void check_value_ranges(const KernelData& typed, const CallArgs& c) {
     for (const Variable& v : typed.args) {
         const auto value = c.ints.find(v.name);
         if (v.kind != VarKind::ValueArg || value == c.ints.end()) continue;
-        user_assert(!is_integer(v.dtype) || holds(v.dtype, value->second), "ArgumentError", "value ", value->second,
+        user_assert(!is_integer(v.dtype) || holds(v.dtype, value->second), error_kind::ArgumentError, "value ", value->second,
                     " of argument '", v.name, "' does not fit its type ", dtype_name(v.dtype));
         const DType index = typed.options.index_dtype;
         user_assert(std::find(params.begin(), params.end(), v.name) == params.end() || holds(index, value->second),
-                    "ArgumentError", "value ", value->second, " of parameter '", v.name,
+                    error_kind::ArgumentError, "value ", value->second, " of parameter '", v.name,
                     "' does not fit the kernel's index type ", dtype_name(index),
                     " (make the kernel with index_dtype = \"int64\")");
     }
@@ -936,7 +936,7 @@ TimingOptions read_timing_options(lua_State* L, int idx) {
     const auto count = [&](const char* key, std::int64_t fallback, std::int64_t least) {
         const std::int64_t n = opt_integer(L, idx, key, f).value_or(fallback);
         if (n < least || n > INT32_MAX)
-            throw Error("ArgumentError", cat("time: option '", key, "' must be an integer >= ", least, ", got ", n));
+            throw Error(error_kind::ArgumentError, cat("time: option '", key, "' must be an integer >= ", least, ", got ", n));
         return static_cast<int>(n);
     };
     o.warmup = count("warmup", o.warmup, 0);
@@ -1039,7 +1039,7 @@ void check_compiler_flags(lua_State* L, const std::vector<std::string>& flags, c
     for (const std::string& flag : restriction == LUA_TTABLE ? flags : std::vector<std::string>{}) {
         const bool allowed = lua_getfield(L, -1, flag.c_str()) != LUA_TNIL;
         lua_pop(L, 1);
-        user_assert(allowed, "ArgumentError", "bad argument to '", function, "' (option '", option, "': flag '", flag,
+        user_assert(allowed, error_kind::ArgumentError, "bad argument to '", function, "' (option '", option, "': flag '", flag,
                     "' is not among the compiler flags the host allows)");
     }
     lua_pop(L, 1);
@@ -1048,7 +1048,7 @@ void check_compiler_flags(lua_State* L, const std::vector<std::string>& flags, c
 void check_compiler(lua_State* L, const std::string& cc, const char* function) {
     const bool restricted = lua_getfield(L, LUA_REGISTRYINDEX, kRestrictedFlagsKey) != LUA_TNIL;
     lua_pop(L, 1);
-    user_assert(!restricted || backend::is_allowed_compiler(cc), "ArgumentError", "bad argument #1 to '", function,
+    user_assert(!restricted || backend::is_allowed_compiler(cc), error_kind::ArgumentError, "bad argument #1 to '", function,
                 "' (option 'cc': '", cc, "' is not allowed in a restricted state; name cc, gcc or clang)");
 }
 

@@ -212,14 +212,14 @@ bool has_field(lua_State* L, const char* key) {
 char parse_order(const std::string& order, const std::string& what) {
     if (order == "C" || order == "c") return 'C';
     if (order == "F" || order == "f") return 'F';
-    throw Error("LoopyError", cat("order of ", what, " must be \"C\" or \"F\", got \"", order, "\""));
+    throw Error(error_kind::LoopyError, cat("order of ", what, " must be \"C\" or \"F\", got \"", order, "\""));
 }
 
 // `order`, `dim_tags` or `strides` (loopy takes one of them) of the ArgSpec at the top of the stack. Declared
 // strides become fixed-stride dim tags, as in loopy.
 void read_layout(lua_State* L, Variable& v, char default_order, const char* fname) {
     const int given = has_field(L, "order") + has_field(L, "dim_tags") + has_field(L, "strides");
-    user_assert(given <= 1, "LoopyError", "array '", v.name, "': give only one of order, dim_tags and strides");
+    user_assert(given <= 1, error_kind::LoopyError, "array '", v.name, "': give only one of order, dim_tags and strides");
     v.order = default_order;
     if (const auto o = field_string(L, "order")) v.order = parse_order(*o, cat("array '", v.name, "'"));
     if (has_field(L, "dim_tags")) {
@@ -333,7 +333,7 @@ AddressSpace address_space(const std::string& s, const char* fname) {
     if (s == "local") return AddressSpace::Local;
     if (s == "global") return AddressSpace::Global;
     if (s == "auto") return AddressSpace::Auto;
-    throw Error("ArgumentError", cat("bad argument to '", fname, "' (unknown address space '", s, "')"));
+    throw Error(error_kind::ArgumentError, cat("bad argument to '", fname, "' (unknown address space '", s, "')"));
 }
 
 // The ArgSpec at the top of the stack as Variables (one per comma-separated name).
@@ -344,7 +344,7 @@ std::vector<Variable> read_arg_spec(lua_State* L, char default_order, const char
     v.is_array = v.kind != VarKind::ValueArg;
     if (const auto d = field_string(L, "dtype")) {
         const auto t = dtype_from_name(*d);
-        if (!t) throw Error("ArgumentError", cat("unknown dtype '", *d, "'"));
+        if (!t) throw Error(error_kind::ArgumentError, cat("unknown dtype '", *d, "'"));
         v.dtype = *t;
     }
     read_shape(L, v, fname);
@@ -688,7 +688,7 @@ int get_dot_dependency_graph(lua_State* L) {
         try {
             shown = linearize(k, true);
         } catch (const Error& e) {
-            if (e.kind() != "LoopyError") throw;
+            if (e.kind() != error_kind::LoopyError) throw;
         }
     }
     const std::string dot = dot_dependency_graph(shown, use_id);
@@ -713,7 +713,7 @@ int show_dependency_graph(lua_State* L) {
     if (path) {
         std::ofstream out(*path, std::ios::binary);
         out << svg;
-        user_assert(out.flush(), "LoopyError", "show_dependency_graph: cannot write '", *path, "'");
+        user_assert(out.flush(), error_kind::LoopyError, "show_dependency_graph: cannot write '", *path, "'");
     }
     const std::string& result = path ? *path : svg;
     lua_pushlstring(L, result.data(), result.size());

@@ -87,7 +87,7 @@ int load_okl(lua_State* L) {
     refuse_in_sandbox(L, "load_okl (reading a file; parse_okl takes the source)");
     const OklOptions options = read_options(L, 2, f);
     std::ifstream in(path, std::ios::binary);
-    if (!in) user_error("OKLError", "cannot open OKL file '", path, "'");
+    if (!in) user_error(error_kind::OKLError, "cannot open OKL file '", path, "'");
     std::stringstream text;
     text << in.rdbuf();
     push_kernels(L, okl_kernels(text.str(), path, options));

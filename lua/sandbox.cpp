@@ -92,7 +92,7 @@ void count_hook(lua_State* L, lua_Debug*) {
     }
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
     s.exhausted = true;
-    raise_error(L, "LimitError", message);
+    raise_error(L, error_kind::LimitError, message);
 }
 
 // ---- the safe standard libraries
@@ -120,7 +120,7 @@ int setmetatable_without_gc(lua_State* L) {
         const bool finalizer = lua_rawget(L, 2) != LUA_TNIL;
         lua_pop(L, 1);
         if (finalizer)
-            return raise_error(L, "SandboxError", "setmetatable: __gc metamethods are not available in a sandbox");
+            return raise_error(L, error_kind::SandboxError, "setmetatable: __gc metamethods are not available in a sandbox");
     }
     return call_wrapped(L);
 }
@@ -198,7 +198,7 @@ int rep_bounded(lua_State* L) {
 int move_bounded(lua_State* L) {
     const lua_Integer first = luaL_checkinteger(L, 2), last = luaL_checkinteger(L, 3);
     if (last >= first && static_cast<lua_Unsigned>(last) - static_cast<lua_Unsigned>(first) >= (lua_Unsigned{1} << 24))
-        return raise_error(L, "SandboxError", "table.move: at most 16777216 elements at once in a sandbox");
+        return raise_error(L, error_kind::SandboxError, "table.move: at most 16777216 elements at once in a sandbox");
     return call_wrapped(L);
 }
 
@@ -206,7 +206,7 @@ int move_bounded(lua_State* L) {
 // that lies would keep them going past every limit.
 int shift_without_len(lua_State* L) {
     if (luaL_getmetafield(L, 1, "__len") != LUA_TNIL)
-        return raise_error(L, "SandboxError", "table.insert/remove: tables with __len are not available in a sandbox");
+        return raise_error(L, error_kind::SandboxError, "table.insert/remove: tables with __len are not available in a sandbox");
     return call_wrapped(L);
 }
 
@@ -284,7 +284,7 @@ int open_sandbox(lua_State* L) {
 constexpr std::size_t kStackNeeded = std::size_t{64} << 20;
 
 int refuse_small_stack(lua_State* L) {
-    return raise_error(L, "LimitError", "loom_sandbox_pcall needs a thread with 64 MiB of stack left");
+    return raise_error(L, error_kind::LimitError, "loom_sandbox_pcall needs a thread with 64 MiB of stack left");
 }
 
 // The hook fires at least every 1000 instructions: a budget is then exceeded by less than that, and the clock is
@@ -333,7 +333,7 @@ std::string BoundCall::cap_message() const {
 bool is_sandboxed(lua_State* L) { return sandbox_of(L) != nullptr; }
 
 void refuse_in_sandbox(lua_State* L, const std::string& what) {
-    user_assert(!sandbox_of(L), "SandboxError", what, " is not available in a sandbox");
+    user_assert(!sandbox_of(L), error_kind::SandboxError, what, " is not available in a sandbox");
 }
 
 }  // namespace loom::lua

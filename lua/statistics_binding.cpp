@@ -399,7 +399,7 @@ int map_to_bytes(lua_State* L) {
         const std::vector<std::string>& names = key_fields(key.kind);
         const auto at = std::find(names.begin(), names.end(), "dtype");
         const StatField* dtype = at == names.end() ? nullptr : &key.fields[static_cast<std::size_t>(at - names.begin())];
-        if (!dtype || !*dtype) raise("LoopyError", cat("to_bytes: ", to_string(key), " has no dtype"));
+        if (!dtype || !*dtype) raise(error_kind::LoopyError, cat("to_bytes: ", to_string(key), " has no dtype"));
         out.add(key, count.scaled(static_cast<std::int64_t>(dtype_size(*dtype_from_name(std::get<std::string>(**dtype))))));
     }
     push_map(L, std::move(out));
@@ -416,7 +416,7 @@ int map_index(lua_State* L) {
     const CountMap& h = check_map(L, 1, "__index");
     const StatKey key = check_key(L, 2, "__index");
     const PwQPolynomial* c = find(h, key);
-    if (!c) raise("KeyError", cat("no count for ", to_string(key)));
+    if (!c) raise(error_kind::KeyError, cat("no count for ", to_string(key)));
     push_count(L, *c);
     return 1;
 }

@@ -68,7 +68,7 @@ int guarded_call(lua_State* L, lua_CFunction body) {
     try {
         const int results = body(L);
         if (!call.over_cap()) return results;
-        kind = "MemoryError";
+        kind = error_kind::MemoryError;
         message = call.cap_message();
     } catch (const LuaRaised& raised) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, raised.ref);
@@ -80,10 +80,10 @@ int guarded_call(lua_State* L, lua_CFunction body) {
         line = e.line();
         column = e.column();
     } catch (const std::bad_alloc&) {
-        kind = "MemoryError";
+        kind = error_kind::MemoryError;
         message = "out of memory";
     } catch (const std::exception& e) {
-        kind = "InternalError";
+        kind = error_kind::InternalError;
         message = e.what();
     }
     push_error(L, kind, message, line, column);

@@ -196,7 +196,7 @@ std::string opt_within(lua_State* L, int arg, const char* fname) {
             ids.push_back(cat("id:", lua_tostring(L, -1)));
             lua_pop(L, 1);
         }
-        user_assert(!ids.empty(), "LoopyError", fname, ": 'within' is an empty list");
+        user_assert(!ids.empty(), error_kind::LoopyError, fname, ": 'within' is an empty list");
         out = join(ids, " or ");
     } else if (!lua_isnil(L, -1)) {
         arg_error(L, arg, fname, cat("option 'within': string or list expected, got ", luaL_typename(L, -1)));

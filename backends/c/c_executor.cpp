@@ -100,7 +100,7 @@ ffi_type* ffi_type_for(const ParamSpec& param) {
         case DType::Complex64: return &ffi_type_complex_float;
         case DType::Complex128: return &ffi_type_complex_double;
         default:
-            user_error("RuntimeError", "parameter '", param.name, "': scalar arguments of type ",
+            user_error(error_kind::RuntimeError, "parameter '", param.name, "': scalar arguments of type ",
                        dtype_name(param.dtype), " are not supported by the C runtime");
     }
 }
@@ -115,7 +115,7 @@ struct CKernel {
 std::unique_ptr<CKernel> prepare_kernel(void* library, const KernelSpec& spec) {
     auto kernel = std::make_unique<CKernel>();
     void* symbol = ::dlsym(library, spec.name.c_str());
-    user_assert(symbol != nullptr, "RuntimeError", "the compiled C code has no function '", spec.name, "'");
+    user_assert(symbol != nullptr, error_kind::RuntimeError, "the compiled C code has no function '", spec.name, "'");
     kernel->function = reinterpret_cast<void (*)()>(symbol);
     for (const ParamSpec& p : spec.params) kernel->types.push_back(ffi_type_for(p));
     const ffi_status status = ffi_prep_cif(&kernel->cif, FFI_DEFAULT_ABI, static_cast<unsigned>(kernel->types.size()),
@@ -291,11 +291,11 @@ private:
         if (cached)
             if (Library library = compile_into_cache(source, command, key, *cached)) return library;
         // A sandboxed state writes nothing outside its cache directory, not even a temporary build.
-        user_assert(!current_limits(), "RuntimeError", "the cache directory '", cache_dir(),
+        user_assert(!current_limits(), error_kind::RuntimeError, "the cache directory '", cache_dir(),
                     "' cannot be used (see the CacheWarning), and a sandboxed state builds nowhere else");
         std::string why;
         const std::unique_ptr<TempDir> work = TempDir::create(fs::temp_directory_path(), why);
-        user_assert(work != nullptr, "RuntimeError", "cannot create a build directory in '",
+        user_assert(work != nullptr, error_kind::RuntimeError, "cannot create a build directory in '",
                     fs::temp_directory_path().string(), "': ", why, " (set TMPDIR to a writable directory)");
         // Opened before `work` is removed: an uncached library lives on, unlinked, as long as it is loaded.
         return load(compile(source, command, work->path(), key));
@@ -318,7 +318,7 @@ private:
         try {
             write_seal(cached, read_file(built).value_or(""));
             if (::rename(built.c_str(), cached.c_str()) != 0)
-                user_error("RuntimeError", "cannot move the build to '", cached, "': ", std::strerror(errno));
+                user_error(error_kind::RuntimeError, "cannot move the build to '", cached, "': ", std::strerror(errno));
         } catch (const Error& e) {
             warn_cache_unusable(e.message());
             return load(built);
@@ -329,7 +329,7 @@ private:
     static Library load(const std::string& path) {
         std::string why;
         Library library = open_library(path, &why);
-        user_assert(library.handle != nullptr, "RuntimeError", "cannot load the compiled C code: ", why);
+        user_assert(library.handle != nullptr, error_kind::RuntimeError, "cannot load the compiled C code: ", why);
         return library;
     }
 
@@ -345,12 +345,12 @@ private:
         command.insert(command.end(), {"-o", library_path, source_path, "-lm"});
         // The compiler's own temporary files go into the build directory too: a sandbox writes nowhere else.
         const ProcessResult result = run_process(command, "", true, "compiling C", {"TMPDIR=" + dir.string()});
-        user_assert(result.spawn_error == 0, "BuildError", "cannot run the C compiler '", command[0], "': ",
+        user_assert(result.spawn_error == 0, error_kind::BuildError, "cannot run the C compiler '", command[0], "': ",
                     std::strerror(result.spawn_error));
         if (!result.succeeded) {
             // The build directory is gone by the time anyone reads this: messages say just "kernel.c:3:5".
             const std::string dir_prefix = dir.string() + "/";
-            user_error("BuildError", "C compilation failed: ", erase_all(join(command, " "), dir_prefix),
+            user_error(error_kind::BuildError, "C compilation failed: ", erase_all(join(command, " "), dir_prefix),
                        "\n--- compiler output ---\n", erase_all(result.output, dir_prefix), "\n--- source ---\n",
                        source);
         }

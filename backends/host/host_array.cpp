@@ -30,7 +30,7 @@ constexpr std::size_t kMaxDims = 64;  // numpy's limit
 
 template <class... Parts>
 void argument_check(bool cond, const Parts&... parts) {
-    user_assert(cond, "ArgumentError", parts...);
+    user_assert(cond, error_kind::ArgumentError, parts...);
 }
 
 // ---- Shapes and storage ----
@@ -135,7 +135,7 @@ decltype(auto) with_element_type(DType dtype, F&& f) {
         case DType::Complex128: return f(std::type_identity<std::complex<double>>{});
         case DType::Unknown: break;
     }
-    throw Error("InternalError", "internal error: host array element of unknown dtype");
+    throw Error(error_kind::InternalError, "internal error: host array element of unknown dtype");
 }
 
 std::complex<double> as_complex(const Scalar& v) {
@@ -156,7 +156,7 @@ std::string scalar_string(const Scalar& v) {
 double real_value(const Scalar& v, DType dtype) {
     const std::complex<double> c = as_complex(v);
     if (c.imag() != 0)  // the message formats the value: only on failure
-        user_error("ArgumentError", "cannot store the complex value ", scalar_string(v), " in a ", dtype_name(dtype), " array");
+        user_error(error_kind::ArgumentError, "cannot store the complex value ", scalar_string(v), " in a ", dtype_name(dtype), " array");
     return c.real();
 }
 
@@ -173,7 +173,7 @@ T integer_from(const Scalar& v, DType dtype) {
     // max() + 1.0 is exactly 2^digits, also where max() itself rounds up to it.
     const double lo = static_cast<double>(std::numeric_limits<T>::min());
     const double hi = static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
-    if (!(d >= lo && d < hi)) user_error("ArgumentError", "the value ", scalar_string(v), " is out of range for ", dtype_name(dtype));
+    if (!(d >= lo && d < hi)) user_error(error_kind::ArgumentError, "the value ", scalar_string(v), " is out of range for ", dtype_name(dtype));
     return static_cast<T>(d);
 }
 

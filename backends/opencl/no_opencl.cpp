@@ -6,7 +6,7 @@
 namespace loom::backend {
 
 std::shared_ptr<Executor> make_opencl_executor(const OpenCLOptions&) {
-    user_error("RuntimeError", "this Loom was built without OpenCL (LOOM_WITH_OPENCL=OFF): run kernels on "
+    user_error(error_kind::RuntimeError, "this Loom was built without OpenCL (LOOM_WITH_OPENCL=OFF): run kernels on "
                "lp.c.executor{} or make them with the option target = \"c\"");
 }
 

@@ -94,13 +94,13 @@ const char* error_name(cl_int code) {
 std::string describe_error(cl_int code) { return cat(error_name(code), " (", code, ")"); }
 
 void check(cl_int code, std::string_view call) {
-    if (code != CL_SUCCESS) user_error("RuntimeError", call, " failed: ", describe_error(code));
+    if (code != CL_SUCCESS) user_error(error_kind::RuntimeError, call, " failed: ", describe_error(code));
 }
 
 /// check for calls made on every launch: the message, which names what failed, is only made on failure.
 template <class... Parts>
 void check_named(cl_int code, const Parts&... call) {
-    if (code != CL_SUCCESS) user_error("RuntimeError", call..., " failed: ", describe_error(code));
+    if (code != CL_SUCCESS) user_error(error_kind::RuntimeError, call..., " failed: ", describe_error(code));
 }
 
 template <class T, cl_int (*Release)(T)>
@@ -227,7 +227,7 @@ std::string entry_name(const DeviceEntry& e) { return e.platform_name + ": " + e
 
 DeviceEntry select_device(const OpenCLOptions& options) {
     const std::vector<DeviceEntry> entries = all_devices();
-    user_assert(!entries.empty(), "RuntimeError", "no OpenCL device found (is an ICD such as PoCL installed?)");
+    user_assert(!entries.empty(), error_kind::RuntimeError, "no OpenCL device found (is an ICD such as PoCL installed?)");
     std::vector<DeviceEntry> matches;
     for (const DeviceEntry& e : entries)
         if (contains_ignoring_case(e.platform_name, options.platform) &&
@@ -237,7 +237,7 @@ DeviceEntry select_device(const OpenCLOptions& options) {
     if (matches.size() >= wanted) return matches[wanted - 1];
     std::vector<std::string> names;
     for (const DeviceEntry& e : entries) names.push_back(entry_name(e));
-    user_error("RuntimeError", "no OpenCL device matches platform '", options.platform, "' and device '",
+    user_error(error_kind::RuntimeError, "no OpenCL device matches platform '", options.platform, "' and device '",
                options.device, "'", options.index > 0 ? cat(" with index ", options.index) : std::string(),
                "; available: ", join(names, "; "));
 }
@@ -269,7 +269,7 @@ std::shared_ptr<const PlatformContext> platform_context(const DeviceEntry& e) {
         return context;
     }
     std::shared_ptr<const PlatformContext> own = make_context(e.platform, {e.device});
-    user_assert(own != nullptr, "RuntimeError", "clCreateContext failed for ", entry_name(e));
+    user_assert(own != nullptr, error_kind::RuntimeError, "clCreateContext failed for ", entry_name(e));
     return own;
 }
 
@@ -479,12 +479,12 @@ private:
         std::size_t total = 1;
         for (unsigned d = 0; d < launch.dims; ++d) {
             total *= launch.local[d];
-            user_assert(launch.local[d] <= limits.max_items[d], "RuntimeError", "kernel '", name,
+            user_assert(launch.local[d] <= limits.max_items[d], error_kind::RuntimeError, "kernel '", name,
                         "' needs work-groups of ", launch.local[d], " work-items along axis ", d, " (local size ",
                         sizes_text(launch.local.data(), launch.dims), "), but device '", device_->description,
                         "' allows at most ", limits.max_items[d], " there (CL_DEVICE_MAX_WORK_ITEM_SIZES)");
         }
-        user_assert(total <= limits.max_size, "RuntimeError", "kernel '", name, "' needs work-groups of ", total,
+        user_assert(total <= limits.max_size, error_kind::RuntimeError, "kernel '", name, "' needs work-groups of ", total,
                     " work-items (local size ", sizes_text(launch.local.data(), launch.dims), "), but device '",
                     device_->description, "' allows at most ", limits.max_size, " (CL_DEVICE_MAX_WORK_GROUP_SIZE)");
     }
@@ -506,7 +506,7 @@ private:
         const cl_int err = clEnqueueNDRangeKernel(device_->queue.get(), kernel, launch.dims, nullptr, global,
                                                   launch.local.data(), 0, nullptr, nullptr);
         if (err != CL_SUCCESS)
-            user_error("RuntimeError", "clEnqueueNDRangeKernel('", spec.name, "', global ",
+            user_error(error_kind::RuntimeError, "clEnqueueNDRangeKernel('", spec.name, "', global ",
                        sizes_text(global, launch.dims), ", local ", sizes_text(launch.local.data(), launch.dims),
                        ") failed: ", describe_error(err));
     }
@@ -609,7 +609,7 @@ private:
         err = clBuildProgram(program.get(), 1, &device_->id, options.c_str(), nullptr, nullptr);
         if (err != CL_SUCCESS) {
             const std::string log = build_log(program.get(), device_->id);
-            user_error("BuildError", "OpenCL build failed on ", device_->description, " with options '", options,
+            user_error(error_kind::BuildError, "OpenCL build failed on ", device_->description, " with options '", options,
                        "': ", describe_error(err), "\n--- build log ---\n", log, "\n--- source ---\n", source);
         }
         return program;

@@ -211,10 +211,10 @@ void check_variable_access_ordered(const KernelData& k) {
                         "setting the 'enforce_variable_access_ordered' option (more issues of this type may "
                         "exist--only reporting the first one)");
                 if (k.options.access_ordering == AccessOrdering::Warn) {
-                    warn("VariableAccessNotOrdered", cat("in kernel ", k.name, ": ", message));
+                    warn(error_kind::VariableAccessNotOrdered, cat("in kernel ", k.name, ": ", message));
                     return;
                 }
-                user_error("VariableAccessNotOrdered", message);
+                user_error(error_kind::VariableAccessNotOrdered, message);
             }
         }
     }

@@ -50,7 +50,7 @@ AddressSpace desired_by(const KernelData& k, const Instruction& insn, const Expr
                                  " IDs, but its temporary '", t, "' cannot be made ", kind.space,
                                  " because a write race across the iname(s) '", join(missing, ", "),
                                  "' would emerge. (Do you need to add an extra iname to your prefetch?)"),
-                             "WriteRaceConditionWarning");
+                             error_kind::WriteRaceConditionWarning);
         }
         if (!a.compute.empty() && a.assignee == a.compute) desired = kind.aspace;
     }
@@ -64,7 +64,7 @@ AddressSpace resolve(const KernelData& k, const Variable& t) {
             if (lhs->name == t.name) wanted.push_back(desired_by(k, insn, lhs, t.name));
     if (wanted.empty()) return AddressSpace::Private;
     user_assert(std::all_of(wanted.begin(), wanted.end(), [&](AddressSpace s) { return s == wanted.front(); }),
-                "LoopyError", "not all instructions agree on the desired address space (private/local/global) of "
+                error_kind::LoopyError, "not all instructions agree on the desired address space (private/local/global) of "
                 "the temporary '", t.name, "'");
     return wanted.front();
 }

@@ -166,7 +166,7 @@ private:
         std::vector<std::string> shape;
         for (const ExprPtr& e : v.shape) shape.push_back(e ? to_string(e) : "?");
         const std::optional<std::int64_t> got = eval_int(index, values);
-        user_error("LoopyError", "instruction '", insn_->id, "' accesses '", to_string(access),
+        user_error(error_kind::LoopyError, "instruction '", insn_->id, "' accesses '", to_string(access),
                    "' out of the bounds of array '", v.name, "' (shape (", join(shape, ", "), ")): index ",
                    got ? std::to_string(*got) : to_string(index), " on axis ", axis,
                    at.empty() ? "" : cat(" where ", join(at, ", ")));

@@ -63,11 +63,11 @@ std::string dot_dependency_graph(const Kernel& kernel, bool use_insn_id) {
 
 std::string render_svg(const std::string& dot_text) {
     const ProcessResult result = run_process({"dot", "-Tsvg"}, dot_text, false, "rendering the dependency graph");
-    user_assert(result.spawn_error != ENOENT, "LoopyError",
+    user_assert(result.spawn_error != ENOENT, error_kind::LoopyError,
                 "show_dependency_graph needs the Graphviz program 'dot', which is not on PATH (install graphviz)");
-    user_assert(result.spawn_error == 0, "LoopyError", "show_dependency_graph: cannot run 'dot': ",
+    user_assert(result.spawn_error == 0, error_kind::LoopyError, "show_dependency_graph: cannot run 'dot': ",
                 std::strerror(result.spawn_error));
-    user_assert(result.succeeded, "LoopyError", "show_dependency_graph: 'dot' failed: ", trim(result.errors));
+    user_assert(result.succeeded, error_kind::LoopyError, "show_dependency_graph: 'dot' failed: ", trim(result.errors));
     return result.output;
 }
 

@@ -24,7 +24,7 @@ void check_hardware_axes_used_once(const KernelData& k) {
             const InameTag tag = iname_tag(k, i);
             if (!tag.is_hardware()) continue;
             const auto [it, fresh] = owner.emplace(tag, i);
-            user_assert(fresh, "LoopyError", "instruction '", insn.id, "' has multiple inames tagged '", tag, "' ('",
+            user_assert(fresh, error_kind::LoopyError, "instruction '", insn.id, "' has multiple inames tagged '", tag, "' ('",
                         it->second, "' and '", i, "'): give each a different axis");
         }
     }
@@ -38,7 +38,7 @@ void check_inames_in_scope(const KernelData& k) {
         std::vector<std::string> outside;
         for (const std::string& n : read_names(insn))
             if (all.count(n) && !insn.within_inames.count(n)) outside.push_back(n);
-        user_assert(outside.empty(), "LoopyError", "instruction '", insn.id, "' references inames '", join(outside, ", "),
+        user_assert(outside.empty(), error_kind::LoopyError, "instruction '", insn.id, "' references inames '", join(outside, ", "),
                     "' that the instruction does not depend on in the kernel '", k.name, "'");
     }
 }
@@ -52,7 +52,7 @@ void check_parallel_bounds_known_at_launch(const KernelData& k) {
         if (parallel.empty()) continue;
         for (const std::string& p : isl_util::param_names(k.domains[d].space())) {
             const Variable* v = find_variable(k, p);
-            user_assert(!v || v->is_arg(), "LoopyError", "Domain number ", d, " has a data-dependent parameter '", p,
+            user_assert(!v || v->is_arg(), error_kind::LoopyError, "Domain number ", d, " has a data-dependent parameter '", p,
                         "' and contains parallel inames '", join(parallel, ", "), "'. This is not allowed (for now).");
         }
     }
@@ -61,7 +61,7 @@ void check_parallel_bounds_known_at_launch(const KernelData& k) {
 // A parameter of the domains, the assumptions or a shape has a value at a call only as an argument.
 void check_parameters_declared(const KernelData& k) {
     for (const std::string& p : all_params(k))
-        user_assert(find_variable(k, p) != nullptr, "LoopyError", "parameter '", p, "' of kernel '", k.name,
+        user_assert(find_variable(k, p) != nullptr, error_kind::LoopyError, "parameter '", p, "' of kernel '", k.name,
                     "' is not an argument: declare it (lp.ValueArg) or fix its value with lp.fix_parameters");
 }
 
@@ -82,7 +82,7 @@ void check_indices_match_axes(const KernelData& k) {
             if (!v || !v->is_array || v->storage_indexed() || a.linear) continue;
             // Without a shape, strides give the axes (loopy's shape=None with strides).
             const std::size_t axes = v->no_shape ? v->strides.size() : v->shape.size();
-            user_assert(a.indices.size() == axes, "LoopyError", "'", a.name, "' has ", axes,
+            user_assert(a.indices.size() == axes, error_kind::LoopyError, "'", a.name, "' has ", axes,
                         " axes but is indexed with ", a.indices.size(), " indices in instruction '", insn.id, "'");
         }
 }
@@ -104,7 +104,7 @@ void check_private_values_stay_on_their_axes(const KernelData& k) {
                 continue;
             for (const Instruction* writer : written->second)
                 for (const auto& [tag, i] : axes.at(writer))
-                    user_assert(reader_axes.count(tag), "LoopyError", "instruction '", reader.id,
+                    user_assert(reader_axes.count(tag), error_kind::LoopyError, "instruction '", reader.id,
                                 "' reads private variable '", v, "', which instruction '", writer->id,
                                 "' writes within iname '", i, "' tagged '", tag, "', but '", reader.id,
                                 "' runs on no iname tagged '", tag, "': each ",
@@ -127,7 +127,7 @@ void check_constant_temporary_sizes(const KernelData& k) {
     for (const Variable& v : k.temporaries) {
         if (v.address_space == AddressSpace::Global) continue;
         for (const ExprPtr& extent : v.shape)
-            user_assert(eval_int(extent, {}).has_value(), "LoopyError", "temporary '", v.name, "' has a size ('",
+            user_assert(eval_int(extent, {}).has_value(), error_kind::LoopyError, "temporary '", v.name, "' has a size ('",
                         to_string(extent), "') that depends on the kernel's parameters: OpenCL has no variable-length ",
                         "arrays (the C executor runs it; in global memory, or with a constant size, it runs on OpenCL too)");
     }

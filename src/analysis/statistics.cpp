@@ -88,7 +88,7 @@ Stride canonical_stride(const ExprPtr& e) {
 void check_granularity(const std::string& name) {
     for (Granularity g : {Granularity::WorkItem, Granularity::SubGroup, Granularity::WorkGroup})
         if (name == granularity_name(g)) return;
-    user_error("LoopyError", "count_granularity '", name, "' is not allowed: 'workitem', 'subgroup' or 'workgroup'");
+    user_error(error_kind::LoopyError, "count_granularity '", name, "' is not allowed: 'workitem', 'subgroup' or 'workgroup'");
 }
 
 void CountMap::add(const StatKey& key, const PwQPolynomial& count) {
@@ -177,7 +177,7 @@ private:
         std::int64_t size = 1;
         for (const std::string& i : inames) {
             const std::optional<long> n = extent_bound(k_, i);
-            user_assert(n, "LoopyError", "statistics: the work-group size along the axis of iname '", i,
+            user_assert(n, error_kind::LoopyError, "statistics: the work-group size along the axis of iname '", i,
                         "' is not a constant, so sub-groups per work-group are unknown");
             size = std::max<std::int64_t>(size, *n);
         }
@@ -185,7 +185,7 @@ private:
     }
 
     std::int64_t subgroups_per_group() const {
-        user_assert(opts_.subgroup_size > 0, "LoopyError",
+        user_assert(opts_.subgroup_size > 0, error_kind::LoopyError,
                     "statistics: no sub-group size given (pass subgroup_size=N or subgroup_size='guess')");
         std::int64_t group = 1;
         for (const std::vector<std::string>& inames : local_axes_)
@@ -450,7 +450,7 @@ std::vector<AccessFootprint> access_footprints(const Kernel& kernel, bool ignore
         for (const Access& a : accesses_of(insn)) {
             if (!a.subscripted) continue;
             const std::optional<isl::set> touched = touched_elements(k, insn, a);
-            user_assert(touched || ignore_uncountable, "LoopyError", "failed to gather footprint: ", subscript_text(a),
+            user_assert(touched || ignore_uncountable, error_kind::LoopyError, "failed to gather footprint: ", subscript_text(a),
                         " in instruction '", insn.id, "' is not quasi-affine in the inames and parameters",
                         " (ignore_uncountable=true leaves it out)");
             if (touched)

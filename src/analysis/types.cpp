@@ -32,7 +32,7 @@ namespace {
 bool is_integral(DType t) { return is_integer(t) || t == DType::Bool; }
 
 [[noreturn]] void operand_error(const ExprPtr& e, const std::string& what, DType t) {
-    user_error("TypeInferenceError", what, " does not accept ", dtype_name(t), " operands, in '", to_string(e), "'");
+    user_error(error_kind::TypeInferenceError, what, " does not accept ", dtype_name(t), " operands, in '", to_string(e), "'");
 }
 
 // Integer literals that loopy leaves out of a sum's or product's type when another operand is not an integer.
@@ -160,7 +160,7 @@ ExprType ExprTyper::unary_type(const ExprPtr& e) {
 
 ExprType ExprTyper::cast_type(const ExprPtr& e) {
     const DType from = type(e->args[0]).dtype;
-    user_assert(!is_complex(from) || is_complex(e->dtype), "TypeInferenceError", "cannot cast a ", dtype_name(from),
+    user_assert(!is_complex(from) || is_complex(e->dtype), error_kind::TypeInferenceError, "cannot cast a ", dtype_name(from),
                 " value to ", dtype_name(e->dtype), " in '", to_string(e), "' (take real(), imag() or abs() of it)");
     return {e->dtype, false};
 }
@@ -186,8 +186,8 @@ DType ExprTyper::operation_type(const std::vector<ExprPtr>& operands) {
 
 CallTypes ExprTyper::call_types(const ExprPtr& e) {
     const Builtin* f = find_builtin(e->name);
-    user_assert(f != nullptr, "TypeInferenceError", "unknown function '", e->name, "' in '", to_string(e), "'");
-    user_assert(e->args.size() == f->arity, "LoopyError", "function '", e->name, "' takes ", f->arity,
+    user_assert(f != nullptr, error_kind::TypeInferenceError, "unknown function '", e->name, "' in '", to_string(e), "'");
+    user_assert(e->args.size() == f->arity, error_kind::LoopyError, "function '", e->name, "' takes ", f->arity,
                 f->arity == 1 ? " argument" : " arguments", ", not ", e->args.size(), ", in '", to_string(e), "'");
     const DType t = operation_type(e->args);
     if (t == DType::Unknown) return {};
@@ -243,7 +243,7 @@ std::vector<Variable*> variables(KernelData& k) {
 void apply_given(KernelData& k, const std::map<std::string, DType>& given) {
     for (const auto& [name, t] : given) {
         Variable* target = find_variable(k, name);
-        user_assert(target != nullptr, "LoopyError", "no argument or temporary named '", name, "'");
+        user_assert(target != nullptr, error_kind::LoopyError, "no argument or temporary named '", name, "'");
         if (target->dtype == DType::Unknown) target->dtype = t;
     }
 }
@@ -363,7 +363,7 @@ void require_known_names(const KernelData& k, const std::vector<std::string>& pa
         if (n->kind != ExprKind::Var && n->kind != ExprKind::Subscript) return;
         const bool known = find_variable(k, n->name) || is_iname(k, n->name) || find_rule(k.substitutions, n->name) ||
                            std::find(params.begin(), params.end(), n->name) != params.end();
-        user_assert(known, "TypeInferenceError", "name not known in type inference: '", n->name, "' (in instruction '",
+        user_assert(known, error_kind::TypeInferenceError, "name not known in type inference: '", n->name, "' (in instruction '",
                     insn.id, "')");
     });
 }
@@ -372,13 +372,13 @@ void require_known_names(const KernelData& k, const std::vector<std::string>& pa
 void check_assignment(const KernelData& k, const Instruction& insn) {
     if (insn.assignees.size() != 1) return;
     const DType lhs = expr_type(k, insn.assignees[0]).dtype, rhs = expr_type(k, insn.expression).dtype;
-    user_assert(!is_complex(rhs) || is_complex(lhs), "TypeInferenceError", "instruction '", insn.id, "' assigns a ",
+    user_assert(!is_complex(rhs) || is_complex(lhs), error_kind::TypeInferenceError, "instruction '", insn.id, "' assigns a ",
                 dtype_name(rhs), " value to '", insn.assignees[0]->name, "' of type ", dtype_name(lhs),
                 " (take real(), imag() or abs() of it)");
 }
 
 void require_type(const Variable& v) {
-    user_assert(v.dtype != DType::Unknown, "TypeInferenceError", "could not determine the type of '", v.name, "'",
+    user_assert(v.dtype != DType::Unknown, error_kind::TypeInferenceError, "could not determine the type of '", v.name, "'",
                 v.is_arg() ? " (pass it, or use lp.add_dtypes)" : "");
 }
 

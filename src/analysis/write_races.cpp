@@ -56,7 +56,7 @@ void check_for_write_races(const KernelData& k) {
                                  "' contains a write race: instruction will be run across parallel iname(s) '",
                                  join({racing.begin(), racing.end()}, ","),
                                  "', which is/are not referenced in the lhs index"),
-                             "WriteRaceConditionWarning");
+                             error_kind::WriteRaceConditionWarning);
         }
 }
 

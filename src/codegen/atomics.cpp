@@ -240,7 +240,7 @@ std::string cas_retry(const CasSpelling& s, TargetKind target, const std::string
 std::vector<std::string> cas_loop(const KernelData& k, CExprPrinter& printer, TargetKind target,
                                   const Instruction& insn, const ExprPtr& lhs, const ExprPtr& rhs, DType t) {
     const std::optional<CasSpelling> s = cas_spelling(k, target, lhs->name, t);
-    user_assert(s.has_value(), "LoopyError", "atomic assignment '", insn.id, "': the ", target_name(target),
+    user_assert(s.has_value(), error_kind::LoopyError, "atomic assignment '", insn.id, "': the ", target_name(target),
                 " target has no atomic operations on ", dtype_name(t));
     const std::string old_v = scratch_name(k, "old", t), new_v = scratch_name(k, "new", t);
     const ExprPtr new_value = rewrite(rhs, [&](const ExprPtr& x) { return same_expr(x, lhs) ? var(old_v) : x; });
@@ -264,12 +264,12 @@ std::vector<std::string> cas_loop(const KernelData& k, CExprPrinter& printer, Ta
 void check_memory(const KernelData& k, TargetKind target, const Instruction& insn) {
     const std::string& name = insn.assignees[0]->name;
     const Variable* v = find_variable(k, name);
-    user_assert(v != nullptr && (v->is_arg() || v->address_space != AddressSpace::Private), "LoopyError",
+    user_assert(v != nullptr && (v->is_arg() || v->address_space != AddressSpace::Private), error_kind::LoopyError,
                 "atomic assignment '", insn.id, "' writes private variable '", name,
                 "': atomics need local or global memory");
     // OpenCL C gives a vector's components no address, and the atomic functions take one.
     const std::optional<std::size_t> vec = vec_axis(*v);
-    user_assert(target != TargetKind::OpenCL || !vec, "LoopyError", "atomic assignment '", insn.id, "' writes '",
+    user_assert(target != TargetKind::OpenCL || !vec, error_kind::LoopyError, "atomic assignment '", insn.id, "' writes '",
                 name, "', whose axis ", vec.value_or(0), " is tagged 'vec': OpenCL has no atomic operations on "
                 "vector components (tag that axis differently, e.g. 'c')");
 }
@@ -281,7 +281,7 @@ void add_atomic_scratch_variables(KernelData& k) {
         for (const char* role : {"old", "new"}) {
             Variable v;
             v.name = scratch_name(k, role, t);
-            user_assert(find_variable(k, v.name) == nullptr, "LoopyError", "the name '", v.name,
+            user_assert(find_variable(k, v.name) == nullptr, error_kind::LoopyError, "the name '", v.name,
                         "' is reserved for the compare-and-swap loops of atomic assignments");
             v.kind = VarKind::Temporary;
             v.dtype = t;

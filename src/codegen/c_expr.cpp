@@ -303,7 +303,7 @@ std::string CExprPrinter::print_node(const ExprPtr& e, DType want, int& prec) {
         case ExprKind::If: return print_if(e, want, prec);
         case ExprKind::Cast: return print_cast(e, prec);
         case ExprKind::Reduction:
-            user_error("LoopyError", "reduction '", to_string(e), "' must be realized before code generation");
+            user_error(error_kind::LoopyError, "reduction '", to_string(e), "' must be realized before code generation");
         case ExprKind::SubArrayRef:
             internal_assert(false, "sub-array reference '", to_string(e), "' outside an inlined call");
     }
@@ -641,12 +641,12 @@ namespace {
 std::int64_t constant_index(const Variable& v, const ExprPtr& e, std::size_t j, const char* tag) {
     const std::optional<std::int64_t> n = eval_int(e->args[j], {});
     if (!n) {
-        user_error("LoopyError", "When trying to index the array '", v.name, "' along axis ", j, " (tagged '", tag,
+        user_error(error_kind::LoopyError, "When trying to index the array '", v.name, "' along axis ", j, " (tagged '", tag,
                    "'), the index was not a compile-time constant (but it has to be in order for code to be ",
                    "generated). You likely want to unroll the iname(s) '", join(referenced_names(e->args[j]), ", "), "'.");
     }
     const std::optional<std::int64_t> extent = eval_int(v.shape[j], {});
-    user_assert(*n >= 0 && extent && *n < *extent, "LoopyError", "subscript '", to_string(e), "' is out of bounds along ",
+    user_assert(*n >= 0 && extent && *n < *extent, error_kind::LoopyError, "subscript '", to_string(e), "' is out of bounds along ",
                 "axis ", j, " (tagged '", tag, "') of '", v.name, "'");
     return *n;
 }
@@ -655,10 +655,10 @@ std::int64_t constant_index(const Variable& v, const ExprPtr& e, std::size_t j, 
 
 std::string CExprPrinter::print_subscript(const ExprPtr& e) {
     const Variable* v = find_variable(k_, e->name);
-    user_assert(v != nullptr && v->is_array, "LoopyError", "'", e->name, "' is subscripted but is not an array");
+    user_assert(v != nullptr && v->is_array, error_kind::LoopyError, "'", e->name, "' is subscripted but is not an array");
     for (const ExprPtr& index : e->args) {
         const DType t = typer_.type(index).dtype;
-        user_assert(!is_float(t) && !is_complex(t), "LoopyError", "index '", to_string(index), "' of '", to_string(e),
+        user_assert(!is_float(t) && !is_complex(t), error_kind::LoopyError, "index '", to_string(index), "' of '", to_string(e),
                     "' is a ", dtype_name(t), ": array indices must be integers");
     }
     if (e->linear || v->storage_indexed()) return print_storage_subscript(*v, e);
@@ -701,9 +701,9 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
 // A subscript that indexes the storage of `v` itself: a linear subscript a[[e]], or any index of an array
 // without a shape (loopy's shape=None), which has no axes to implement.
 std::string CExprPrinter::print_storage_subscript(const Variable& v, const ExprPtr& e) {
-    user_assert(e->args.size() == 1, "LoopyError", "array '", v.name, "' has no shape, so only one index (into its ",
+    user_assert(e->args.size() == 1, error_kind::LoopyError, "array '", v.name, "' has no shape, so only one index (into its ",
                 "storage) is allowed: '", to_string(e), "' has ", e->args.size(), " (declare a shape, or lp.auto)");
-    user_assert(sep_axes(v).empty() && !vec_axis(v), "LoopyError", "the linear subscript '", to_string(e),
+    user_assert(sep_axes(v).empty() && !vec_axis(v), error_kind::LoopyError, "the linear subscript '", to_string(e),
                 "' cannot index '", v.name, "', which has sep or vec axes");
     const ExprPtr idx = is_integer(typer_.type(e->args[0]).dtype) ? canonical_sum(e->args[0]) : e->args[0];
     const ExprPtr flat = v.offset ? binary(BinOp::Add, v.offset, idx) : idx;

@@ -46,7 +46,7 @@ std::vector<std::int64_t> constants(const Variable& t, const std::vector<ExprPtr
         if (!n) {
             std::vector<std::string> texts;
             for (const ExprPtr& x : exprs) texts.push_back(to_string(x));
-            user_error("StaticValueFindingError", "temporary '", t.name, "' needs a constant size, but its ", what,
+            user_error(error_kind::StaticValueFindingError, "temporary '", t.name, "' needs a constant size, but its ", what,
                        " (", join(texts, ", "), ") depends on parameters: fix them (lp.fix_parameters), bound them ",
                        "in the assumptions, or declare a constant shape (only a private array of the default layout may ",
                        "have a size in the parameters)");
@@ -125,7 +125,7 @@ std::string temporary_declaration(const Variable& t, TargetKind target, const Si
     const bool vectors = target == TargetKind::OpenCL && vec_axis(t).has_value();
     if (const std::optional<ExprPtr> size = vectors || !print_size ? std::nullopt : variable_size(t))
         return out + "[" + print_size(*size) + "]";
-    user_assert(!vectors || t.initializer.empty(), "LoopyError", "temporary '", t.name,
+    user_assert(!vectors || t.initializer.empty(), error_kind::LoopyError, "temporary '", t.name,
                 "' has vector entries and an initializer, which this code generator does not support");
     if (vectors && is_single_vector(t)) return out;
     const Storage s = storage_of(t);

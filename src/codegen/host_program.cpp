@@ -50,7 +50,7 @@ private:
 
 std::int64_t bound(const ExprPtr& e, const HostValues& values, const std::string& iname) {
     const std::optional<std::int64_t> v = eval_int(e, values);
-    user_assert(v.has_value(), "ArgumentError", "cannot evaluate the bounds of the host loop over '", iname, "'");
+    user_assert(v.has_value(), error_kind::ArgumentError, "cannot evaluate the bounds of the host loop over '", iname, "'");
     return *v;
 }
 

@@ -89,7 +89,7 @@ void plan_vector_lanes(const KernelData& k, std::vector<Placed>& placed, bool ve
         p.lanes = static_cast<std::size_t>(vec - p.nest.begin());
         const std::string& lane = *vec;
         const std::optional<long> bound = extent_bound(k, lane);
-        user_assert(bound.has_value(), "LoopyError", "iname '", lane, "' is tagged 'vec', but the number of its ",
+        user_assert(bound.has_value(), error_kind::LoopyError, "iname '", lane, "' is tagged 'vec', but the number of its ",
                     "values has no constant bound, which vectorizing or unrolling it needs");
         const long length = *bound;
         if (vector_types && is_vectorizable(k, *p.stmt.insn, lane, length) && lanes_are_full(k, *p.stmt.insn, lane, length)) {
@@ -303,12 +303,12 @@ std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vec
             if (!unrolled(k, p, d)) continue;
             if (!out.count(iname)) {
                 const auto length = constant_length(k, iname);
-                user_assert(length.has_value(), "LoopyError", "length of unrolled loop '", iname,
+                user_assert(length.has_value(), error_kind::LoopyError, "length of unrolled loop '", iname,
                             "' is not a constant, cannot unroll");
                 out[iname] = *length;
             }
             copies *= std::max(out[iname], 1L);
-            user_assert(copies <= kMaxUnrolledCopies, "LoopyError", "unrolling loop '", iname, "' would make more than ",
+            user_assert(copies <= kMaxUnrolledCopies, error_kind::LoopyError, "unrolling loop '", iname, "' would make more than ",
                         kMaxUnrolledCopies, " copies of instruction '", p.stmt.insn ? p.stmt.insn->id : p.name,
                         "' (", out[iname], " for this loop): tag it 'for', or split it and unroll the inner part");
         }

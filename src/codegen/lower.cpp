@@ -257,7 +257,7 @@ private:
 
     void barrier(const LinearItem& b, int depth) {
         const std::string comment = b.comment.empty() ? "" : " " + c_comment(b.comment);
-        user_assert(b.sync_kind != "global", "LoopyError",
+        user_assert(b.sync_kind != "global", error_kind::LoopyError,
                     "global barriers need the kernel split into several device kernels, which this code generator "
                     "does not do yet");
         switch (target_) {
@@ -278,7 +278,7 @@ private:
         if (s.barrier) return barrier(*s.barrier, depth);
         const Instruction& insn = *s.insn;
         if (insn.kind != InsnKind::Assignment) return;
-        user_assert(insn.assignees.size() == 1 || is_tuple_assignment(insn), "LoopyError", "instruction '", insn.id,
+        user_assert(insn.assignees.size() == 1 || is_tuple_assignment(insn), error_kind::LoopyError, "instruction '", insn.id,
                     "' assigns several values; only reductions and make_tuple (one value per assignee) may do that");
         printer_.set_statement_inames({insn.within_inames.begin(), insn.within_inames.end()});
         printer_.set_vector_iname(s.vector_iname);
@@ -381,7 +381,7 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     for (const std::string& h : hardware_inames(k)) {
         const InameTag tag = iname_tag(k, h);
         const auto n = static_cast<std::size_t>(tag.number);
-        user_assert(n < 3, "LoopyError", "iname '", h, "' is tagged ", tag, ": only axes 0, 1 and 2 exist");
+        user_assert(n < 3, error_kind::LoopyError, "iname '", h, "' is tagged ", tag, ": only axes 0, 1 and 2 exist");
         const isl::set values = domain_of(k, {h});
         if (tag.is_group()) {
             record_axis(groups, n, isl_util::extent(values, 0, ctx));
@@ -475,7 +475,7 @@ void check_identifiers(const KernelData& k, TargetKind target) {
         for (const Variable& v : *vars) names.push_back(v.name);
     for (const std::string& n : names) {
         check_name(n, "variable or iname", "code generation");
-        user_assert(target != TargetKind::OpenCL || !is_opencl_reserved(n), "LoopyError", "'", n,
+        user_assert(target != TargetKind::OpenCL || !is_opencl_reserved(n), error_kind::LoopyError, "'", n,
                     "' is reserved in OpenCL C (a keyword, type or macro) and cannot name a variable or iname: rename it");
     }
 }
@@ -485,7 +485,7 @@ void check_identifiers(const KernelData& k, TargetKind target) {
 void check_local_initializers(const KernelData& k, TargetKind target) {
     if (target == TargetKind::C) return;
     for (const Variable& t : k.temporaries)
-        user_assert(t.address_space != AddressSpace::Local || t.initializer.empty(), "LoopyError", "temporary '", t.name,
+        user_assert(t.address_space != AddressSpace::Local || t.initializer.empty(), error_kind::LoopyError, "temporary '", t.name,
                     "' has an initializer: local memory cannot be initialized on ", target_name(target),
                     " (only on the C target)");
 }

@@ -78,11 +78,11 @@ bool is_opencl_reserved(const std::string& name) {
 
 void check_opencl_kernel_name(const std::string& name) {
     const std::string rename = cat(": name the kernel differently (e.g. name=\"", name, "_knl\")");
-    user_assert(!opencl_builtin_functions().count(name), "LoopyError", "kernel name '", name,
+    user_assert(!opencl_builtin_functions().count(name), error_kind::LoopyError, "kernel name '", name,
                 "' is the name of an OpenCL C built-in function, which OpenCL cannot give a kernel", rename);
     // lid and gid are the preamble's function-like macros: they clash with a function, not with a variable.
     const bool preamble_macro = name == "lid" || name == "gid";
-    user_assert(!is_opencl_reserved(name) && !preamble_macro, "LoopyError", "kernel name '", name,
+    user_assert(!is_opencl_reserved(name) && !preamble_macro, error_kind::LoopyError, "kernel name '", name,
                 "' is reserved in OpenCL C (a keyword, type or macro)", rename);
 }
 

@@ -8,7 +8,7 @@ TargetKind target_from_name(const std::string& name) {
     if (name == "opencl") return TargetKind::OpenCL;
     if (name == "c") return TargetKind::C;
     if (name == "cuda") return TargetKind::CUDA;
-    user_error("LoopyError", "unknown target '", name, "' (expected \"opencl\", \"c\" or \"cuda\")");
+    user_error(error_kind::LoopyError, "unknown target '", name, "' (expected \"opencl\", \"c\" or \"cuda\")");
 }
 
 std::string target_name(TargetKind t) {
@@ -21,7 +21,7 @@ std::string target_name(TargetKind t) {
 }
 
 void require_complex_support(TargetKind t) {
-    user_assert(t != TargetKind::CUDA, "LoopyError", "complex types are not supported on the cuda target");
+    user_assert(t != TargetKind::CUDA, error_kind::LoopyError, "complex types are not supported on the cuda target");
 }
 
 std::string c_type(DType d, TargetKind t) {
@@ -45,7 +45,7 @@ std::string c_type(DType d, TargetKind t) {
             return d == DType::Complex64 ? "float _Complex" : "double _Complex";
         case DType::Unknown: break;
     }
-    user_error("TypeInferenceError", "a type is still unknown at code generation");
+    user_error(error_kind::TypeInferenceError, "a type is still unknown at code generation");
 }
 
 std::string vector_type(DType d, std::int64_t n) {
@@ -59,7 +59,7 @@ std::string vector_type(DType d, std::int64_t n) {
         case DType::Int64: scalar = "long"; break;
         case DType::UInt64: scalar = "ulong"; break;
         case DType::Int32: case DType::Float32: case DType::Float64: scalar = c_type(d, TargetKind::OpenCL); break;
-        default: user_error("LoopyError", "type ", dtype_name(d), " has no vector type");
+        default: user_error(error_kind::LoopyError, "type ", dtype_name(d), " has no vector type");
     }
     return scalar + std::to_string(n);
 }

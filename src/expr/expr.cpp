@@ -32,7 +32,7 @@ enum Prec : int {
 
 ExprPtr make(Expr e) {
     e.depth = depth_over(e.args);
-    user_assert(e.depth <= kMaxExprDepth, "LoopyError", "expression nested deeper than ", kMaxExprDepth, " levels");
+    user_assert(e.depth <= kMaxExprDepth, error_kind::LoopyError, "expression nested deeper than ", kMaxExprDepth, " levels");
     return std::make_shared<const Expr>(std::move(e));
 }
 

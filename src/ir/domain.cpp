@@ -27,11 +27,11 @@ const std::set<std::string>& writer_loops(const KernelData& k, const std::string
     const Instruction* writer = nullptr;
     for (const Instruction& insn : k.instructions) {
         if (!written_names(insn).count(param)) continue;
-        user_assert(writer == nullptr, "LoopyError", "loop bound '", param, "' may only be written once (by '",
+        user_assert(writer == nullptr, error_kind::LoopyError, "loop bound '", param, "' may only be written once (by '",
                     writer ? writer->id : "", "' and '", insn.id, "')");
         writer = &insn;
     }
-    user_assert(writer != nullptr, "LoopyError", "loop bound '", param,
+    user_assert(writer != nullptr, error_kind::LoopyError, "loop bound '", param,
                 "' is a temporary that no instruction writes");
     return writer->within_inames;
 }
@@ -63,7 +63,7 @@ std::vector<int> needed_domains(const KernelData& k, const std::vector<std::stri
         const int p = parents[static_cast<std::size_t>(d)];
         if (p < 0) continue;
         const auto [it, fresh] = child_of.emplace(p, d);
-        user_assert(fresh, "LoopyError", "iname set '", join(inames, ", "), "' requires a branch in the domain tree: ",
+        user_assert(fresh, error_kind::LoopyError, "iname set '", join(inames, ", "), "' requires a branch in the domain tree: ",
                     isl_util::to_str(k.domains[static_cast<std::size_t>(it->second)]), " and ",
                     isl_util::to_str(k.domains[static_cast<std::size_t>(d)]), " are both nested in ",
                     isl_util::to_str(k.domains[static_cast<std::size_t>(p)]));
@@ -75,7 +75,7 @@ std::vector<int> needed_domains(const KernelData& k, const std::vector<std::stri
 // for one domain (three domains of 46 pieces each did not finish in minutes; found by fuzz/fuzz_domain).
 isl::set flat_product(isl::set a, isl::set b) {
     const long pieces = static_cast<long>(a.n_basic_set()) * static_cast<long>(b.n_basic_set());
-    user_assert(pieces <= isl_util::kMaxDomainPieces, "LoopyError", "the domains of inames '",
+    user_assert(pieces <= isl_util::kMaxDomainPieces, error_kind::LoopyError, "the domains of inames '",
                 join(isl_util::set_dim_names(a), ", "), "' and '", join(isl_util::set_dim_names(b), ", "),
                 "' together are a union of ", pieces, " pieces (isl basic sets); at most ", isl_util::kMaxDomainPieces,
                 " are taken (each '!=' or 'or' of a domain can double its pieces)");
@@ -177,7 +177,7 @@ void check_loop_bounds(const KernelData& k) {
             if (!is_temporary(k, p)) continue;
             writer_loops(k, p);
             const Variable& t = *find_variable(k, p);
-            user_assert(!t.is_array && (t.dtype == DType::Unknown || is_integer(t.dtype)), "LoopyError", "loop bound '",
+            user_assert(!t.is_array && (t.dtype == DType::Unknown || is_integer(t.dtype)), error_kind::LoopyError, "loop bound '",
                         p, "' must be an integer scalar, but is ", t.is_array ? "an array" : dtype_name(t.dtype));
         }
 }
@@ -277,7 +277,7 @@ std::optional<long> extent_bound(const KernelData& k, const std::string& iname) 
 
 long static_extent(const KernelData& k, const std::string& iname) {
     const auto n = extent_bound(k, iname);
-    user_assert(n.has_value(), "StaticValueFindingError", "a static maximum was not found for the extent of iname '",
+    user_assert(n.has_value(), error_kind::StaticValueFindingError, "a static maximum was not found for the extent of iname '",
                 iname, "' (work-group sizes must be constants)");
     return *n;
 }

@@ -90,7 +90,7 @@ std::vector<std::string> nesting_order(const KernelData& k, const std::vector<st
 
 void check_index_value(const KernelData& k, std::int64_t v, const std::string& where, const std::string& what) {
     const DType t = k.options.index_dtype;
-    user_assert(holds(t, v), "LoopyError", where, ": ", what, " ", v, " does not fit the kernel's index type ",
+    user_assert(holds(t, v), error_kind::LoopyError, where, ": ", what, " ", v, " does not fit the kernel's index type ",
                 dtype_name(t), " (make the kernel with index_dtype = \"int64\")");
 }
 

@@ -33,7 +33,7 @@ std::vector<DimTag> tags_per_axis(const Variable& v) {
     }
     std::vector<DimTag> tags = v.dim_tags;
     for (auto it = tags.begin(); tags.size() > n && it != tags.end();) it = it->optional ? tags.erase(it) : it + 1;
-    user_assert(tags.size() == n, "LoopyError", "array '", v.name, "' has ", n, " axes but ", tags.size(),
+    user_assert(tags.size() == n, error_kind::LoopyError, "array '", v.name, "' has ", n, " axes but ", tags.size(),
                 " dim tags");
     return tags;
 }
@@ -43,7 +43,7 @@ bool is_storage_tag(const DimTag& t) { return t.kind != Kind::Sep && t.kind != K
 // The extent of axis `j`, which a `sep` or `vec` tag needs to be a constant.
 std::int64_t constant_extent(const Variable& v, std::size_t j, const char* tag) {
     const ExprPtr& e = v.shape[j];
-    user_assert(e->kind == ExprKind::IntLit, "LoopyError", "axis ", j, " of array '", v.name, "' is tagged '", tag,
+    user_assert(e->kind == ExprKind::IntLit, error_kind::LoopyError, "axis ", j, " of array '", v.name, "' is tagged '", tag,
                 "', but does not have constant length (", to_string(e), ")");
     return e->ival;
 }
@@ -54,21 +54,21 @@ void check_sep_and_vec(const Variable& v, const std::vector<DimTag>& tags) {
     int vec_axes = 0;
     for (std::size_t j = 0; j < tags.size(); ++j) {
         if (tags[j].kind == Kind::Sep) {
-            user_assert(v.is_arg(), "LoopyError", "axis ", j, " of temporary '", v.name,
+            user_assert(v.is_arg(), error_kind::LoopyError, "axis ", j, " of temporary '", v.name,
                         "' is tagged 'sep': only arguments may be split into separate arrays");
             // Without entries the array would split into no arrays at all.
-            user_assert(constant_extent(v, j, "sep") > 0, "LoopyError", "axis ", j, " of array '", v.name,
+            user_assert(constant_extent(v, j, "sep") > 0, error_kind::LoopyError, "axis ", j, " of array '", v.name,
                         "' is tagged 'sep' with length 0: a separate array needs at least one entry");
         }
         if (tags[j].kind != Kind::Vec) continue;
         ++vec_axes;
         const std::int64_t n = constant_extent(v, j, "vec");
-        user_assert(n == 2 || n == 3 || n == 4 || n == 8 || n == 16, "LoopyError", "axis ", j, " of array '", v.name,
+        user_assert(n == 2 || n == 3 || n == 4 || n == 8 || n == 16, error_kind::LoopyError, "axis ", j, " of array '", v.name,
                     "' is tagged 'vec' with length ", n, ": vector types have 2, 3, 4, 8 or 16 entries");
-        user_assert(!is_complex(v.dtype), "LoopyError", "array '", v.name,
+        user_assert(!is_complex(v.dtype), error_kind::LoopyError, "array '", v.name,
                     "' has complex entries, which cannot be vector entries ('vec' axis ", j, ")");
     }
-    user_assert(vec_axes <= 1, "LoopyError", "array '", v.name, "' may only have one axis tagged 'vec'");
+    user_assert(vec_axes <= 1, error_kind::LoopyError, "array '", v.name, "' may only have one axis tagged 'vec'");
 }
 
 void check_supported(const Variable& v, const std::vector<DimTag>& tags) {
@@ -78,7 +78,7 @@ void check_supported(const Variable& v, const std::vector<DimTag>& tags) {
     std::copy_if(tags.begin(), tags.end(), std::back_inserter(storage), is_storage_tag);
     const bool any = std::any_of(storage.begin(), storage.end(), explicit_level);
     const bool all = std::all_of(storage.begin(), storage.end(), explicit_level);
-    user_assert(!any || all, "LoopyError", "array '", v.name,
+    user_assert(!any || all, error_kind::LoopyError, "array '", v.name,
                 "' mixes c/f (or stride: without a level) with explicit nesting levels (N0..N9) in its dim tags");
 }
 
@@ -95,7 +95,7 @@ std::vector<int> nesting_levels(const Variable& v, const std::vector<DimTag>& ta
         if (t.kind == Kind::C) level = used.empty() ? 0 : *std::min_element(used.begin(), used.end()) - 1;
         if (t.kind == Kind::F) level = used.empty() ? 0 : *std::max_element(used.begin(), used.end()) + 1;
         if (has_level(t)) {
-            user_assert(std::find(used.begin(), used.end(), level) == used.end(), "LoopyError", "array '", v.name,
+            user_assert(std::find(used.begin(), used.end(), level) == used.end(), error_kind::LoopyError, "array '", v.name,
                         "': nesting level N", level, " is given to more than one axis");
             used.push_back(level);
         }
@@ -105,7 +105,7 @@ std::vector<int> nesting_levels(const Variable& v, const std::vector<DimTag>& ta
     const int lowest = *std::min_element(used.begin(), used.end());
     std::sort(used.begin(), used.end());
     for (std::size_t r = 0; r < used.size(); ++r)
-        user_assert(used[r] == lowest + static_cast<int>(r), "LoopyError", "the nesting levels of array '", v.name,
+        user_assert(used[r] == lowest + static_cast<int>(r), error_kind::LoopyError, "the nesting levels of array '", v.name,
                     "' are not contiguous");
     for (std::size_t j = 0; j < levels.size(); ++j)
         if (has_level(tags[j])) levels[j] -= lowest;
@@ -197,7 +197,7 @@ ExprPtr exactly_divided(const ExprPtr& e, std::int64_t d) {
 ExprPtr stride_in_vectors(const Variable& v, const ExprPtr& s) {
     const std::int64_t size = vector_size(v);
     const ExprPtr out = exactly_divided(s, size);
-    user_assert(out != nullptr, "LoopyError", "array '", v.name, "' has a stride or offset of ", to_string(s),
+    user_assert(out != nullptr, error_kind::LoopyError, "array '", v.name, "' has a stride or offset of ", to_string(s),
                 ", which is not a multiple of the size of its vectors (", size, ")");
     return out;
 }

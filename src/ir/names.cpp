@@ -7,9 +7,9 @@
 namespace loom {
 
 void check_name(const std::string& name, const std::string& what, const std::string& where) {
-    user_assert(is_identifier(name), "LoopyError", where, ": ", what, " '", name,
+    user_assert(is_identifier(name), error_kind::LoopyError, where, ": ", what, " '", name,
                 "' is not a valid name (letters, digits and '_', not starting with a digit)");
-    user_assert(!is_c_reserved(name), "LoopyError", where, ": ", what, " '", name,
+    user_assert(!is_c_reserved(name), error_kind::LoopyError, where, ": ", what, " '", name,
                 "' is reserved in C (a keyword, type or macro, or a name of the generated code): rename it");
 }
 

@@ -29,9 +29,9 @@ const SubstitutionRule* use_of(const ExprPtr& n, const std::vector<SubstitutionR
 // The checks of every use of rule `r` with `args`: its arity, and no use of itself (`outer`: the rules being
 // expanded around it).
 void check_use(const SubstitutionRule& r, const std::vector<ExprPtr>& args, const std::vector<std::string>& outer) {
-    user_assert(args.size() == r.arguments.size(), "LoopyError", "substitution rule '", r.name, "' takes ",
+    user_assert(args.size() == r.arguments.size(), error_kind::LoopyError, "substitution rule '", r.name, "' takes ",
                 r.arguments.size(), " argument(s) but is used with ", args.size());
-    user_assert(std::find(outer.begin(), outer.end(), r.name) == outer.end(), "LoopyError",
+    user_assert(std::find(outer.begin(), outer.end(), r.name) == outer.end(), error_kind::LoopyError,
                 "substitution rule '", r.name, "' uses itself (through ", join(outer, " -> "), ")");
 }
 
@@ -40,7 +40,7 @@ void check_capture(const SubstitutionRule& r, const std::vector<ExprPtr>& args, 
     const std::set<std::string> bound = reduction_inames(body);
     for (const ExprPtr& a : args)
         for (const std::string& name : referenced_names(a))
-            user_assert(!bound.count(name), "LoopyError", "argument '", to_string(a), "' of substitution rule '",
+            user_assert(!bound.count(name), error_kind::LoopyError, "argument '", to_string(a), "' of substitution rule '",
                         r.name, "' would be captured by the reduction over '", name, "' in the rule");
 }
 

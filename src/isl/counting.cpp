@@ -428,7 +428,7 @@ std::pair<std::int64_t, std::int64_t> PwQPolynomial::eval(const std::map<std::st
         if (it == values.end()) {
             isl_point_free(pt);
             isl_space_free(dom);
-            user_error("ArgumentError", "eval: no value for the parameter '", name, "'");
+            user_error(error_kind::ArgumentError, "eval: no value for the parameter '", name, "'");
         }
         pt = isl_point_set_coordinate_val(pt, isl_dim_param, i, isl_val_int_from_si(ctx().get(), it->second));
     }

@@ -153,7 +153,7 @@ WithParams with_params(const std::string& text, const std::vector<std::string>& 
 constexpr unsigned long kDomainReadOperations = 100000;
 
 [[noreturn]] void fail_too_complex(const std::string& text) {
-    throw Error("LoopyError", cat("domain '", trim(text), "' is too complex: isl did not read it within ",
+    throw Error(error_kind::LoopyError, cat("domain '", trim(text), "' is too complex: isl did not read it within ",
                                   kDomainReadOperations, " operations (each '!=' or 'or' can double its pieces)"));
 }
 
@@ -208,7 +208,7 @@ std::optional<std::pair<std::string, std::string>> isl_read_error(const std::str
     int line = 0, column = 0;
     char what[256] = "";
     if (!found || std::sscanf(found->first.c_str(), "syntax error (%d, %d): %255[^\n]", &line, &column, what) != 3)
-        throw Error("ParseError", head + ": isl could not parse it");
+        throw Error(error_kind::ParseError, head + ": isl could not parse it");
     // The offset in the parsed text, less the parameter list Loom inserted, back to line and column.
     std::size_t offset = 0;
     for (int l = 1; l < line && offset != std::string::npos; ++l) offset = parsed.text.find('\n', offset) + 1;
@@ -221,7 +221,7 @@ std::optional<std::pair<std::string, std::string>> isl_read_error(const std::str
     if (const std::size_t t = problem.find("isl_token"); t != std::string::npos) problem.replace(t, 9, "token");
     const std::size_t quote = found->second.find('\'');
     const std::string got = quote == std::string::npos ? "" : cat(", at ", found->second.substr(quote));
-    throw Error("ParseError", cat(head, ": ", problem, got, " (line ", line, ", column ", column, ")"), line, column);
+    throw Error(error_kind::ParseError, cat(head, ": ", problem, got, " (line ", line, ", column ", column, ")"), line, column);
 }
 
 }  // namespace
@@ -262,9 +262,9 @@ void check_bounded(const std::string& text, const isl::set& s, const std::set<st
         const std::string problem =
             cat("iname '", names[pos], "' has no ", !lower && !upper ? "bounds" : lower ? "upper bound" : "lower bound");
         const std::vector<std::string> undeclared = undeclared_names(text);
-        if (undeclared.empty()) throw Error("LoopyError", cat("domain '", trim(text), "': ", problem));
+        if (undeclared.empty()) throw Error(error_kind::LoopyError, cat("domain '", trim(text), "': ", problem));
         const auto [line, column] = word_position(text, undeclared.front());
-        throw Error("ParseError",
+        throw Error(error_kind::ParseError,
                     cat("malformed domain '", trim(text), "': unknown name '", undeclared.front(), "' (line ", line,
                         ", column ", column, "), taken as a parameter, and ", problem),
                     line, column);
@@ -299,7 +299,7 @@ std::string literal_after(const std::string& text, std::size_t begin) {
     const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
     const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
     const std::size_t column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
-    throw Error("ParseError", cat("malformed domain '", trim(text), "': ", problem, " (line ", line, ", column ", column, ")"),
+    throw Error(error_kind::ParseError, cat("malformed domain '", trim(text), "': ", problem, " (line ", line, ", column ", column, ")"),
                 static_cast<int>(line), static_cast<int>(column));
 }
 
@@ -347,7 +347,7 @@ isl::set parse_domain(const std::string& text) {
     if (!*read) fail_domain_syntax(text, full);
     const isl::set s = isl::manage(read->release());
     const int pieces = static_cast<int>(isl_set_n_basic_set(s.get()));
-    user_assert(pieces <= kMaxDomainPieces, "LoopyError", "domain '", trim(text), "' is a union of ", pieces,
+    user_assert(pieces <= kMaxDomainPieces, error_kind::LoopyError, "domain '", trim(text), "' is a union of ", pieces,
                 " pieces (isl basic sets); at most ", kMaxDomainPieces,
                 " are taken (each '!=' or 'or' can double the pieces)");
     return s;
@@ -358,7 +358,7 @@ isl::set parse_assumptions(const std::string& text) {
     if (body.find('{') == std::string::npos) body = "{ : " + body + " }";
     const isl::set s = parse_domain(body);
     if (s.tuple_dim() != 0)
-        throw Error("ParseError", cat("assumptions '", trim(text), "' must constrain parameters only"));
+        throw Error(error_kind::ParseError, cat("assumptions '", trim(text), "' must constrain parameters only"));
     return s;
 }
 
@@ -589,7 +589,7 @@ std::optional<long> long_value(isl_val* v) {
         char* text = isl_val_to_str(v);
         const std::string digits = text ? text : "?";
         std::free(text);
-        throw Error("LoopyError", cat("the integer ", digits, " does not fit in 64 bits"));
+        throw Error(error_kind::LoopyError, cat("the integer ", digits, " does not fit in 64 bits"));
     }
     return isl_val_get_num_si(v);
 }
@@ -646,7 +646,7 @@ isl::pw_aff optimum(isl_pw_aff* found, const isl::set& s, int pos, const char* s
         isl_ctx_reset_error(ctx().get());
         const std::vector<std::string> names = set_dim_names(s);
         const std::string name = static_cast<std::size_t>(pos) < names.size() ? names[pos] : std::to_string(pos);
-        throw Error("StaticValueFindingError", cat("'", name, "' has no ", side, " bound in ", to_str(s)));
+        throw Error(error_kind::StaticValueFindingError, cat("'", name, "' has no ", side, " bound in ", to_str(s)));
     }
     return isl::manage(found);
 }

@@ -16,20 +16,20 @@ bool name_taken(const KernelData& k, const std::string& name) {
 // Local memory is shared by a work-group and written by it; on the C target, which runs one group at a time,
 // a local temporary is an ordinary array and can be initialized, as loopy declares it there.
 void check_initializer(const Variable& t, const std::string& target) {
-    user_assert(t.kind == VarKind::Temporary, "LoopyError", "argument '", t.name,
+    user_assert(t.kind == VarKind::Temporary, error_kind::LoopyError, "argument '", t.name,
                 "' has an initializer: only temporaries can have one");
-    user_assert(t.read_only, "LoopyError", "temporary '", t.name,
+    user_assert(t.read_only, error_kind::LoopyError, "temporary '", t.name,
                 "' has an initializer, so it must be declared read_only");
-    user_assert(t.address_space != AddressSpace::Local || target == "c", "LoopyError", "temporary '", t.name,
+    user_assert(t.address_space != AddressSpace::Local || target == "c", error_kind::LoopyError, "temporary '", t.name,
                 "' has an initializer: local memory cannot be initialized (but on the C target)");
     std::int64_t count = 1;
     for (const ExprPtr& s : t.shape) {
         const auto n = eval_int(s, {});
-        user_assert(n.has_value(), "LoopyError", "temporary '", t.name, "' has an initializer, so its shape must be ",
+        user_assert(n.has_value(), error_kind::LoopyError, "temporary '", t.name, "' has an initializer, so its shape must be ",
                     "constant, but an extent is '", to_string(s), "'");
         count *= *n;
     }
-    user_assert(count == static_cast<std::int64_t>(t.initializer.size()), "LoopyError", "the initializer of '",
+    user_assert(count == static_cast<std::int64_t>(t.initializer.size()), error_kind::LoopyError, "the initializer of '",
                 t.name, "' has ", t.initializer.size(), " values, but its shape holds ", count);
 }
 
@@ -90,13 +90,13 @@ void check_temporaries(const KernelData& k) {
     for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
         for (const Variable& v : *vars) {
             if (!v.initializer.empty()) check_initializer(v, k.options.target);
-            user_assert(!v.read_only || !v.initializer.empty() || v.kind != VarKind::Temporary, "LoopyError",
+            user_assert(!v.read_only || !v.initializer.empty() || v.kind != VarKind::Temporary, error_kind::LoopyError,
                         "temporary '", v.name, "' is read_only, so it needs an initializer");
         }
     for (const Instruction& insn : k.instructions)
         for (const std::string& w : written_names(insn)) {
             const Variable* v = find_variable(k, w);
-            user_assert(!(v && v->kind == VarKind::Temporary && v->read_only), "LoopyError", "instruction '",
+            user_assert(!(v && v->kind == VarKind::Temporary && v->read_only), error_kind::LoopyError, "instruction '",
                         insn.id, "' writes read-only temporary '", w, "'");
         }
 }

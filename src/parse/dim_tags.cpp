@@ -13,7 +13,7 @@ namespace loom {
 namespace {
 
 [[noreturn]] void invalid(const std::string& text, const std::string& array) {
-    user_error("LoopyError", "invalid dim tag '", trim(text), "' for array '", array,
+    user_error(error_kind::LoopyError, "invalid dim tag '", trim(text), "' for array '", array,
                "' (expected c, f, N0..N9, stride:EXPR, N<level>:stride:EXPR, sep or vec, optionally followed by '?')");
 }
 

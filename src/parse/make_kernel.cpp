@@ -28,8 +28,8 @@ void parse_domains(KernelData& k, const std::vector<std::string>& texts) {
     for (const std::string& t : texts) {
         isl::set d = isl_util::parse_domain(t);
         for (const std::string& iname : isl_util::set_dim_names(d)) {
-            user_assert(is_identifier(iname), "ParseError", "domain '", trim(t), "' has an unnamed dimension");
-            user_assert(seen.insert(iname).second, "LoopyError", "iname '", iname,
+            user_assert(is_identifier(iname), error_kind::ParseError, "domain '", trim(t), "' has an unnamed dimension");
+            user_assert(seen.insert(iname).second, error_kind::LoopyError, "iname '", iname,
                         "' is declared by more than one domain");
         }
         k.domains.push_back(d);
@@ -51,7 +51,7 @@ ExprPtr resolve_min_max(const ExprPtr& e, const std::vector<std::string>& inames
 void check_reduction_inames(const Instruction& insn, const std::vector<std::string>& inames) {
     if (!insn.expression) return;
     for (const std::string& r : bound_inames(insn))
-        user_assert(contains(inames, r), "LoopyError", "reduction in instruction '", insn.id,
+        user_assert(contains(inames, r), error_kind::LoopyError, "reduction in instruction '", insn.id,
                     "' is over unknown iname '", r, "'");
 }
 
@@ -60,7 +60,7 @@ void assign_ids(KernelData& k) {
     std::set<std::string> used;
     for (const Instruction& insn : k.instructions)
         if (!insn.id.empty()) {
-            user_assert(used.insert(insn.id).second, "LoopyError", "instruction id '", insn.id,
+            user_assert(used.insert(insn.id).second, error_kind::LoopyError, "instruction id '", insn.id,
                         "' is used more than once (line ", insn.line, ")");
         }
     // The smallest free suffix of a base only grows: each search starts where the last one for its base stopped,
@@ -147,7 +147,7 @@ void guess_args(KernelData& k, bool guess, bool offset_auto) {
         // As loopy, a parameter used only by domains and shapes may still be fixed (fix_parameters): code
         // generation reports it if it is not (check_kernel_structure).
         if (!guess && use.first_insn.empty()) continue;
-        user_assert(guess, "LoopyError", "variable '", name, "' is used in instruction '", use.first_insn,
+        user_assert(guess, error_kind::LoopyError, "variable '", name, "' is used in instruction '", use.first_insn,
                     "' but is not an argument or temporary (add it to the arguments, or add \"...\")");
         guessed.push_back(guessed_arg(name, use));
         guessed.back().offset_auto = offset_auto && guessed.back().is_array;
@@ -158,7 +158,7 @@ void guess_args(KernelData& k, bool guess, bool offset_auto) {
 void check_no_iname_writes(const KernelData& k) {
     for (const Instruction& insn : k.instructions)
         for (const std::string& w : written_names(insn))
-            user_assert(!is_iname(k, w), "LoopyError", "instruction '", insn.id, "' writes iname '", w,
+            user_assert(!is_iname(k, w), error_kind::LoopyError, "instruction '", insn.id, "' writes iname '", w,
                         "' (variable '", w, "' not declared or not allowed for writing)");
 }
 
@@ -173,13 +173,13 @@ void infer_io(KernelData& k) {
         const bool written = it != uses.end() && it->second.written;
         if (!v.is_output) v.is_output = written;
         if (!v.is_input) v.is_input = read.count(v.name) != 0 || !written;
-        user_assert(!(written && v.kind == VarKind::ConstantArg), "LoopyError", "constant argument '", v.name,
+        user_assert(!(written && v.kind == VarKind::ConstantArg), error_kind::LoopyError, "constant argument '", v.name,
                     "' is written");
     }
     for (const Instruction& insn : k.instructions)
         for (const std::string& w : written_names(insn))
             for (const Variable& v : k.args)
-                user_assert(!(v.name == w && v.kind == VarKind::ValueArg), "LoopyError", "instruction '", insn.id,
+                user_assert(!(v.name == w && v.kind == VarKind::ValueArg), error_kind::LoopyError, "instruction '", insn.id,
                             "' writes value argument '", w, "'");
 }
 
@@ -228,7 +228,7 @@ void find_within_inames(KernelData& k) {
     const std::vector<std::string> inames = all_inames(k);
     for (Instruction& insn : k.instructions) {
         for (const std::string& i : insn.within_inames)
-            user_assert(contains(inames, i), "LoopyError", "instruction '", insn.id, "' names unknown iname '", i,
+            user_assert(contains(inames, i), error_kind::LoopyError, "instruction '", insn.id, "' names unknown iname '", i,
                         "' (line ", insn.line, ")");
         // Even final iname sets get the inames the instruction uses (loopy's add_used_inames).
         for (const std::string& i : inames_referenced(insn, inames)) insn.within_inames.insert(i);
@@ -283,7 +283,7 @@ std::set<std::string> resolve_ids(const KernelData& k, const Instruction& insn, 
     std::set<std::string> out;
     for (const Instruction& other : k.instructions)
         if (query ? other.id != insn.id && (*query)(other, k.name) : fnmatch(selects, other.id)) out.insert(other.id);
-    user_assert(!out.empty() || !k.options.check_dep_resolution, "LoopyError", "instruction '", insn.id,
+    user_assert(!out.empty() || !k.options.check_dep_resolution, error_kind::LoopyError, "instruction '", insn.id,
                 "' declared ", what, " on '", selects, "', which did not resolve to any instruction present in the kernel '",
                 k.name, "'. Set the kernel option 'check_dep_resolution' to False to disable this check.");
     return out;
@@ -296,7 +296,7 @@ std::pair<std::string, SyncScope> split_scope(const std::string& text) {
     const std::size_t at = text.rfind('@');
     if (at == std::string::npos) return {text, SyncScope::Any};
     const auto scope = scopes.find(trim(text.substr(at + 1)));
-    user_assert(scope != scopes.end(), "LoopyError", "unknown nosync scope in '", text,
+    user_assert(scope != scopes.end(), error_kind::LoopyError, "unknown nosync scope in '", text,
                 "' (allowed scopes are 'local', 'global', 'any')");
     return {text.substr(0, at), scope->second};
 }
@@ -378,10 +378,10 @@ Footprint access_footprint(const KernelData& k, const std::string& name, const A
     const auto found = index.find(name);
     if (found == index.end()) return out;
     for (const auto& [insn, loops, a] : found->second) {
-        user_assert(!a.linear, "LoopyError", "cannot find the shape of '", name, "': instruction '", insn->id,
+        user_assert(!a.linear, error_kind::LoopyError, "cannot find the shape of '", name, "': instruction '", insn->id,
                     "' indexes it with the linear subscript '", a.name, "[[", to_string(a.indices[0]),
                     "]]': declare its shape, or lp.none");
-        user_assert(out.ndim == 0 || out.ndim == a.indices.size(), "LoopyError", "array '", name,
+        user_assert(out.ndim == 0 || out.ndim == a.indices.size(), error_kind::LoopyError, "array '", name,
                     "' is accessed with different numbers of indices");
         out.ndim = a.indices.size();
         const isl::set dom = domain_of(k, loops);
@@ -407,7 +407,7 @@ ExprPtr auto_extent(const isl::pw_aff& size, const isl::set& ctx, const Variable
         if (const std::optional<long> most = isl_util::static_max(size, ctx)) return int_lit(*most);
     if (exact) return *exact;
     if (const std::optional<ExprPtr> bound = isl_util::dominating_piece_expr(size, ctx)) return *bound;
-    throw Error("StaticValueFindingError", cat("a static maximum was not found for PwAff '", isl_util::to_str(size), "'"));
+    throw Error(error_kind::StaticValueFindingError, cat("a static maximum was not found for PwAff '", isl_util::to_str(size), "'"));
 }
 
 // The largest value of the quasi-affine `e` over `dom` when `upper` (else the smallest), as a function of the
@@ -429,7 +429,7 @@ isl::pw_aff term_bound(const ExprPtr& e, const isl::set& dom, bool upper) {
             return isl_util::scale(bound, factor);
         }
     const std::optional<isl::map> values = isl_util::exact_access_map(dom, {e});
-    user_assert(values.has_value(), "StaticValueFindingError", "cannot bound the index term '", to_string(e), "'");
+    user_assert(values.has_value(), error_kind::StaticValueFindingError, "cannot bound the index term '", to_string(e), "'");
     return upper ? isl_util::dim_max(values->range(), 0) : isl_util::dim_min(values->range(), 0);
 }
 
@@ -458,7 +458,7 @@ ExprPtr axis_extent(const Footprint& f, std::size_t j, const isl::set& ctx, cons
         return *exact;
     const auto bounded =
         isl_util::within_operations(extent_operations, [&] { return auto_extent(term_extent(f, j), ctx, v); });
-    user_assert(bounded.has_value(), "StaticValueFindingError", "the shape of '", v.name,
+    user_assert(bounded.has_value(), error_kind::StaticValueFindingError, "the shape of '", v.name,
                 "' takes too long to find from its accesses: declare it explicitly");
     return *bounded;
 }
@@ -470,7 +470,7 @@ void find_auto_shape(const KernelData& k, const AccessIndex& accesses, Variable&
     v.shape.clear();
     v.shape_auto = false;
     if (!footprint.undetermined.empty()) {
-        user_assert(footprint.ndim == 1 && v.kind != VarKind::Temporary, "StaticValueFindingError",
+        user_assert(footprint.ndim == 1 && v.kind != VarKind::Temporary, error_kind::StaticValueFindingError,
                     "cannot find the shape of '", v.name, "' from the index ", footprint.undetermined,
                     ": declare its shape explicitly");
         v.no_shape = true;
@@ -485,7 +485,7 @@ void find_auto_shape(const KernelData& k, const AccessIndex& accesses, Variable&
     for (std::size_t j = 0; j < footprint.ndim; ++j) {
         const ExprPtr extent = axis_extent(footprint, j, ctx, v);
         for (const std::string& name : referenced_names(extent))
-            user_assert(!is_temporary(k, name), "StaticValueFindingError", "the shape of '", v.name,
+            user_assert(!is_temporary(k, name), error_kind::StaticValueFindingError, "the shape of '", v.name,
                         "' would depend on '", name, "', a temporary bounding a data-dependent loop: declare the shape explicitly");
         v.shape.push_back(extent);
     }
@@ -494,7 +494,7 @@ void find_auto_shape(const KernelData& k, const AccessIndex& accesses, Variable&
 // Rules live in the namespace of variables and inames, as in loopy.
 void check_rule_names(const KernelData& k) {
     for (const SubstitutionRule& r : k.substitutions)
-        user_assert(!find_variable(k, r.name) && !is_iname(k, r.name), "LoopyError", "substitution rule '", r.name,
+        user_assert(!find_variable(k, r.name) && !is_iname(k, r.name), error_kind::LoopyError, "substitution rule '", r.name,
                     "' has the name of ", is_iname(k, r.name) ? "an iname" : "a variable");
 }
 
@@ -525,7 +525,7 @@ void set_default_strides(Variable& v) {
             return t.kind != DimTag::Kind::Stride || (t.stride->kind == ExprKind::IntLit && t.stride->ival == 1);
         };
         const bool contiguous = v.dim_tags.empty() || (v.dim_tags.size() == 1 && layout_only(v.dim_tags[0]));
-        user_assert(contiguous, "LoopyError", "array '", v.name,
+        user_assert(contiguous, error_kind::LoopyError, "array '", v.name,
                     "' has no shape (lp.none): its storage is indexed directly, so it takes no layout but one contiguous axis");
         v.dim_tags.clear();
         return;
@@ -568,7 +568,7 @@ void with_known_parameters(KernelData& k, const std::map<std::string, long>& kno
 
 Kernel make_kernel(const MakeKernelInput& in) {
     KernelData k;
-    user_assert(is_identifier(in.name), "LoopyError", "kernel name '", in.name,
+    user_assert(is_identifier(in.name), error_kind::LoopyError, "kernel name '", in.name,
                 "' is not an identifier (letters, digits and '_', not starting with a digit)");
     k.name = in.name;
     k.is_entrypoint = in.is_entrypoint;

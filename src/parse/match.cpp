@@ -55,7 +55,7 @@ private:
     static constexpr int kOr = 1, kAnd = 2;
 
     [[noreturn]] void fail(const std::string& why) const {
-        user_error("LoopyError", "invalid match expression '", text_, "': ", why);
+        user_error(error_kind::LoopyError, "invalid match expression '", text_, "': ", why);
     }
 
     NodePtr expression(int min_prec) {
@@ -147,7 +147,7 @@ const char* selector_name(Kind kind) {
 bool use_selected(const Match::Node& n, const RuleUse& use, const std::string& stack_match) {
     if (n.kind == Kind::Id) return fnmatch(n.pattern, use.name);
     if (n.kind == Kind::Tag) return !use.tag.empty() && fnmatch(n.pattern, use.tag);
-    user_error("LoopyError", "stack match '", stack_match, "': '", selector_name(n.kind), n.pattern,
+    user_error(error_kind::LoopyError, "stack match '", stack_match, "': '", selector_name(n.kind), n.pattern,
                "' applies to instructions, not to uses of substitution rules (such as '", use.name, "')");
 }
 

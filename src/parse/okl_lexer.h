@@ -29,7 +29,7 @@ struct OklToken {
 /// Raises an OKLError at `file:line`.
 template <class... Parts>
 [[noreturn]] void okl_error(const std::string& file, int line, const Parts&... parts) {
-    throw Error("OKLError", cat(file, ":", line, ": ", parts...), line);
+    throw Error(error_kind::OKLError, cat(file, ":", line, ": ", parts...), line);
 }
 
 /// Raises an OKLError at the token's position.

@@ -43,7 +43,7 @@ public:
         for (const ExprPtr& e : all)
             if (e) visit(e, [&](const ExprPtr& n) {
                     const bool stray = is_slice(n) || (n->kind == ExprKind::SubArrayRef && !allowed.count(n.get()));
-                    user_assert(!stray, "LoopyError", "instruction '", insn.id, "': '", to_string(n),
+                    user_assert(!stray, error_kind::LoopyError, "instruction '", insn.id, "': '", to_string(n),
                                 "': slices and sub-arrays are only allowed as a call's arguments or left-hand sides");
                 });
     }
@@ -61,7 +61,7 @@ private:
         if ((e->kind != ExprKind::Subscript && e->kind != ExprKind::SubArrayRef) || e->linear) return e;
         if (std::none_of(e->args.begin(), e->args.end(), is_slice)) return e;
         const Variable* v = find_variable(k_, e->name);
-        user_assert(v && v->is_array && !v->shape_auto && v->shape.size() == e->args.size(), "LoopyError",
+        user_assert(v && v->is_array && !v->shape_auto && v->shape.size() == e->args.size(), error_kind::LoopyError,
                     "instruction '", insn_->id, "': slice notation in '", to_string(e),
                     "' needs the shape of '", e->name, "' known when the kernel is made (declare it with a shape)");
         std::vector<ExprPtr> indices;
@@ -82,7 +82,7 @@ private:
         const ExprPtr& step_part = slice->args[2];
         std::int64_t step = 1;
         if (!omitted(step_part)) {
-            user_assert(step_part->kind == ExprKind::IntLit && step_part->ival != 0, "LoopyError", "instruction '",
+            user_assert(step_part->kind == ExprKind::IntLit && step_part->ival != 0, error_kind::LoopyError, "instruction '",
                         insn_->id, "': a slice step must be a non-zero integer, got '", to_string(step_part), "'");
             step = step_part->ival;
         }

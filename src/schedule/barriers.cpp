@@ -100,9 +100,9 @@ private:
     void check_outside_ilp(const std::vector<std::string>& loops, const LinearItem& reason) const {
         for (const std::string& l : loops) {
             const InameTag tag = iname_tag(k_, l);
-            user_assert(!tag.is_ilp(), "LoopyError", k_.name, ": a barrier is needed inside the loop over ILP iname '",
+            user_assert(!tag.is_ilp(), error_kind::LoopyError, k_.name, ": a barrier is needed inside the loop over ILP iname '",
                         l, "' (", reason.comment, "), but barriers cannot be placed inside ILP loops");
-            user_assert(!tag.is_vec(), "LoopyError", k_.name, ": a barrier is needed inside the loop over vec iname '",
+            user_assert(!tag.is_vec(), error_kind::LoopyError, k_.name, ": a barrier is needed inside the loop over vec iname '",
                         l, "' (", reason.comment, "), but barriers cannot be placed inside vec loops, whose lanes ",
                         "run at once: tag it 'unr' or 'for' instead");
         }
@@ -268,7 +268,7 @@ void check_global_dependencies(const KernelData& k) {
                 const Variable* var = find_variable(k, v);
                 if (!var || !(var->is_arg() || var->address_space == AddressSpace::Global)) continue;
                 if (has_conflict(k, {s, &t, v, same, "", ConflictScope::Groups}))
-                    user_error("MissingBarrierError", k.name, ": Dependency '", t.id, " depends on ", s->id,
+                    user_error(error_kind::MissingBarrierError, k.name, ": Dependency '", t.id, " depends on ", s->id,
                                "' (for variable '", v,
                                "') requires synchronization by a global barrier (add a 'no_sync_with' instruction "
                                "option to state that no synchronization is needed)");

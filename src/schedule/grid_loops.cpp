@@ -149,7 +149,7 @@ void privatize(KernelData& k, const std::string& name) {
     auto index_for = [&](const Instruction& insn, const InameTag& axis_tag) -> ExprPtr {
         for (const std::string& i : insn.within_inames)
             if (iname_tag(k, i) == axis_tag) return var(i);
-        user_error("LoopyError", "private temporary '", name, "' lives across a barrier but instruction '", insn.id,
+        user_error(error_kind::LoopyError, "private temporary '", name, "' lives across a barrier but instruction '", insn.id,
                    "' uses it outside the local axis ", axis_tag);
     };
     std::vector<ExprPtr> extents;

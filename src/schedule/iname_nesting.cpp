@@ -106,7 +106,7 @@ void check_schedulable_iname_nesting(const KernelData& k) {
             if (sequential_inames(k, insn) == options[n].within) ids.push_back("id:" + insn.id);
         lines.push_back(cat("* Duplicate ", options[n].iname, " within instructions (", join(ids, " or "), ")"));
     }
-    user_error("LoopyError", "Kernel does not have a schedulable iname nesting. In order for there to exist a "
+    user_error(error_kind::LoopyError, "Kernel does not have a schedulable iname nesting. In order for there to exist a "
                "feasible loop nesting, you may need to duplicate an iname. To do so, call duplicate_inames. Here "
                "are some options:\n", join(lines, "\n"));
 }

@@ -65,7 +65,7 @@ void check_definitions(const KernelData& k) {
                 return &u != &uses[s] && u.written.count(r);
             });
             if (uses[s].written.count(r) && !written_elsewhere) continue;  // carried by a loop of this kernel
-            user_error("MissingDefinitionError", "temporary variable '", r, "' gets used in subkernel '",
+            user_error(error_kind::MissingDefinitionError, "temporary variable '", r, "' gets used in subkernel '",
                        segments[s].name,
                        "' without a definition (maybe you forgot to call loopy.save_and_reload_temporaries?)");
         }
@@ -145,7 +145,7 @@ private:
     // The host runs the loop one iteration after the other.
     void check_host_loop(const std::string& iname) const {
         const InameTag tag = iname_tag(k_, iname);
-        user_assert(tag.is_none() || tag.kind == InameTag::Kind::Ord, "LoopyError", "a global barrier is inside the "
+        user_assert(tag.is_none() || tag.kind == InameTag::Kind::Ord, error_kind::LoopyError, "a global barrier is inside the "
                     "loop over '", iname, "', tagged '", tag,
                     "': a loop around a global barrier runs on the host and must be sequential");
     }

@@ -60,12 +60,12 @@ public:
         }
         if (search(std::move(start))) return std::move(result_);
         if (budget_ <= 0)
-            user_error("LoopyError", "cannot linearize kernel '", k_->name, "': no order found after ", kBudget,
+            user_error(error_kind::LoopyError, "cannot linearize kernel '", k_->name, "': no order found after ", kBudget,
                        " loop choices (simplify the loop nesting with prioritize_loops)");
         std::vector<std::string> reasons;
         for (const Instruction* insn : deepest_.pending)
             reasons.push_back(cat("'", insn->id, "' ", why_blocked(deepest_, *insn)));
-        user_error("LoopyError", "cannot linearize kernel '", k_->name, "': ", join(reasons, "; "));
+        user_error(error_kind::LoopyError, "cannot linearize kernel '", k_->name, "': ", join(reasons, "; "));
     }
 
 private:

@@ -206,7 +206,7 @@ private:
         std::vector<InameTag> out;
         for (const std::string& i : insn.within_inames) {
             const InameTag t = iname_tag(k_, i);
-            user_assert(!t.is_innermost(), "LoopyError", "save_and_reload_temporaries: iname '", i,
+            user_assert(!t.is_innermost(), error_kind::LoopyError, "save_and_reload_temporaries: iname '", i,
                         "' of instruction '", insn.id, "' is tagged '", t,
                         "'; only group and local axes are supported for saving temporaries");
             if (t.is_hardware()) out.push_back(t);
@@ -226,7 +226,7 @@ private:
                 tags = mine;
                 first = insn.id;
             }
-            user_assert(*tags == mine, "LoopyError", "save_and_reload_temporaries: inconsistent parallel tags across "
+            user_assert(*tags == mine, error_kind::LoopyError, "save_and_reload_temporaries: inconsistent parallel tags across "
                         "instructions that access '", temporary, "' (instruction '", first, "' has tags '",
                         joined(*tags), "' but instruction '", insn.id, "' has tags '", joined(mine), "')");
         }

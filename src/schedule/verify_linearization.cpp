@@ -438,7 +438,7 @@ private:
 }  // namespace
 
 void verify_linearization(const KernelData& k) {
-    isl_util::guard("InternalError", cat("verifying the linearization of kernel '", k.name, "'"), [&] {
+    isl_util::guard(error_kind::InternalError, cat("verifying the linearization of kernel '", k.name, "'"), [&] {
         Verifier v(k);
         v.check_dependencies();
         v.check_dataflow();

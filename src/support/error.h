@@ -10,6 +10,29 @@
 
 namespace loom {
 
+/// The kinds of errors a script sees as err.kind (SPEC's), and the warning categories (loopy's names) that
+/// warnings turned into errors carry, each spelled once.
+namespace error_kind {
+inline constexpr char ArgumentError[] = "ArgumentError";
+inline constexpr char BuildError[] = "BuildError";
+inline constexpr char InternalError[] = "InternalError";
+inline constexpr char KeyError[] = "KeyError";
+inline constexpr char LimitError[] = "LimitError";
+inline constexpr char LoopyError[] = "LoopyError";
+inline constexpr char MemoryError[] = "MemoryError";
+inline constexpr char MissingBarrierError[] = "MissingBarrierError";
+inline constexpr char MissingDefinitionError[] = "MissingDefinitionError";
+inline constexpr char OKLError[] = "OKLError";
+inline constexpr char ParseError[] = "ParseError";
+inline constexpr char RuntimeError[] = "RuntimeError";
+inline constexpr char SandboxError[] = "SandboxError";
+inline constexpr char StaticValueFindingError[] = "StaticValueFindingError";
+inline constexpr char TypeInferenceError[] = "TypeInferenceError";
+inline constexpr char CacheWarning[] = "CacheWarning";
+inline constexpr char VariableAccessNotOrdered[] = "VariableAccessNotOrdered";
+inline constexpr char WriteRaceConditionWarning[] = "WriteRaceConditionWarning";
+}  // namespace error_kind
+
 class Error : public std::runtime_error {
 public:
     Error(std::string kind, std::string message, int line = 0, int column = 0)
@@ -58,7 +81,7 @@ template <class... Parts>
 /// Our own invariant failed: a bug in Loom, reported instead of crashing the host.
 template <class... Parts>
 [[noreturn]] void internal_error(const Parts&... parts) {
-    throw Error("InternalError", cat("internal error: ", parts...));
+    throw Error(error_kind::InternalError, cat("internal error: ", parts...));
 }
 
 }  // namespace loom

@@ -30,7 +30,7 @@ MemoryCharge::MemoryCharge(std::size_t bytes, const char* what) {
     if (!t_limits) return;
     MemoryAccount& account = *t_limits->memory;
     const bool fits = account.try_charge(bytes) || (t_limits->reclaim && (t_limits->reclaim(), account.try_charge(bytes)));
-    user_assert(fits, "MemoryError", what, " of ", bytes, " bytes does not fit the memory limit of ",
+    user_assert(fits, error_kind::MemoryError, what, " of ", bytes, " bytes does not fit the memory limit of ",
                 account.cap(), " bytes (", account.used(), " in use)");
     account_ = t_limits->memory;
     bytes_ = bytes;
@@ -61,7 +61,7 @@ std::string deadline_message(const Limits& limits, const std::string& step) {
 
 void check_deadline(const char* step) {
     if (const auto left = time_left(); left && *left == std::chrono::steady_clock::duration::zero())
-        throw Error("LimitError", deadline_message(*t_limits, step));
+        throw Error(error_kind::LimitError, deadline_message(*t_limits, step));
 }
 
 }  // namespace loom

@@ -53,7 +53,7 @@ private:
 // Close-on-exec, so that the child's only copies are the ones it is given (else no end of file).
 void make_pipe(FileDescriptor& read_end, FileDescriptor& write_end) {
     int ends[2];
-    if (::pipe2(ends, O_CLOEXEC) != 0) user_error("RuntimeError", "pipe failed: ", std::strerror(errno));
+    if (::pipe2(ends, O_CLOEXEC) != 0) user_error(error_kind::RuntimeError, "pipe failed: ", std::strerror(errno));
     read_end.reset(ends[0]);
     write_end.reset(ends[1]);
 }
@@ -63,7 +63,7 @@ void make_pipe(FileDescriptor& read_end, FileDescriptor& write_end) {
 void make_input_socket(FileDescriptor& ours, FileDescriptor& theirs) {
     int ends[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
-        user_error("RuntimeError", "socketpair failed: ", std::strerror(errno));
+        user_error(error_kind::RuntimeError, "socketpair failed: ", std::strerror(errno));
     ours.reset(ends[0]);
     theirs.reset(ends[1]);
     ::fcntl(ours.get(), F_SETFL, O_NONBLOCK);
@@ -98,7 +98,7 @@ bool exchange(FileDescriptor& in, const std::string& input, int out_fd, int err_
         if (in.get() >= 0) fds[n++] = {in.get(), POLLOUT, 0};
         const int ready = ::poll(fds, n, poll_timeout());
         if (ready < 0 && errno == EINTR) continue;
-        if (ready < 0) user_error("RuntimeError", "poll failed: ", std::strerror(errno));
+        if (ready < 0) user_error(error_kind::RuntimeError, "poll failed: ", std::strerror(errno));
         if (ready == 0) return false;
         if (outputs < n && fds[outputs].revents) {
             const ssize_t k = ::send(in.get(), input.data() + sent, input.size() - sent, MSG_NOSIGNAL);
@@ -140,7 +140,7 @@ std::vector<char*> pointers_to(const std::vector<std::string>& strings) {
 int wait_for(pid_t pid) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) user_error("RuntimeError", "waitpid failed: ", std::strerror(errno));
+        if (errno != EINTR) user_error(error_kind::RuntimeError, "waitpid failed: ", std::strerror(errno));
     return status;
 }
 
@@ -176,7 +176,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     if (!exchange(in, input, out_read.get(), err_read.get(), result)) {
         ::kill(-pid, SIGKILL);  // only reached under a deadline: the group is the program's own
         wait_for(pid);
-        throw Error("LimitError", deadline_message(*current_limits(), step));
+        throw Error(error_kind::LimitError, deadline_message(*current_limits(), step));
     }
     const int status = wait_for(pid);
     result.succeeded = WIFEXITED(status) && WEXITSTATUS(status) == 0;

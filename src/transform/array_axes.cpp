@@ -9,13 +9,13 @@ namespace loom {
 
 Kernel tag_array_axes(const Kernel& kernel, const std::vector<std::string>& names,
                       const std::vector<std::string>& dim_tags) {
-    user_assert(!names.empty(), "LoopyError", "tag_array_axes: no array named");
+    user_assert(!names.empty(), error_kind::LoopyError, "tag_array_axes: no array named");
     // An empty tag list would silently fall back to the default layout instead of tagging anything.
-    user_assert(!dim_tags.empty(), "LoopyError", "tag_array_axes: no dim tags given for '", join(names, ","), "'");
+    user_assert(!dim_tags.empty(), error_kind::LoopyError, "tag_array_axes: no dim tags given for '", join(names, ","), "'");
     KernelData k = kernel.copy();
     for (const std::string& name : names) {
         Variable* v = find_variable(k, name);
-        user_assert(v != nullptr && v->is_array, "LoopyError", "tag_array_axes: no array named '", name, "'");
+        user_assert(v != nullptr && v->is_array, error_kind::LoopyError, "tag_array_axes: no array named '", name, "'");
         v->dim_tags = parse_dim_tags(dim_tags, name);
     }
     add_stride_args(k);

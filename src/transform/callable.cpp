@@ -38,10 +38,10 @@ ExprPtr sweep_start(const KernelData& k, const std::string& s) {
     for (const isl::set& d : k.domains) {
         if (!isl_util::has_dim(d, s) || isl_util::is_param(d, s)) continue;
         const isl::set range = isl_util::project_onto(d, {s});
-        user_assert(isl_util::has_lower_bound(range, 0), "LoopyError", "swept iname '", s, "' has no lower bound");
+        user_assert(isl_util::has_lower_bound(range, 0), error_kind::LoopyError, "swept iname '", s, "' has no lower bound");
         return isl_util::pw_aff_to_expr(isl_util::dim_min(range, 0), range.params());
     }
-    user_error("LoopyError", "swept iname '", s, "' is not an iname of kernel '", k.name, "'");
+    user_error(error_kind::LoopyError, "swept iname '", s, "' is not an iname of kernel '", k.name, "'");
 }
 
 // The number of values swept iname `s` takes, where that is a constant.
@@ -70,7 +70,7 @@ public:
 
     // The instructions and declarations the call becomes, merged into `out` (a copy of the caller).
     void inline_into(KernelData& out) {
-        user_assert(callee_->options.index_dtype == caller_.options.index_dtype, "LoopyError", where_,
+        user_assert(callee_->options.index_dtype == caller_.options.index_dtype, error_kind::LoopyError, where_,
                     ": the callee's index type ", dtype_name(callee_->options.index_dtype), " differs from the caller's ",
                     dtype_name(caller_.options.index_dtype));
         bind_arguments();
@@ -102,9 +102,9 @@ private:
             if (is_output(v)) outputs.push_back(&v);
         }
         const std::vector<ExprPtr>& params = call_.expression->args;
-        user_assert(params.size() == inputs.size(), "LoopyError", where_, ": '", callee_->name, "' takes ",
+        user_assert(params.size() == inputs.size(), error_kind::LoopyError, where_, ": '", callee_->name, "' takes ",
                     inputs.size(), " argument(s), got ", params.size());
-        user_assert(call_.assignees.size() == outputs.size(), "LoopyError", where_, ": '", callee_->name,
+        user_assert(call_.assignees.size() == outputs.size(), error_kind::LoopyError, where_, ": '", callee_->name,
                     "' returns ", outputs.size(), " result(s), assigned to ", call_.assignees.size());
         for (std::size_t n = 0; n < params.size(); ++n) bound_[inputs[n]->name] = params[n];
         for (std::size_t n = 0; n < outputs.size(); ++n) bound_[outputs[n]->name] = call_.assignees[n];
@@ -117,20 +117,20 @@ private:
         const ExprPtr& e = it->second;
         const std::size_t axes = v.is_array ? v.shape.size() : 0;
         if (v.kind == VarKind::ValueArg || axes == 0) {
-            user_assert(e->kind != ExprKind::SubArrayRef || e->inames.empty(), "LoopyError", where_, ": argument '",
+            user_assert(e->kind != ExprKind::SubArrayRef || e->inames.empty(), error_kind::LoopyError, where_, ": argument '",
                         v.name, "' is a scalar, got the sub-array '", to_string(e), "'");
-            user_assert(!is_output(v) || e->kind != ExprKind::Call, "LoopyError", where_, ": result '", v.name,
+            user_assert(!is_output(v) || e->kind != ExprKind::Call, error_kind::LoopyError, where_, ": result '", v.name,
                         "' must be assigned to a variable or subscript");
             return;
         }
-        user_assert(e->kind == ExprKind::SubArrayRef, "LoopyError", where_, ": argument '", v.name, "' is an array of ",
+        user_assert(e->kind == ExprKind::SubArrayRef, error_kind::LoopyError, where_, ": argument '", v.name, "' is an array of ",
                     axes, " axes; pass a sub-array ('[i]: a[i]' or a slice 'a[:]'), got '", to_string(e), "'");
-        user_assert(e->inames.size() == axes, "LoopyError", where_, ": shape mismatch: argument '", v.name, "' has ",
+        user_assert(e->inames.size() == axes, error_kind::LoopyError, where_, ": shape mismatch: argument '", v.name, "' has ",
                     axes, " axes, the sub-array '", to_string(e), "' sweeps ", e->inames.size());
         for (std::size_t a = 0; a < axes; ++a) {
             const std::optional<long> n = sweep_extent(caller_, e->inames[a]);
             const ExprPtr want = substitute(v.shape[a], bound_scalars());
-            user_assert(!n || want->kind != ExprKind::IntLit || *n == want->ival, "LoopyError", where_,
+            user_assert(!n || want->kind != ExprKind::IntLit || *n == want->ival, error_kind::LoopyError, where_,
                         ": shape mismatch: axis ", a, " of argument '", v.name, "' has extent ", to_string(want),
                         ", the sub-array '", to_string(e), "' sweeps ", *n, " values");
         }
@@ -155,7 +155,7 @@ private:
             for (isl::set& d : c.domains) {
                 if (!isl_util::is_param(d, fresh)) continue;
                 const std::optional<isl::set> fixed = isl_util::try_add_constraint(d, var(fresh), BinOp::Eq, e);
-                user_assert(fixed.has_value(), "LoopyError", where_, ": value argument '", v.name,
+                user_assert(fixed.has_value(), error_kind::LoopyError, where_, ": value argument '", v.name,
                             "' bounds a domain, so it must be affine in the caller's parameters and inames, got '",
                             to_string(e), "'");
                 d = isl_util::project_out(*fixed, {fresh});
@@ -185,7 +185,7 @@ private:
             const Variable* arg = callee_.find_variable(n->name);
             if (!arg || !arg->is_arg()) return n;
             const auto b = bound_.find(n->name);
-            user_assert(b != bound_.end(), "LoopyError", where_, ": argument '", n->name,
+            user_assert(b != bound_.end(), error_kind::LoopyError, where_, ": argument '", n->name,
                         "' is neither an input nor an output of '", callee_->name, "'");
             return through(n, b->second);
         });
@@ -193,15 +193,15 @@ private:
 
     // Callee access `n` of an argument bound to `e`.
     ExprPtr through(const ExprPtr& n, const ExprPtr& e) const {
-        user_assert(!n->linear, "LoopyError", where_, ": '", to_string(n), "': linear subscripts of arguments cannot be inlined");
+        user_assert(!n->linear, error_kind::LoopyError, where_, ": '", to_string(n), "': linear subscripts of arguments cannot be inlined");
         if (e->kind != ExprKind::SubArrayRef) {
-            user_assert(n->args.empty(), "LoopyError", where_, ": '", to_string(n), "' indexes a scalar argument");
+            user_assert(n->args.empty(), error_kind::LoopyError, where_, ": '", to_string(n), "' indexes a scalar argument");
             return e;
         }
         std::map<std::string, ExprPtr> at;
         const std::vector<ExprPtr> none;
         const std::vector<ExprPtr>& idx = n->kind == ExprKind::Var ? none : n->args;
-        user_assert(idx.size() == e->inames.size(), "LoopyError", where_, ": '", to_string(n), "' has ", idx.size(),
+        user_assert(idx.size() == e->inames.size(), error_kind::LoopyError, where_, ": '", to_string(n), "' has ", idx.size(),
                     " indices, the sub-array '", to_string(e), "' sweeps ", e->inames.size(), " inames");
         for (std::size_t a = 0; a < idx.size(); ++a) {
             const ExprPtr start = sweep_start(caller_, e->inames[a]);
@@ -298,7 +298,7 @@ Kernel inline_calls(const Kernel& k, const std::string& name, const Kernel& call
 
 Kernel callee_of(const KernelData& k, const std::string& name) {
     const auto it = k.callables.find(name);
-    user_assert(it != k.callables.end(), "LoopyError", "inline_callable_kernel: kernel '", k.name,
+    user_assert(it != k.callables.end(), error_kind::LoopyError, "inline_callable_kernel: kernel '", k.name,
                 "' has no callable named '", name, "'");
     return expand_subst(Kernel(it->second));
 }
@@ -318,17 +318,17 @@ Kernel merge(const std::vector<Kernel>& kernels) {
     std::map<std::string, std::shared_ptr<const KernelData>> callables;
     const auto add = [&](const std::string& name, const std::shared_ptr<const KernelData>& c) {
         const auto [it, fresh] = callables.emplace(name, c);
-        user_assert(fresh || it->second == c, "LoopyError", "merge: two different kernels are named '", name, "'");
+        user_assert(fresh || it->second == c, error_kind::LoopyError, "merge: two different kernels are named '", name, "'");
     };
     for (const Kernel& k : kernels) {
-        user_assert(k->options.target == kernels.front()->options.target, "LoopyError",
+        user_assert(k->options.target == kernels.front()->options.target, error_kind::LoopyError,
                     "merge: kernels to be merged must have the same target ('", kernels.front()->name, "' has ",
                     kernels.front()->options.target, ", '", k->name, "' has ", k->options.target, ")");
         if (k->is_entrypoint) entrypoints.push_back(k);
         else add(k->name, k.shared());
         for (const auto& [name, c] : k->callables) add(name, c);
     }
-    user_assert(entrypoints.size() == 1, "LoopyError", "merge: expected exactly one entrypoint (a kernel made by "
+    user_assert(entrypoints.size() == 1, error_kind::LoopyError, "merge: expected exactly one entrypoint (a kernel made by "
                 "make_kernel; callees are made by make_function), got ", entrypoints.size());
     KernelData out = entrypoints.front().copy();
     out.callables = std::move(callables);
@@ -347,7 +347,7 @@ Kernel register_callable(const Kernel& caller, const std::string& name, const Ke
         stored = std::make_shared<const KernelData>(std::move(c));
     }
     const auto it = caller->callables.find(name);
-    user_assert(it == caller->callables.end() || it->second == stored, "LoopyError",
+    user_assert(it == caller->callables.end() || it->second == stored, error_kind::LoopyError,
                 "register_callable: redefining function identifier '", name, "' is not allowed");
     KernelData out = caller.copy();
     out.callables.insert(callee->callables.begin(), callee->callables.end());
@@ -357,7 +357,7 @@ Kernel register_callable(const Kernel& caller, const std::string& name, const Ke
 
 Kernel inline_callable_kernel(const Kernel& k, const std::string& name) {
     const Kernel callee = callee_of(*k, name);
-    user_assert(!calls(*callee, name), "LoopyError", "inline_callable_kernel: '", name, "' calls itself");
+    user_assert(!calls(*callee, name), error_kind::LoopyError, "inline_callable_kernel: '", name, "' calls itself");
     KernelData out = inline_calls(k, name, callee).copy();
     for (auto& [other, c] : out.callables)
         if (other != name && calls(*c, name)) c = std::make_shared<const KernelData>(inline_calls(Kernel(c), name, callee).copy());
@@ -372,12 +372,12 @@ Kernel inline_callables(const Kernel& k) {
         const auto next = std::find_if(current->instructions.begin(), current->instructions.end(),
                                        [&](const Instruction& insn) { return called(*current, insn) != nullptr; });
         if (next == current->instructions.end()) break;
-        user_assert(round <= 64 * (k->callables.size() + 1), "LoopyError", "kernel '", k->name,
+        user_assert(round <= 64 * (k->callables.size() + 1), error_kind::LoopyError, "kernel '", k->name,
                     "': calls of callable kernels nest too deep (a kernel that calls itself?)");
         current = inline_callable_kernel(current, next->expression->name);
     }
     for (const Instruction& insn : current->instructions)
-        user_assert(!passes_sub_arrays(insn), "LoopyError", "instruction '", insn.id,
+        user_assert(!passes_sub_arrays(insn), error_kind::LoopyError, "instruction '", insn.id,
                     "' passes sub-arrays to unknown function '", insn.expression->name,
                     "' (register the callee with lp.merge or lp.register_callable)");
     return current;

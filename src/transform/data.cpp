@@ -27,8 +27,8 @@ Kernel add_dtypes(const Kernel& kernel, const std::map<std::string, DType>& dtyp
     KernelData k = kernel.copy();
     for (const auto& [name, t] : dtypes) {
         Variable* v = find_variable(k, name);
-        user_assert(v != nullptr, "LoopyError", "add_dtypes: no argument or temporary named '", name, "'");
-        user_assert(v->dtype == DType::Unknown || v->dtype == t, "LoopyError", "add_dtypes: '", name,
+        user_assert(v != nullptr, error_kind::LoopyError, "add_dtypes: no argument or temporary named '", name, "'");
+        user_assert(v->dtype == DType::Unknown || v->dtype == t, error_kind::LoopyError, "add_dtypes: '", name,
                     "' already has type ", dtype_name(v->dtype));
         v->dtype = t;
     }
@@ -42,7 +42,7 @@ Kernel add_and_infer_dtypes(const Kernel& k, const std::map<std::string, DType>&
 Kernel set_temporary_address_space(const Kernel& kernel, const std::string& name, AddressSpace space) {
     KernelData k = kernel.copy();
     Variable* v = find_variable(k, name);
-    user_assert(v != nullptr && v->kind == VarKind::Temporary, "LoopyError",
+    user_assert(v != nullptr && v->kind == VarKind::Temporary, error_kind::LoopyError,
                 "set_temporary_address_space: no temporary named '", name, "'");
     v->address_space = space;
     return Kernel(std::move(k));
@@ -67,10 +67,10 @@ ExprPtr rename_variable(const ExprPtr& e, const std::string& from, const std::st
 Kernel rename_argument(const Kernel& kernel, const std::string& old_name, const std::string& new_name) {
     const char* transform = "rename_argument";
     const Variable* arg = kernel.find_variable(old_name);
-    user_assert(arg && arg->is_arg(), "LoopyError", transform, ": old arg name '", old_name, "' does not exist");
+    user_assert(arg && arg->is_arg(), error_kind::LoopyError, transform, ": old arg name '", old_name, "' does not exist");
     if (new_name == old_name) return kernel;
     check_name(new_name, "argument name", transform);
-    user_assert(!kernel.find_variable(new_name) && !is_iname(*kernel, new_name), "LoopyError", transform,
+    user_assert(!kernel.find_variable(new_name) && !is_iname(*kernel, new_name), error_kind::LoopyError, transform,
                 ": argument name '", new_name, "' conflicts with an existing identifier--cannot rename");
     KernelData k = kernel.copy();
     const auto rename = [&](const ExprPtr& e) { return rename_variable(e, old_name, new_name); };

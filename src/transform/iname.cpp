@@ -22,7 +22,7 @@ namespace {
 
 void check_inames_exist(const KernelData& k, const std::vector<std::string>& inames, const char* transform) {
     for (const std::string& i : inames)
-        user_assert(is_iname(k, i), "LoopyError", transform, ": unknown iname '", i, "'");
+        user_assert(is_iname(k, i), error_kind::LoopyError, transform, ": unknown iname '", i, "'");
 }
 
 // Whether the kernel already uses `name` for an iname, parameter, variable or substitution rule.
@@ -34,7 +34,7 @@ bool name_in_use(const KernelData& k, const std::string& name) {
 
 void check_new_name(const KernelData& k, const std::string& name, const char* transform) {
     check_name(name, "iname", transform);
-    user_assert(!name_in_use(k, name), "LoopyError", transform, ": new iname '", name,
+    user_assert(!name_in_use(k, name), error_kind::LoopyError, transform, ": new iname '", name,
                 "' is already used in kernel '", k.name, "'");
 }
 
@@ -102,7 +102,7 @@ void rewrite_selected(KernelData& k, const std::vector<bool>& sel, const std::ve
     for (SubstitutionRule& rule : k.substitutions) {
         const bool uses = std::any_of(inames.begin(), inames.end(), [&](const std::string& i) { return rule_uses(rule, i); });
         if (!uses) continue;
-        user_assert(all_selected(sel), "LoopyError", transform, ": substitution rule '", rule.name, "' uses iname(s) ",
+        user_assert(all_selected(sel), error_kind::LoopyError, transform, ": substitution rule '", rule.name, "' uses iname(s) ",
                     join(inames, ", "), "; it can only be rewritten for all instructions (omit 'within')");
         rule.expression = f(rule.expression);
     }
@@ -165,10 +165,10 @@ void remove_inames(KernelData& k, const std::set<std::string>& names) {
 // not know, and `like.X` for an X that is not an iname.
 TagRequest checked_tag(const KernelData& k, const std::string& text, const char* transform) {
     const std::optional<TagRequest> request = parse_tag_request(text);
-    user_assert(request.has_value(), "LoopyError", transform, ": unknown iname tag '", text,
+    user_assert(request.has_value(), error_kind::LoopyError, transform, ": unknown iname tag '", text,
                 "' (expected for, ord, l.N, g.N, unr, unr_hint, unr_hint.N, ilp, ilp.unr, ilp.seq, vec, like.INAME, "
                 "unused.g or unused.l)");
-    user_assert(request->kind != TagRequest::Kind::Like || is_iname(k, request->iname), "LoopyError", transform,
+    user_assert(request->kind != TagRequest::Kind::Like || is_iname(k, request->iname), error_kind::LoopyError, transform,
                 ": tag '", text, "' names unknown iname '", request->iname, "'");
     return *request;
 }
@@ -202,7 +202,7 @@ void apply_tag(KernelData& k, const std::string& iname, const TagRequest& reques
         if (it != k.iname_tags.end()) k.iname_tags.erase(it);
         return;
     }
-    user_assert(it == k.iname_tags.end() || it->second == resolved, "LoopyError", transform, ": iname '", iname,
+    user_assert(it == k.iname_tags.end() || it->second == resolved, error_kind::LoopyError, transform, ": iname '", iname,
                 "' is already tagged '", iname_tag(k, iname), "'--cannot retag as '", resolved, "'");
     k.iname_tags[iname] = resolved;
 }
@@ -234,16 +234,16 @@ isl::set split_domain(const isl::set& d, const std::string& old, const std::stri
 Kernel split_backend(const Kernel& kernel, const std::string& iname, const SplitPlan& plan, const SplitOptions& o,
                      const char* transform) {
     const KernelData& src = *kernel;
-    user_assert(!src.iname_tags.count(iname), "LoopyError", transform, ": cannot split already tagged iname '", iname,
+    user_assert(!src.iname_tags.count(iname), error_kind::LoopyError, transform, ": cannot split already tagged iname '", iname,
                 "' (tag '", iname_tag(src, iname), "')");
     const std::string outer = o.outer_iname.empty() ? iname + "_outer" : o.outer_iname;
     const std::string inner = o.inner_iname.empty() ? iname + "_inner" : o.inner_iname;
-    user_assert(outer != inner, "LoopyError", transform, ": outer and inner iname are both named '", outer, "'");
+    user_assert(outer != inner, error_kind::LoopyError, transform, ": outer and inner iname are both named '", outer, "'");
     check_new_name(src, outer, transform);
     check_new_name(src, inner, transform);
     const TagRequest outer_tag = checked_tag(src, o.outer_tag, transform);
     const TagRequest inner_tag = checked_tag(src, o.inner_tag, transform);
-    user_assert(o.slabs.first >= 0 && o.slabs.second >= 0, "LoopyError", transform, ": slabs must be non-negative");
+    user_assert(o.slabs.first >= 0 && o.slabs.second >= 0, error_kind::LoopyError, transform, ": slabs must be non-negative");
     const std::vector<bool> sel = selection(src, o.within);
     if (none_selected(sel)) return kernel;
 
@@ -272,7 +272,7 @@ Kernel split_backend(const Kernel& kernel, const std::string& iname, const Split
 ExprPtr iname_bound(const KernelData& k, const std::string& iname, isl::pw_aff (*bound)(const isl::set&, int),
                     const char* transform) {
     const auto e = isl_util::single_piece_expr(bound(domain_of(k, {iname}), 0), assumption_context(k));
-    user_assert(e.has_value(), "LoopyError", transform, ": the bounds of iname '", iname,
+    user_assert(e.has_value(), error_kind::LoopyError, transform, ": the bounds of iname '", iname,
                 "' are not single affine expressions of the parameters");
     return *e;
 }
@@ -288,7 +288,7 @@ void check_box(const KernelData& k, const std::string& iname, const ExprPtr& lo,
         box = isl_util::add_constraint(box, var(iname), BinOp::Lt, binary(BinOp::Add, lo, size));
         const isl::set dom = d.intersect_params(isl_util::align_params(ctx, d.space()));
         box = box.intersect_params(isl_util::align_params(ctx, box.space()));
-        user_assert(dom.is_equal(isl_util::align_params(box, dom.space())), "LoopyError", transform, ": domain '",
+        user_assert(dom.is_equal(isl_util::align_params(box, dom.space())), error_kind::LoopyError, transform, ": domain '",
                     isl_util::to_str(d), "' is not box-shaped in iname '", iname, "'");
     }
 }
@@ -338,11 +338,11 @@ std::size_t joint_home_domain(const KernelData& k, const std::vector<std::string
     const int home = home_domain(k, inames[0]);
     internal_assert(home >= 0, "iname '", inames[0], "' has no domain");
     for (const std::string& i : inames)
-        user_assert(home_domain(k, i) == home, "LoopyError", transform, ": inames '", inames[0], "' and '", i,
+        user_assert(home_domain(k, i) == home, error_kind::LoopyError, transform, ": inames '", inames[0], "' and '", i,
                     "' belong to different domains");
     for (const isl::set& d : k.domains)
         for (const std::string& i : inames)
-            user_assert(!isl_util::is_param(d, i), "LoopyError", transform, ": domain '", isl_util::to_str(d),
+            user_assert(!isl_util::is_param(d, i), error_kind::LoopyError, transform, ": domain '", isl_util::to_str(d),
                         "' depends on iname '", i, "'");
     return static_cast<std::size_t>(home);
 }
@@ -364,7 +364,7 @@ JoinMap join_map(const KernelData& k, const std::vector<std::string>& inames, co
         ExprPtr value = divisor == 1 ? var(new_iname) : binary(BinOp::FloorDiv, var(new_iname), int_lit(divisor));
         if (n > 0) {
             const std::optional<long> length = constant_length(k, i);
-            user_assert(length.has_value(), "LoopyError", transform, ": iname '", i, "' has no constant length");
+            user_assert(length.has_value(), error_kind::LoopyError, transform, ": iname '", i, "' has no constant length");
             value = binary(BinOp::Mod, value, int_lit(*length));
             divisor *= *length;
         }
@@ -378,7 +378,7 @@ std::vector<std::string> join_reduction(const std::vector<std::string>& red, con
                                         const std::string& new_iname, const char* transform) {
     const auto n = std::count_if(red.begin(), red.end(), [&](const std::string& i) { return contains(joined, i); });
     if (n == 0) return red;
-    user_assert(static_cast<std::size_t>(n) == joined.size(), "LoopyError", transform,
+    user_assert(static_cast<std::size_t>(n) == joined.size(), error_kind::LoopyError, transform,
                 ": a reduction over '", join(red, ", "), "' does not use all of the joined inames ", join(joined, ", "));
     std::map<std::string, std::vector<std::string>> repl;
     for (const std::string& i : joined) repl[i] = {new_iname};
@@ -397,7 +397,7 @@ void check_no_nested_use(const KernelData& k, const std::vector<bool>& sel, cons
         for (const isl::set& d : k.domains) {
             if (!isl_util::is_param(d, old)) continue;
             for (const std::string& i : isl_util::set_dim_names(d))
-                user_assert(!insn.within_inames.count(i), "LoopyError", transform, ": instruction '", insn.id,
+                user_assert(!insn.within_inames.count(i), error_kind::LoopyError, transform, ": instruction '", insn.id,
                             "' runs in iname '", i, "' whose bounds depend on '", old, "'");
         }
     }
@@ -450,7 +450,7 @@ Kernel assume(const Kernel& kernel, const std::string& constraints) {
 
 Kernel split_iname(const Kernel& kernel, const std::string& iname, std::int64_t factor, const SplitOptions& options) {
     check_inames_exist(*kernel, {iname}, "split_iname");
-    user_assert(factor >= 1, "LoopyError", "split_iname: the length of '", iname, "_inner' must be positive, got ",
+    user_assert(factor >= 1, error_kind::LoopyError, "split_iname: the length of '", iname, "_inner' must be positive, got ",
                 factor);
     check_index_value(*kernel, factor, "split_iname", "the split factor");
     SplitPlan plan;
@@ -464,7 +464,7 @@ Kernel split_iname(const Kernel& kernel, const std::string& iname, std::int64_t 
 Kernel chunk_iname(const Kernel& kernel, const std::string& iname, std::int64_t num_chunks, const SplitOptions& options) {
     const char* transform = "chunk_iname";
     check_inames_exist(*kernel, {iname}, transform);
-    user_assert(num_chunks >= 1, "LoopyError", transform, ": the number of chunks must be positive, got ", num_chunks);
+    user_assert(num_chunks >= 1, error_kind::LoopyError, transform, ": the number of chunks must be positive, got ", num_chunks);
     check_index_value(*kernel, num_chunks, transform, "the number of chunks");
     const ExprPtr lo = iname_bound(*kernel, iname, isl_util::dim_min, transform);
     const ExprPtr size = iname_bound(*kernel, iname, isl_util::dim_size, transform);
@@ -481,10 +481,10 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
                    const std::string& tag, const std::string& within) {
     const char* transform = "join_inames";
     const KernelData& src = *kernel;
-    user_assert(!inames.empty(), "LoopyError", transform, ": no inames to join");
+    user_assert(!inames.empty(), error_kind::LoopyError, transform, ": no inames to join");
     check_inames_exist(src, inames, transform);
     for (std::size_t n = 0; n < inames.size(); ++n)
-        user_assert(std::count(inames.begin(), inames.end(), inames[n]) == 1, "LoopyError", transform, ": iname '",
+        user_assert(std::count(inames.begin(), inames.end(), inames[n]) == 1, error_kind::LoopyError, transform, ": iname '",
                     inames[n], "' is listed twice");
     const std::size_t home = joint_home_domain(src, inames, transform);
     const std::string name =
@@ -497,7 +497,7 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
     for (std::size_t n = 0; n < src.instructions.size(); ++n) {
         const Instruction& insn = src.instructions[n];
         const auto in = std::count_if(inames.begin(), inames.end(), [&](const std::string& i) { return insn.within_inames.count(i) != 0; });
-        user_assert(!sel[n] || in == 0 || static_cast<std::size_t>(in) == inames.size(), "LoopyError", transform,
+        user_assert(!sel[n] || in == 0 || static_cast<std::size_t>(in) == inames.size(), error_kind::LoopyError, transform,
                     ": instruction '", insn.id, "' runs in only some of the inames ", join(inames, ", "));
     }
 
@@ -529,7 +529,7 @@ std::vector<std::pair<std::string, std::string>> parse_iname_tags(const std::str
     std::vector<std::pair<std::string, std::string>> out;
     for (const std::string& entry : split_trimmed(text, ',')) {
         const std::size_t colon = entry.find(':');
-        user_assert(colon != std::string::npos, "LoopyError", "tag_inames: tag declaration '", entry, "' has no colon");
+        user_assert(colon != std::string::npos, error_kind::LoopyError, "tag_inames: tag declaration '", entry, "' has no colon");
         out.emplace_back(trim(entry.substr(0, colon)), trim(entry.substr(colon + 1)));
     }
     return out;
@@ -559,7 +559,7 @@ Kernel duplicate_inames(const Kernel& kernel, const std::vector<std::string>& in
     const char* transform = "duplicate_inames";
     const KernelData& src = *kernel;
     check_inames_exist(src, inames, transform);
-    user_assert(o.new_inames.empty() || o.new_inames.size() == inames.size(), "LoopyError", transform,
+    user_assert(o.new_inames.empty() || o.new_inames.size() == inames.size(), error_kind::LoopyError, transform,
                 ": new_inames must have one entry per iname");
     std::vector<std::string> new_names;
     NameGenerator fresh(src);
@@ -567,12 +567,12 @@ Kernel duplicate_inames(const Kernel& kernel, const std::vector<std::string>& in
     for (std::size_t n = 0; n < inames.size(); ++n) {
         std::string name = o.new_inames.empty() ? fresh(inames[n] + o.suffix) : o.new_inames[n];
         check_new_name(src, name, transform);
-        user_assert(taken.insert(name).second, "LoopyError", transform, ": new iname '", name, "' is given twice");
+        user_assert(taken.insert(name).second, error_kind::LoopyError, transform, ": new iname '", name, "' is given twice");
         new_names.push_back(std::move(name));
     }
     std::map<std::string, TagRequest> tags;
     for (const auto& [old, text] : o.tags) {
-        user_assert(contains(inames, old), "LoopyError", transform, ": tag given for '", old, "', which is not duplicated");
+        user_assert(contains(inames, old), error_kind::LoopyError, transform, ": tag given for '", old, "', which is not duplicated");
         tags.emplace(old, checked_tag(src, text, transform));
     }
     const std::vector<bool> sel = selection(src, o.within);
@@ -599,9 +599,9 @@ Kernel rename_iname(const Kernel& kernel, const std::string& old_iname, const st
     if (new_iname == old_iname) return kernel;
     const bool exists = is_iname(src, new_iname);
     if (!exists) check_new_name(src, new_iname, transform);
-    user_assert(!exists || existing_ok, "LoopyError", transform, ": iname '", new_iname,
+    user_assert(!exists || existing_ok, error_kind::LoopyError, transform, ": iname '", new_iname,
                 "' conflicts with an existing identifier--cannot rename (pass existing_ok to merge them)");
-    user_assert(!exists || same_bounds(src, old_iname, new_iname), "LoopyError", transform, ": inames '", old_iname,
+    user_assert(!exists || same_bounds(src, old_iname, new_iname), error_kind::LoopyError, transform, ": inames '", old_iname,
                 "' and '", new_iname, "' do not iterate over the same domain");
     const std::vector<bool> sel = selection(src, within);
     if (none_selected(sel)) return kernel;
@@ -650,15 +650,15 @@ Kernel remove_unused_inames(const Kernel& kernel, const std::vector<std::string>
 Kernel fix_parameters(const Kernel& kernel, const std::map<std::string, ExprPtr>& values) {
     const char* transform = "fix_parameters";
     const KernelData& src = *kernel;
-    user_assert(!values.empty(), "LoopyError", transform, ": no parameters given");
+    user_assert(!values.empty(), error_kind::LoopyError, transform, ": no parameters given");
     const std::vector<std::string> params = all_params(src);
     for (const auto& [name, value] : values) {
         const Variable* v = find_variable(src, name);
-        user_assert(contains(params, name) || (v && v->kind == VarKind::ValueArg), "LoopyError", transform, ": '", name,
+        user_assert(contains(params, name) || (v && v->kind == VarKind::ValueArg), error_kind::LoopyError, transform, ": '", name,
                     "' is not a parameter of kernel '", src.name, "'");
         internal_assert(value->kind == ExprKind::IntLit || value->kind == ExprKind::FloatLit,
                         "fix_parameters: value of '", name, "' is not a literal");
-        user_assert(value->kind == ExprKind::IntLit || !contains(params, name), "LoopyError", transform, ": parameter '",
+        user_assert(value->kind == ExprKind::IntLit || !contains(params, name), error_kind::LoopyError, transform, ": parameter '",
                     name, "' bounds a domain and needs an integer value, got ", to_string(value));
     }
 
@@ -669,7 +669,7 @@ Kernel fix_parameters(const Kernel& kernel, const std::map<std::string, ExprPtr>
             if (isl_util::has_dim(d, name)) d = isl_util::fix_dim(d, name, value->ival);
         if (!isl_util::has_dim(k.assumptions, name)) continue;
         k.assumptions = isl_util::fix_dim(k.assumptions, name, value->ival);
-        user_assert(!k.assumptions.is_empty(), "LoopyError", transform, ": ", name, " = ", value->ival,
+        user_assert(!k.assumptions.is_empty(), error_kind::LoopyError, transform, ": ", name, " = ", value->ival,
                     " contradicts the assumptions of kernel '", src.name, "'");
     }
     for (Instruction& insn : k.instructions) rewrite_instruction(insn, [&](const ExprPtr& e) { return substitute(e, values); });

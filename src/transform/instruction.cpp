@@ -47,7 +47,7 @@ bool in_conflicting_groups(const Instruction& a, const Instruction& b) {
 SyncScope sync_scope(const std::string& scope) {
     if (scope == "local") return SyncScope::Local;
     if (scope == "global") return SyncScope::Global;
-    user_assert(scope == "any", "LoopyError", "add_nosync: unknown scope '", scope,
+    user_assert(scope == "any", error_kind::LoopyError, "add_nosync: unknown scope '", scope,
                 "' (allowed scopes are 'local', 'global', 'any')");
     return SyncScope::Any;
 }
@@ -60,12 +60,12 @@ void add_nosync_entry(Instruction& insn, const std::string& other, SyncScope sco
 }
 
 void check_barrier_options(const KernelData& k, const BarrierOptions& o) {
-    user_assert(o.synchronization_kind == "global" || o.synchronization_kind == "local", "LoopyError",
+    user_assert(o.synchronization_kind == "global" || o.synchronization_kind == "local", error_kind::LoopyError,
                 "add_barrier: unknown synchronization_kind '", o.synchronization_kind, "' (expected 'global' or 'local')");
-    user_assert(o.mem_kind.empty() || o.mem_kind == "global" || o.mem_kind == "local", "LoopyError",
+    user_assert(o.mem_kind.empty() || o.mem_kind == "global" || o.mem_kind == "local", error_kind::LoopyError,
                 "add_barrier: unknown mem_kind '", o.mem_kind, "' (expected 'global' or 'local')");
     for (const std::string& iname : o.within_inames)
-        user_assert(is_iname(k, iname), "LoopyError", "add_barrier: unknown iname '", iname, "' in within_inames");
+        user_assert(is_iname(k, iname), error_kind::LoopyError, "add_barrier: unknown iname '", iname, "' in within_inames");
 }
 
 // The first of `base`, base_0, base_1, ... that no instruction has as its id.
@@ -85,7 +85,7 @@ Kernel set_instruction_priority(const Kernel& k, const std::string& insn_match, 
 
 Kernel add_inames_to_insn(const Kernel& k, const std::vector<std::string>& inames, const std::string& insn_match) {
     for (const std::string& i : inames)
-        user_assert(is_iname(*k, i), "LoopyError", "add_inames_to_insn: iname '", i, "' does not exist");
+        user_assert(is_iname(*k, i), error_kind::LoopyError, "add_inames_to_insn: iname '", i, "' does not exist");
     const std::set<std::string> ids = matching_ids(*k, insn_match);
     if (ids.empty()) return k;
     return edit_instructions(k, ids, [&](Instruction& insn) { insn.within_inames.insert(inames.begin(), inames.end()); });
@@ -93,10 +93,10 @@ Kernel add_inames_to_insn(const Kernel& k, const std::vector<std::string>& iname
 
 Kernel add_dependency(const Kernel& k, const std::string& insn_match, const std::string& depends_on) {
     const std::set<std::string> added = id_or_matching_ids(*k, depends_on);
-    user_assert(!added.empty(), "LoopyError", "no instructions found matching '", depends_on,
+    user_assert(!added.empty(), error_kind::LoopyError, "no instructions found matching '", depends_on,
                 "' (to add as dependencies)");
     const std::set<std::string> ids = matching_ids(*k, insn_match);
-    user_assert(!ids.empty(), "LoopyError", "no instructions found matching '", insn_match,
+    user_assert(!ids.empty(), error_kind::LoopyError, "no instructions found matching '", insn_match,
                 "' (to which dependencies would be added)");
     return edit_instructions(k, ids, [&](Instruction& insn) { insn.depends_on.insert(added.begin(), added.end()); });
 }
@@ -106,9 +106,9 @@ Kernel add_nosync(const Kernel& k, const std::string& scope, const std::string& 
     const SyncScope s = sync_scope(scope);
     const std::set<std::string> sources = id_or_matching_ids(*k, source);
     const std::set<std::string> sinks = id_or_matching_ids(*k, sink);
-    user_assert(!sources.empty() || options.empty_ok, "LoopyError", "No match found for source specification '",
+    user_assert(!sources.empty() || options.empty_ok, error_kind::LoopyError, "No match found for source specification '",
                 source, "'.");
-    user_assert(!sinks.empty() || options.empty_ok, "LoopyError", "No match found for sink specification '", sink, "'.");
+    user_assert(!sinks.empty() || options.empty_ok, error_kind::LoopyError, "No match found for sink specification '", sink, "'.");
 
     std::map<std::string, std::vector<std::string>> to_add;  // instruction -> ids it need not synchronize with
     for (const std::string& t : sinks) {
@@ -121,7 +121,7 @@ Kernel add_nosync(const Kernel& k, const std::string& scope, const std::string& 
             if (options.bidirectional) to_add[src].push_back(t);
         }
     }
-    user_assert(!to_add.empty() || options.empty_ok, "LoopyError",
+    user_assert(!to_add.empty() || options.empty_ok, error_kind::LoopyError,
                 "No nosync annotations were added as a result of this call. add_nosync will (by default) only add "
                 "them to accompany existing dependencies or group exclusions. Maybe you want to pass force=True?");
     if (to_add.empty()) return k;
@@ -150,7 +150,7 @@ Kernel add_barrier(const Kernel& k, const std::optional<std::string>& insn_befor
     std::set<std::string> after;
     if (insn_after) {
         after = matching_ids(*k, *insn_after);
-        user_assert(!after.empty(), "LoopyError", "no instructions found matching '", *insn_after,
+        user_assert(!after.empty(), error_kind::LoopyError, "no instructions found matching '", *insn_after,
                     "' (to which dependencies would be added)");
     }
     KernelData out = k.copy();

@@ -124,7 +124,7 @@ std::vector<std::vector<ExprPtr>> gather_uses(const KernelData& k, const Substit
             for (const ExprPtr& idx : a->args) collect_uses(k, idx, rule, out);
         for (const ExprPtr& p : insn.predicates) collect_uses(k, p, rule, out);
     }
-    user_assert(!out.empty(), "LoopyError", "precompute: no invocations of '", rule.name, "' found");
+    user_assert(!out.empty(), error_kind::LoopyError, "precompute: no invocations of '", rule.name, "' found");
     return out;
 }
 
@@ -164,7 +164,7 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
     for (std::size_t i = 0; i < sources.size(); ++i) {
         user_assert(std::find(sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(i), sources[i]) ==
                         sources.begin() + static_cast<std::ptrdiff_t>(i),
-                    "LoopyError", "precompute: storage axis '", sources[i], "' is given more than once");
+                    error_kind::LoopyError, "precompute: storage axis '", sources[i], "' is given more than once");
         StorageAxis a;
         const auto arg = std::find(p.rule->arguments.begin(), p.rule->arguments.end(), sources[i]);
         std::string base;
@@ -172,7 +172,7 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
             a.argument = static_cast<int>(arg - p.rule->arguments.begin());
             base = sources[i];
         } else {
-            user_assert(is_iname(k, sources[i]), "LoopyError", "precompute: storage axis '", sources[i],
+            user_assert(is_iname(k, sources[i]), error_kind::LoopyError, "precompute: storage axis '", sources[i],
                         "' is neither an argument of '", p.rule->name, "' nor an iname");
             a.iname = sources[i];
             base = cat(p.rule->name, "_", sources[i]);
@@ -181,7 +181,7 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
             a.name = o.precompute_inames[i];
             a.preexisting = is_iname(k, a.name);
             if (!a.preexisting) check_name(a.name, "storage axis name", "precompute");
-            user_assert(a.preexisting || !names.is_taken(a.name), "LoopyError",
+            user_assert(a.preexisting || !names.is_taken(a.name), error_kind::LoopyError,
                         "precompute: new storage axis name '", a.name, "' conflicts with existing name");
             names.take(a.name);
         } else {
@@ -191,7 +191,7 @@ std::vector<StorageAxis> storage_axes(const KernelData& k, const Plan& p, const 
     }
     for (std::size_t j = 0; j < p.rule->arguments.size(); ++j)
         user_assert(std::any_of(axes.begin(), axes.end(), [&](const StorageAxis& a) { return a.argument == static_cast<int>(j); }),
-                    "LoopyError", "precompute: argument '", p.rule->arguments[j], "' of '", p.rule->name,
+                    error_kind::LoopyError, "precompute: argument '", p.rule->arguments[j], "' of '", p.rule->name,
                     "' has no storage axis");
     return axes;
 }
@@ -203,12 +203,12 @@ void find_leaf_domain(const KernelData& k, Plan& p) {
     expanding.insert(p.usage_inames.begin(), p.usage_inames.end());
     expanding.insert(p.reused.begin(), p.reused.end());
     for (const std::string& i : expanding) p.leaf = std::max(p.leaf, home_domain(k, i));
-    user_assert(p.leaf >= 0, "LoopyError", "precompute: the uses of '", p.rule->name, "' involve no iname to sweep");
+    user_assert(p.leaf >= 0, error_kind::LoopyError, "precompute: the uses of '", p.rule->name, "' involve no iname to sweep");
     for (const std::string& i : p.sweep)
-        user_assert(home_domain(k, i) == p.leaf, "LoopyError", "precompute: sweep iname '", i,
+        user_assert(home_domain(k, i) == p.leaf, error_kind::LoopyError, "precompute: sweep iname '", i,
                     "' is not 'at home' in the sweep's leaf domain");
     for (const std::string& i : p.reused)
-        user_assert(home_domain(k, i) == p.leaf, "LoopyError", "precompute: existing iname '", i,
+        user_assert(home_domain(k, i) == p.leaf, error_kind::LoopyError, "precompute: existing iname '", i,
                     "' in precompute_inames is not 'at home' in the sweep's leaf domain");
     const isl::set& leaf = k.domains[static_cast<std::size_t>(p.leaf)];
     std::vector<std::string> space = isl_util::set_dim_names(leaf);
@@ -228,7 +228,7 @@ isl::set access_footprint(const Plan& p, const std::vector<ExprPtr>& args) {
     isl::set s = isl_util::add_named_dims(p.context, dims, false);
     for (std::size_t i = 0; i < exprs.size(); ++i) {
         const std::optional<isl::set> indexed = isl_util::try_add_constraint(s, var(dims[i]), BinOp::Eq, exprs[i]);
-        user_assert(indexed.has_value(), "LoopyError", "precompute: index '", to_string(exprs[i]), "' of a use of '",
+        user_assert(indexed.has_value(), error_kind::LoopyError, "precompute: index '", to_string(exprs[i]), "' of a use of '",
                     p.rule->name, "' is not affine");
         s = *indexed;
     }
@@ -273,11 +273,11 @@ std::optional<std::pair<ExprPtr, ExprPtr>> widest_extent(const Plan& p, const is
 // isl finds none (the footprint's size varies with the outer inames), by the largest extent it takes.
 void box_footprint(const KernelData& k, Plan& p, const std::string& temporary) {
     const isl::set per_outer = isl_util::dims_to_params(p.footprint, outer_dims(p));
-    const auto box = isl_util::guard("LoopyError", "precompute", [&] { return isl_util::fixed_box_hull(per_outer); });
+    const auto box = isl_util::guard(error_kind::LoopyError, "precompute", [&] { return isl_util::fixed_box_hull(per_outer); });
     for (std::size_t i = 0; i < p.axes.size(); ++i) {
         const auto axis = box ? std::optional(std::pair{(*box)[i].offset, int_lit((*box)[i].size)})
                               : widest_extent(p, per_outer, static_cast<int>(i), assumption_context(k));
-        user_assert(axis.has_value(), "StaticValueFindingError", "precompute: a static size was not found for axis ", i,
+        user_assert(axis.has_value(), error_kind::StaticValueFindingError, "precompute: a static size was not found for axis ", i,
                     " of the footprint ", isl_util::to_str(per_outer), " of '", p.rule->name, "' (storing it in '",
                     temporary, "' needs a size in the parameters)");
         std::tie(p.axes[i].offset, p.axes[i].size) = *axis;
@@ -300,9 +300,9 @@ void check_preexisting_axes(const Plan& p) {
     for (std::size_t i = 0; i < p.axes.size(); ++i) {
         const StorageAxis& a = p.axes[i];
         if (!a.preexisting) continue;
-        user_assert(a.kept(), "LoopyError", "precompute: precompute axis ", i + 1,
+        user_assert(a.kept(), error_kind::LoopyError, "precompute: precompute axis ", i + 1,
                     " (1-based) was eliminated as having length 1 but also mapped to existing iname '", a.name, "'");
-        user_assert(is_swept(p, a.name) || !involved(p, a.name), "LoopyError", "precompute: existing iname '", a.name,
+        user_assert(is_swept(p, a.name) || !involved(p, a.name), error_kind::LoopyError, "precompute: existing iname '", a.name,
                     "' in precompute_inames is used by '", p.rule->name,
                     "' or its uses, so it cannot also number a storage axis unless it is swept");
     }
@@ -323,14 +323,14 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
     Plan p;
     p.rule = &rule;
     p.sweep = sweep;
-    for (const std::string& i : sweep) user_assert(is_iname(k, i), "LoopyError", "precompute: sweep iname '", i, "' is not a known iname");
+    for (const std::string& i : sweep) user_assert(is_iname(k, i), error_kind::LoopyError, "precompute: sweep iname '", i, "' is not a known iname");
     p.from_generators = !generators.empty();
     p.accesses = p.from_generators ? generators : gather_uses(k, rule, Match::parse(o.within));
     // A use naming what the kernel does not know (e.g. an iname since split) would match no invocation.
     for (const auto& args : generators)
         for (const ExprPtr& a : args)
             for (const std::string& n : referenced_names(a))
-                user_assert(is_iname(k, n) || find_variable(k, n), "LoopyError", "precompute: a use of '", rule.name,
+                user_assert(is_iname(k, n) || find_variable(k, n), error_kind::LoopyError, "precompute: a use of '", rule.name,
                             "' given refers to '", n, "', which is neither an iname nor a variable of the kernel");
     for (const auto& args : p.accesses)
         for (const ExprPtr& a : args)
@@ -338,7 +338,7 @@ Plan make_plan(const KernelData& k, const SubstitutionRule& rule, const std::vec
     p.value_inames = inames_in(k, expand_rules(rule.expression, k.substitutions));
     for (const std::string& a : rule.arguments) p.value_inames.erase(a);
     for (const std::string& i : sweep)
-        user_assert(p.usage_inames.count(i) || p.value_inames.count(i), "LoopyError",
+        user_assert(p.usage_inames.count(i) || p.value_inames.count(i), error_kind::LoopyError,
                     "precompute: unreferenced sweep inames specified: ", i);
     p.axes = storage_axes(k, p, o, names);
     if (p.axes.empty()) return p;  // one value: no footprint to box, no new inames
@@ -400,7 +400,7 @@ isl::set new_iname_domain(const Plan& p, bool bounding_box) {
     s = s.coalesce();
     if (!bounding_box && s.n_basic_set() > 1) {
         const isl::set hull(s.polyhedral_hull());
-        user_assert(hull.is_subset(s), "LoopyError", "precompute: the footprint of '", p.rule->name,
+        user_assert(hull.is_subset(s), error_kind::LoopyError, "precompute: the footprint of '", p.rule->name,
                     "' is not convex (", isl_util::to_str(s), "); pass fetch_bounding_box=true to compute its bounding box");
         s = hull;
     }
@@ -425,10 +425,10 @@ void check_preexisting_domain(const Plan& p, const isl::set& news) {
     for (const StorageAxis& a : p.axes)
         if (a.preexisting) reused.push_back(a.name);
     const bool covered = isl_util::project_onto(news, reused).is_subset(isl_util::project_onto(p.context, reused));
-    user_assert(covered, "LoopyError", "precompute: the existing inames ", join(existing, ", "),
+    user_assert(covered, error_kind::LoopyError, "precompute: the existing inames ", join(existing, ", "),
                 " in precompute_inames do not range over the footprint ", isl_util::to_str(news), " of '", p.rule->name,
                 "' (domain of preexisting inames does not match domain needed for precompute)");
-    user_assert(remaining.is_equal(p.context), "LoopyError", "precompute: the existing inames ", join(existing, ", "),
+    user_assert(remaining.is_equal(p.context), error_kind::LoopyError, "precompute: the existing inames ", join(existing, ", "),
                 " in precompute_inames range beyond the footprint ", isl_util::to_str(news), " of '", p.rule->name,
                 "' (original domain got shrunk by applying the precompute)");
 }
@@ -563,7 +563,7 @@ ExprPtr compute_expression(const Plan& p, RuleAwareInameSubstitution& substituti
 // LoopyError as in loopy (which fails converting it to an affine expression) rather than a fetch nothing reads.
 void check_use_followable(const KernelData& k, const Plan& p, const ExprPtr& n) {
     if (!p.from_generators || n->kind != ExprKind::Call || n->name != p.rule->name) return;
-    user_assert(only_inames_and_constants(k, n->args), "LoopyError", "precompute: the use '", to_string(n),
+    user_assert(only_inames_and_constants(k, n->args), error_kind::LoopyError, "precompute: the use '", to_string(n),
                 "' has arguments that are not affine in the inames: whether it lies in the footprint given cannot be told");
 }
 
@@ -757,15 +757,15 @@ void store_in_temporary(KernelData& k, Variable t) {
         return;
     }
     Variable& v = *old;
-    user_assert(!v.read_only && v.initializer.empty(), "LoopyError", "precompute: existing temporary '", t.name,
+    user_assert(!v.read_only && v.initializer.empty(), error_kind::LoopyError, "precompute: existing temporary '", t.name,
                 "' is read-only: it cannot store the precomputed values");
-    user_assert(compatible(v.dtype, t.dtype), "LoopyError", "precompute: existing and new dtype of temporary '", t.name,
+    user_assert(compatible(v.dtype, t.dtype), error_kind::LoopyError, "precompute: existing and new dtype of temporary '", t.name,
                 "' do not match (existing: ", dtype_name(v.dtype), ", new: ", dtype_name(t.dtype), ")");
-    user_assert(v.is_array == t.is_array && v.shape.size() == t.shape.size(), "LoopyError", "precompute: existing and new temporary '",
+    user_assert(v.is_array == t.is_array && v.shape.size() == t.shape.size(), error_kind::LoopyError, "precompute: existing and new temporary '",
                 t.name, "' do not have matching number of dimensions (", v.shape.size(), " vs. ", t.shape.size(), ")");
     const bool spaces_agree = v.address_space == t.address_space || v.address_space == AddressSpace::Auto ||
                               t.address_space == AddressSpace::Auto;
-    user_assert(spaces_agree, "LoopyError", "precompute: existing and new temporary '", t.name,
+    user_assert(spaces_agree, error_kind::LoopyError, "precompute: existing and new temporary '", t.name,
                 "' do not have matching address spaces (existing: ", address_space_name(v.address_space), ", new: ",
                 address_space_name(t.address_space), ")");
     if (v.dtype == DType::Unknown) v.dtype = t.dtype;
@@ -773,7 +773,7 @@ void store_in_temporary(KernelData& k, Variable t) {
     bool grew = false;
     for (std::size_t i = 0; i < v.shape.size(); ++i) {
         for (const Variable* x : {&v, &t})
-            user_assert(x->shape[i]->kind == ExprKind::IntLit, "LoopyError", "precompute: ", x == &v ? "existing" : "new",
+            user_assert(x->shape[i]->kind == ExprKind::IntLit, error_kind::LoopyError, "precompute: ", x == &v ? "existing" : "new",
                         " temporary '", t.name, "' has a non-constant length ", to_string(x->shape[i]), " on axis ", i,
                         ": the two cannot be merged");
         if (t.shape[i]->ival <= v.shape[i]->ival) continue;
@@ -789,17 +789,17 @@ void store_in_temporary(KernelData& k, Variable t) {
 Kernel precompute_rule(const Kernel& kernel, const std::string& rule_name, const std::vector<std::vector<ExprPtr>>& generators,
                        const std::vector<std::string>& sweep, const PrecomputeOptions& o) {
     const SubstitutionRule* found = find_rule(kernel->substitutions, rule_name);
-    user_assert(found != nullptr, "LoopyError", "precompute: substitution rule '", rule_name, "' not found");
+    user_assert(found != nullptr, error_kind::LoopyError, "precompute: substitution rule '", rule_name, "' not found");
     const SubstitutionRule rule = *found;
     NameGenerator names(*kernel);
     if (!o.temporary_name.empty()) check_name(o.temporary_name, "temporary name", "precompute");
     const std::string temporary = o.temporary_name.empty() ? names(rule.name) : o.temporary_name;
     const Variable* existing = kernel.find_variable(temporary);
-    user_assert((!existing || !existing->is_arg()) && !is_iname(*kernel, temporary), "LoopyError",
+    user_assert((!existing || !existing->is_arg()) && !is_iname(*kernel, temporary), error_kind::LoopyError,
                 "precompute: temporary name '", temporary, "' is already in use", existing ? " by an argument" : " by an iname");
     names.take(temporary);
     const std::string compute_id = o.compute_insn_id.empty() ? unique_insn_id(*kernel, rule.name) : o.compute_insn_id;
-    user_assert(!kernel.find_instruction(compute_id), "LoopyError", "precompute: instruction id '", compute_id,
+    user_assert(!kernel.find_instruction(compute_id), error_kind::LoopyError, "precompute: instruction id '", compute_id,
                 "' is already in use");
     KernelData k = kernel.copy();
     expose_nested_uses(k, rule.name, Match::parse(o.within));
@@ -855,7 +855,7 @@ std::pair<std::string, std::optional<std::vector<std::string>>> parse_prefetch_t
     const std::string target = trim(text);
     const std::size_t open = target.find('[');
     const std::string name = trim(target.substr(0, open));
-    user_assert(is_identifier(name) && (open == std::string::npos || target.back() == ']'), "LoopyError",
+    user_assert(is_identifier(name) && (open == std::string::npos || target.back() == ']'), error_kind::LoopyError,
                 "add_prefetch: '", text, "' is neither a variable name nor a subscript");
     if (open == std::string::npos) return {name, std::nullopt};
     return {name, subscript_entries(target.substr(open + 1, target.size() - open - 2))};
@@ -882,14 +882,14 @@ ExprPtr with_iname_rewrites(const KernelData& k, ExprPtr e) {
 
 Kernel precompute(const Kernel& kernel, const std::vector<std::string>& subst_uses, const std::vector<std::string>& sweep_inames,
                   const PrecomputeOptions& options) {
-    user_assert(!subst_uses.empty(), "LoopyError", "precompute: no substitution rule given");
+    user_assert(!subst_uses.empty(), error_kind::LoopyError, "precompute: no substitution rule given");
     std::string name;
     std::vector<std::vector<ExprPtr>> generators;
     for (const std::string& text : subst_uses) {
         const ExprPtr use = parse_expression(text);
-        user_assert(use->kind == ExprKind::Var || use->kind == ExprKind::Call, "LoopyError", "precompute: '", text,
+        user_assert(use->kind == ExprKind::Var || use->kind == ExprKind::Call, error_kind::LoopyError, "precompute: '", text,
                     "' is neither a rule name nor a use of a rule");
-        user_assert(name.empty() || name == use->name, "LoopyError", "precompute: not all uses in subst_use agree on rule name");
+        user_assert(name.empty() || name == use->name, error_kind::LoopyError, "precompute: not all uses in subst_use agree on rule name");
         name = use->name;
         if (use->kind == ExprKind::Call) {
             std::vector<ExprPtr> args;
@@ -904,8 +904,8 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
                     const PrefetchOptions& o) {
     const auto [name, entries] = parse_prefetch_target(var_name);
     const Variable* v = kernel.find_variable(name);
-    user_assert(v != nullptr, "LoopyError", "add_prefetch: no variable named '", name, "'");
-    user_assert(!v->no_shape && !indexed_linearly(*kernel, name), "LoopyError", "add_prefetch: '", name, "' ",
+    user_assert(v != nullptr, error_kind::LoopyError, "add_prefetch: no variable named '", name, "'");
+    user_assert(!v->no_shape && !indexed_linearly(*kernel, name), error_kind::LoopyError, "add_prefetch: '", name, "' ",
                 v->no_shape ? "has no shape (lp.none)" : "is indexed with a linear subscript",
                 ": a prefetch needs its axes");
     const std::size_t ndim = v->is_array ? v->shape.size() : 0;
@@ -925,7 +925,7 @@ Kernel add_prefetch(const Kernel& kernel, const std::string& var_name, const std
     std::vector<std::string> slice_axes;
     std::vector<std::vector<ExprPtr>> generators;
     if (entries) {
-        user_assert(entries->size() == ndim, "LoopyError", "add_prefetch: sweep index '", var_name,
+        user_assert(entries->size() == ndim, error_kind::LoopyError, "add_prefetch: sweep index '", var_name,
                     "' has the wrong number of dimensions (", name, " has ", ndim, ")");
         KernelData data = k.copy();
         std::vector<ExprPtr> args;

@@ -41,7 +41,7 @@ void add_temporary_axes(KernelData& k, const std::string& name, const std::vecto
         auto extend = [&](const ExprPtr& e) {
             return rewrite(e, [&](const ExprPtr& n) -> ExprPtr {
                 if (n->name != name || (n->kind != ExprKind::Var && n->kind != ExprKind::Subscript)) return n;
-                user_assert(!n->linear, "LoopyError", "cannot add axes to '", name, "': instruction '", insn.id,
+                user_assert(!n->linear, error_kind::LoopyError, "cannot add axes to '", name, "': instruction '", insn.id,
                             "' indexes it with the linear subscript '", to_string(n), "'");
                 std::vector<ExprPtr> idx = n->kind == ExprKind::Subscript ? n->args : std::vector<ExprPtr>{};
                 idx.insert(leading ? idx.begin() : idx.end(), added.begin(), added.end());
@@ -88,7 +88,7 @@ std::map<std::string, std::vector<std::string>> axes_needed(const KernelData& k,
             if (needed.empty()) continue;
             needed = axis_order(k, needed);
             const auto it = out.emplace(v->name, needed).first;
-            user_assert(it->second == needed, "LoopyError", "instruction '", insn.id,
+            user_assert(it->second == needed, error_kind::LoopyError, "instruction '", insn.id,
                         "' requires adding indices for privatizing var '", v->name, "' on iname(s) '",
                         join(needed, ", "), "', but previous instructions required different inames '",
                         join(it->second, ", "), "'");
@@ -102,9 +102,9 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
                                          const std::optional<std::set<std::string>>& only_var_names) {
     const KernelData& src = *kernel;
     for (const std::string& i : inames)
-        user_assert(is_iname(src, i), "LoopyError", "privatize_temporaries_with_inames: no iname named '", i, "'");
+        user_assert(is_iname(src, i), error_kind::LoopyError, "privatize_temporaries_with_inames: no iname named '", i, "'");
     for (const std::string& v : only_var_names.value_or(std::set<std::string>{}))
-        user_assert(find_variable(src, v) != nullptr, "LoopyError", "privatize_temporaries_with_inames: variable '", v,
+        user_assert(find_variable(src, v) != nullptr, error_kind::LoopyError, "privatize_temporaries_with_inames: variable '", v,
                     "' is not used in kernel '", src.name, "'");
     const auto needed = axes_needed(src, inames, only_var_names);
     if (needed.empty()) return kernel;
@@ -118,7 +118,7 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
             const isl::set dom = domain_of(src, {i});
             const auto length = constant_length(src, i);
             const auto lower = isl_util::single_piece_expr(isl_util::dim_min(dom, 0), ctx);
-            user_assert(length.has_value() && lower.has_value(), "LoopyError", "privatizing '", name,
+            user_assert(length.has_value() && lower.has_value(), error_kind::LoopyError, "privatizing '", name,
                         "' over iname '", i, "' needs a bounded length and a single lower bound of that iname");
             extents.push_back(int_lit(*length));
             tags.push_back(kernel.iname_tag(i).is_vec() ? "vec" : "c");
@@ -128,7 +128,7 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
         add_temporary_axes(k, name, extents, false, [&, &axes = axes](const Instruction& insn) {
             std::vector<ExprPtr> idx;
             for (const std::string& i : axes) {
-                user_assert(insn.within_inames.count(i) != 0, "LoopyError", "Kernel '", src.name, "': Instruction '",
+                user_assert(insn.within_inames.count(i) != 0, error_kind::LoopyError, "Kernel '", src.name, "': Instruction '",
                             insn.id, "': touched variable that (for privatization, e.g. as performed for ILP) ",
                             "required iname(s) '", i, "', but that the instruction was not previously within the ",
                             "iname(s). To remedy this, first promote the instruction into the iname.");

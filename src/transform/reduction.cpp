@@ -46,7 +46,7 @@ ExprPtr integer_extreme(DType t, bool lowest) {
 // The value every element compares above (`lowest`) or below: infinities for floats, as loopy uses.
 ExprPtr extreme(DType t, bool lowest, const ExprPtr& red) {
     if (is_float(t)) return float_lit(lowest ? -INFINITY : INFINITY);
-    user_assert(is_integer(t), "TypeInferenceError", "realize_reduction: cannot find the neutral element of '",
+    user_assert(is_integer(t), error_kind::TypeInferenceError, "realize_reduction: cannot find the neutral element of '",
                 to_string(red), "': its body has type ", dtype_name(t),
                 t == DType::Unknown ? " (give the argument types with lp.add_dtypes)" : "");
     return integer_extreme(t, lowest);
@@ -186,18 +186,18 @@ private:
         std::vector<std::string> local, sequential;
         for (const std::string& i : red->inames) {
             const InameTag tag = kernel_.iname_tag(i);
-            user_assert(!tag.is_group(), "LoopyError", "realize_reduction: reduction '", to_string(red),
+            user_assert(!tag.is_group(), error_kind::LoopyError, "realize_reduction: reduction '", to_string(red),
                         "' in instruction '", insn.id, "' is over iname '", i, "' tagged '", tag,
                         "': work-groups cannot combine their results within one device kernel. Reduce in two "
                         "stages: each group reduces its part over an l.N (or sequential) iname into a global array "
                         "of partial results, and a second kernel (or the same one after a gbarrier) reduces those");
-            user_assert(!tag.is_vec(), "LoopyError", "realize_reduction: reduction '", to_string(red),
+            user_assert(!tag.is_vec(), error_kind::LoopyError, "realize_reduction: reduction '", to_string(red),
                         "' in instruction '", insn.id, "' is over iname '", i,
                         "' tagged 'vec'; only sequential reductions (or tree reductions over one l.N iname) are supported");
             (tag.is_local() ? local : sequential).push_back(i);
         }
         if (local.empty()) return "";
-        user_assert(local.size() == 1 && sequential.empty(), "LoopyError", "realize_reduction: reduction '",
+        user_assert(local.size() == 1 && sequential.empty(), error_kind::LoopyError, "realize_reduction: reduction '",
                     to_string(red), "' in instruction '", insn.id, "' is over ", join(red->inames, ", "),
                     ": a parallel reduction runs over exactly one l.N iname and nothing else (split the reduction "
                     "into nested ones)");
@@ -272,7 +272,7 @@ private:
     }
 
     void check_arg_extremum_form(const Instruction& insn, const ExprPtr& red) const {
-        user_assert(insn.expression == red && insn.assignees.size() == 2, "LoopyError", "instruction '", insn.id,
+        user_assert(insn.expression == red && insn.assignees.size() == 2, error_kind::LoopyError, "instruction '", insn.id,
                     "': ", red->name, " must be the whole right-hand side of an assignment to two variables, as in "
                     "'v, i = ", red->name, "(i, a[i], i)'");
     }
@@ -352,7 +352,7 @@ private:
         Tree tree{iname, kernel_.iname_tag(iname), static_extent(*kernel_, iname), {}, {}};
         for (const std::string& o : insn.within_inames)
             if (kernel_.iname_tag(o).is_local()) {
-                user_assert(kernel_.iname_tag(o) != tree.tag, "LoopyError", "realize_reduction: instruction '",
+                user_assert(kernel_.iname_tag(o) != tree.tag, error_kind::LoopyError, "realize_reduction: instruction '",
                             insn.id, "' runs on iname '", o, "' tagged '", tree.tag, "', the axis its reduction over '",
                             iname, "' needs");
                 tree.outer.push_back(var(o));
@@ -369,7 +369,7 @@ private:
         std::set<InameTag> used = {tree.tag};
         for (const std::string& o : insn.within_inames) used.insert(kernel_.iname_tag(o));
         for (const auto& [other, tag] : kernel_->iname_tags)
-            user_assert(tag.kind != InameTag::Kind::Local || used.count(tag), "LoopyError", "realize_reduction: the tree "
+            user_assert(tag.kind != InameTag::Kind::Local || used.count(tag), error_kind::LoopyError, "realize_reduction: the tree "
                         "reduction over '", tree.iname, "' (", tree.tag, ") in instruction '", insn.id,
                         "' does not use local axis ", tag, " of iname '", other, "': its work-items would each "
                         "repeat the stages and fold partial results in several times (run the instruction within an "
@@ -553,7 +553,7 @@ Kernel realize_reduction(const Kernel& kernel, const std::optional<std::set<std:
     if (!has_reduction(*kernel)) return kernel;
     if (insn_id_filter)
         for (const std::string& id : *insn_id_filter)
-            user_assert(kernel.find_instruction(id) != nullptr, "LoopyError", "realize_reduction: no instruction '", id,
+            user_assert(kernel.find_instruction(id) != nullptr, error_kind::LoopyError, "realize_reduction: no instruction '", id,
                         "' (insn_id_filter)");
     KernelData k = kernel.copy();
     Realizer(kernel, k).run(insn_id_filter);

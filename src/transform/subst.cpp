@@ -75,19 +75,19 @@ const Instruction& defining_assignment(const KernelData& k, const std::string& n
     const Instruction* def = nullptr;
     for (const Instruction& insn : k.instructions) {
         if (!written_names(insn).count(name)) continue;
-        user_assert(def == nullptr, "LoopyError", "assignment_to_subst: '", name,
+        user_assert(def == nullptr, error_kind::LoopyError, "assignment_to_subst: '", name,
                     "' is written by more than one instruction ('", def ? def->id : "", "' and '", insn.id, "')");
         def = &insn;
     }
-    user_assert(def != nullptr, "LoopyError", "assignment_to_subst: no instruction writes '", name, "'");
+    user_assert(def != nullptr, error_kind::LoopyError, "assignment_to_subst: no instruction writes '", name, "'");
     user_assert(def->kind == InsnKind::Assignment && def->assignees.size() == 1 && def->predicates.empty() &&
                     !def->atomic,
-                "LoopyError", "assignment_to_subst: instruction '", def->id,
+                error_kind::LoopyError, "assignment_to_subst: instruction '", def->id,
                 "' is not a plain unconditional assignment to '", name, "'");
     std::set<std::string> seen;
     for (const ExprPtr& idx : def->assignees[0]->args)
         user_assert(idx->kind == ExprKind::Var && is_iname(k, idx->name) && seen.insert(idx->name).second,
-                    "LoopyError", "assignment_to_subst: the subscripts of '", to_string(def->assignees[0]),
+                    error_kind::LoopyError, "assignment_to_subst: the subscripts of '", to_string(def->assignees[0]),
                     "' in instruction '", def->id, "' must be distinct inames");
     return *def;
 }
@@ -107,10 +107,10 @@ Kernel expand_subst(const Kernel& kernel, const std::string& within) {
 
 Kernel extract_subst(const Kernel& kernel, const std::string& subst_name, const std::string& templ,
                      const std::vector<std::string>& parameters, const std::string& within) {
-    user_assert(is_identifier(subst_name), "LoopyError", "extract_subst: '", subst_name, "' is not a valid rule name");
+    user_assert(is_identifier(subst_name), error_kind::LoopyError, "extract_subst: '", subst_name, "' is not a valid rule name");
     user_assert(!find_rule(kernel->substitutions, subst_name) && !kernel.find_variable(subst_name) &&
                     !is_iname(*kernel, subst_name),
-                "LoopyError", "extract_subst: the name '", subst_name, "' is already in use");
+                error_kind::LoopyError, "extract_subst: the name '", subst_name, "' is already in use");
     const SubstitutionRule rule{subst_name, parameters, parse_expression(templ)};
     const Match match = Match::parse(within);
     KernelData k = kernel.copy();
@@ -129,7 +129,7 @@ Kernel assignment_to_subst(const Kernel& kernel, const std::string& lhs_name,
                            const std::vector<std::string>& extra_arguments, const std::string& within,
                            bool force_retain_argument) {
     const Variable* v = kernel.find_variable(lhs_name);
-    user_assert(v != nullptr, "LoopyError", "assignment_to_subst: no variable named '", lhs_name, "'");
+    user_assert(v != nullptr, error_kind::LoopyError, "assignment_to_subst: no variable named '", lhs_name, "'");
     const Instruction& def = defining_assignment(*kernel, lhs_name);
 
     KernelData k = kernel.copy();

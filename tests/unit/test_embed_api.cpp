@@ -33,7 +33,7 @@ void run(lua_State* L, const char* code) {
     REQUIRE(status == LUA_OK);
 }
 
-std::string error_kind(lua_State* L) {
+std::string raised_kind(lua_State* L) {
     lua_getfield(L, -1, "kind");
     std::string kind = lua_tostring(L, -1);
     lua_pop(L, 1);
@@ -114,7 +114,7 @@ TEST_CASE("loom_push_array refuses bad arguments with an error object and releas
     for (const Case& c : cases) {
         CountedOwner owner;
         REQUIRE(loom_push_array(L, c.data, c.dtype, 1, c.shape, c.strides, &owner.base) == 0);
-        CHECK(error_kind(L) == "ArgumentError");
+        CHECK(raised_kind(L) == "ArgumentError");
         CHECK(owner.releases == 1);
         lua_pop(L, 1);
     }

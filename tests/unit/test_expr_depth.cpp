@@ -23,7 +23,7 @@ ExprPtr chain(int operands) {
     return e;
 }
 
-std::string error_kind(const std::function<void()>& f) {
+std::string raised_kind(const std::function<void()>& f) {
     const std::optional<Error> e = test::error_of(f);
     return e ? e->kind() : "no error";
 }
@@ -33,9 +33,9 @@ std::string error_kind(const std::function<void()>& f) {
 TEST_CASE("trees up to kMaxExprDepth levels are made, deeper ones are a LoopyError") {
     const ExprPtr deepest = chain(kMaxExprDepth - 1);  // the leftmost subscript's index is one level more
     CHECK(deepest->depth == kMaxExprDepth);
-    CHECK(error_kind([&] { binary(BinOp::Add, deepest, int_lit(1)); }) == "LoopyError");
-    CHECK(error_kind([&] { unary("-", deepest); }) == "LoopyError");
-    CHECK(error_kind([&] { substitute(deepest, {{"i", binary(BinOp::Add, var("i"), int_lit(1))}}); }) == "LoopyError");
+    CHECK(raised_kind([&] { binary(BinOp::Add, deepest, int_lit(1)); }) == "LoopyError");
+    CHECK(raised_kind([&] { unary("-", deepest); }) == "LoopyError");
+    CHECK(raised_kind([&] { substitute(deepest, {{"i", binary(BinOp::Add, var("i"), int_lit(1))}}); }) == "LoopyError");
     CHECK(binary(BinOp::Add, int_lit(1), var("x"))->depth == 2);
 }
 
@@ -54,11 +54,11 @@ TEST_CASE("typing a sum takes each operand once") {
 }
 
 TEST_CASE("the parser refuses deep nesting and long chains with a ParseError") {
-    CHECK(error_kind([] { parse_expression(std::string(10000, '(') + "x" + std::string(10000, ')')); }) ==
+    CHECK(raised_kind([] { parse_expression(std::string(10000, '(') + "x" + std::string(10000, ')')); }) ==
           "ParseError");
-    CHECK(error_kind([] { parse_expression(std::string(100000, '-') + "x"); }) == "ParseError");
+    CHECK(raised_kind([] { parse_expression(std::string(100000, '-') + "x"); }) == "ParseError");
     std::string sum = "x";
     for (int n = 1; n < 20000; ++n) sum += "+x";
-    CHECK(error_kind([&] { parse_expression(sum); }) == "ParseError");
+    CHECK(raised_kind([&] { parse_expression(sum); }) == "ParseError");
     CHECK(parse_expression(std::string(400, '(') + "x" + std::string(400, ')'))->kind == ExprKind::Var);
 }

@@ -22,7 +22,7 @@ using Names = std::vector<std::string>;
 
 isl::set set_of(const std::string& text) { return isl::set(ctx(), text); }
 
-std::optional<std::string> error_kind(const std::string& domain) {
+std::optional<std::string> raised_kind(const std::string& domain) {
     const std::optional<Error> e = test::error_of([&] { parse_domain(domain); });
     return e ? std::optional(e->kind()) : std::nullopt;
 }
@@ -69,9 +69,9 @@ TEST_CASE("parse_domain takes neither tuple names nor keywords for parameters", 
 }
 
 TEST_CASE("parse_domain reports malformed domains as ParseError", "[isl]") {
-    CHECK(error_kind("{ [i]: 0<=i< }") == "ParseError");
-    CHECK(error_kind("{ [i] 0<=i<n") == "ParseError");
-    CHECK(error_kind("{ [i]: 0<=i<n }") == std::nullopt);
+    CHECK(raised_kind("{ [i]: 0<=i< }") == "ParseError");
+    CHECK(raised_kind("{ [i] 0<=i<n") == "ParseError");
+    CHECK(raised_kind("{ [i]: 0<=i<n }") == std::nullopt);
 }
 
 TEST_CASE("parse_assumptions gives a parameter set", "[isl]") {

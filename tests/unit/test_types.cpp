@@ -36,7 +36,7 @@ DType type_of(const std::string& text) {
     return expr_type(*k, parse_expression(text)).dtype;
 }
 
-std::string error_kind(const std::string& text) {
+std::string raised_error(const std::string& text) {
     const std::optional<Error> e = test::error_of([&] { type_of(text); });
     return e ? e->kind() + ": " + e->message() : "";
 }
@@ -136,15 +136,15 @@ TEST_CASE("math functions compute integers in float64 and take complex parts") {
 }
 
 TEST_CASE("bad operands, unknown functions and argument counts name the culprit") {
-    CHECK(error_kind("nosuchfn(f32[i])").rfind("TypeInferenceError: unknown function 'nosuchfn'", 0) == 0);
-    CHECK(error_kind("sin(f32[i], f32[i])").rfind("LoopyError: function 'sin' takes 1 argument", 0) == 0);
-    CHECK(error_kind("f32[i] & 1").rfind("TypeInferenceError: operator '&' does not accept float32", 0) == 0);
-    CHECK(error_kind("~f64[i]").rfind("TypeInferenceError: operator '~' does not accept float64", 0) == 0);
-    CHECK(error_kind("floor(c64[i])").rfind("TypeInferenceError: function 'floor' does not accept complex64", 0) == 0);
-    CHECK(error_kind("c64[i] < c64[i]").rfind("TypeInferenceError: comparison '<' does not accept complex64", 0) == 0);
-    CHECK(error_kind("c128[i] % 2").rfind("TypeInferenceError: operator '%' does not accept complex128", 0) == 0);
-    CHECK(error_kind("cast(float32, c64[i])").rfind("TypeInferenceError: cannot cast a complex64 value", 0) == 0);
-    CHECK(error_kind("c64[i] == c64[i]").empty());
+    CHECK(raised_error("nosuchfn(f32[i])").rfind("TypeInferenceError: unknown function 'nosuchfn'", 0) == 0);
+    CHECK(raised_error("sin(f32[i], f32[i])").rfind("LoopyError: function 'sin' takes 1 argument", 0) == 0);
+    CHECK(raised_error("f32[i] & 1").rfind("TypeInferenceError: operator '&' does not accept float32", 0) == 0);
+    CHECK(raised_error("~f64[i]").rfind("TypeInferenceError: operator '~' does not accept float64", 0) == 0);
+    CHECK(raised_error("floor(c64[i])").rfind("TypeInferenceError: function 'floor' does not accept complex64", 0) == 0);
+    CHECK(raised_error("c64[i] < c64[i]").rfind("TypeInferenceError: comparison '<' does not accept complex64", 0) == 0);
+    CHECK(raised_error("c128[i] % 2").rfind("TypeInferenceError: operator '%' does not accept complex128", 0) == 0);
+    CHECK(raised_error("cast(float32, c64[i])").rfind("TypeInferenceError: cannot cast a complex64 value", 0) == 0);
+    CHECK(raised_error("c64[i] == c64[i]").empty());
 }
 
 TEST_CASE("infer_types types temporaries and outputs from their writes") {
