@@ -18,6 +18,7 @@
 #include "lua/device_binding.h"
 #include "lua/sandbox.h"
 #include "lua/trampoline.h"
+#include "preprocess/preprocess.h"
 #include "support/strings.h"
 
 namespace loom::lua {
@@ -347,7 +348,7 @@ std::shared_ptr<CompiledKernel> compile(KernelHandle& h, const std::shared_ptr<b
     const std::string key = build_key(*exec, dtypes);
     if (auto it = h.builds.find(key); it != h.builds.end()) return it->second;
     const TargetKind target = target_from_name(exec->target());
-    auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, target, dtypes), {}, {}, exec});
+    auto built = std::make_shared<CompiledKernel>(CompiledKernel{preprocess_kernel(h.kernel, dtypes), {}, {}, exec});
     if (target == TargetKind::OpenCL) check_constant_temporary_sizes(*built->typed);
     built->code = emit_code(built->typed, target);
     if (h.kernel->options.write_code) std::cout << built->code.device_code << std::flush;

@@ -15,6 +15,7 @@
 #include "lua/binding.h"
 #include "lua/trampoline.h"
 #include "parse/instructions.h"
+#include "preprocess/preprocess.h"
 #include "support/strings.h"
 
 namespace loom::lua {
@@ -495,7 +496,7 @@ StatOptions stat_options(lua_State* L, int arg, const char* fname, bool ops) {
     return o;
 }
 
-Kernel preprocessed(const Kernel& k) { return preprocess_unlinearized(k, target_from_name(k->options.target)); }
+Kernel preprocessed(const Kernel& k) { return preprocess_unlinearized(k); }
 
 int get_op_map(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "get_op_map").kernel;
@@ -514,7 +515,7 @@ int get_mem_access_map(lua_State* L) {
 int get_synchronization_map(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "get_synchronization_map").kernel;
     check_options(L, 2, "get_synchronization_map", {"subgroup_size"});
-    const Kernel linear = preprocess_kernel(k, target_from_name(k->options.target));
+    const Kernel linear = preprocess_kernel(k);
     push_map(L, synchronization_map(linear));
     return 1;
 }

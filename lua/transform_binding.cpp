@@ -3,6 +3,7 @@
 
 #include "analysis/types.h"
 #include "codegen/lower.h"
+#include "preprocess/preprocess.h"
 #include "lua/args.h"
 #include "lua/binding.h"
 #include "lua/trampoline.h"
@@ -163,20 +164,20 @@ int privatize_temporaries_with_inames(lua_State* L) {
 
 int preprocess_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "preprocess_kernel").kernel;
-    push_kernel(L, loom::preprocess_unlinearized(k, target_from_name(k->options.target)));
+    push_kernel(L, loom::preprocess_unlinearized(k));
     return 1;
 }
 
 int get_one_linearized_kernel(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "get_one_linearized_kernel").kernel;
-    push_kernel(L, loom::preprocess_kernel(k, target_from_name(k->options.target)));
+    push_kernel(L, loom::preprocess_kernel(k));
     return 1;
 }
 
 // As loopy: a kernel not yet linearized is preprocessed and linearized first, to see its device kernels.
 int save_and_reload_temporaries(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "save_and_reload_temporaries").kernel;
-    const Kernel linear = k->linearized ? k : loom::preprocess_kernel(k, target_from_name(k->options.target));
+    const Kernel linear = k->linearized ? k : loom::preprocess_kernel(k);
     push_kernel(L, loom::save_and_reload_temporaries(linear));
     return 1;
 }

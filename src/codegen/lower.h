@@ -37,15 +37,6 @@ struct GeneratedCode {
     std::string host_code;  // `host` as text: a C function on the C target, the launch sequence otherwise
 };
 
-/// Type inference (with `dtypes` for still-unknown arguments), substitution, reduction and ILP realization, address
-/// spaces and checks, without linearization (loopy's preprocess_kernel). Preprocessing its result again changes
-/// nothing.
-Kernel preprocess_unlinearized(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes = {});
-
-/// preprocess_unlinearized, then linearization and barriers for `target`: the kernel
-/// that code generation consumes. Stages are dumped to stderr when LOOM_DEBUG=2.
-Kernel preprocess_kernel(const Kernel& k, TargetKind target, const std::map<std::string, DType>& dtypes = {});
-
 /// Generates code for a kernel that preprocess_kernel returned.
 GeneratedCode emit_code(const Kernel& preprocessed, TargetKind target);
 

@@ -1,4 +1,4 @@
-#include "transform/hardware_offsets.h"
+#include "preprocess/hardware_offsets.h"
 
 #include <map>
 #include <optional>

@@ -1,0 +1,76 @@
+#include "preprocess/preprocess.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "analysis/access_order.h"
+#include "analysis/address_space.h"
+#include "analysis/kernel_checks.h"
+#include "analysis/types.h"
+#include "analysis/write_races.h"
+#include "ir/listing.h"
+#include "preprocess/hardware_offsets.h"
+#include "schedule/barriers.h"
+#include "schedule/global_barriers.h"
+#include "schedule/kernel_split.h"
+#include "schedule/linearize.h"
+#include "schedule/verify_linearization.h"
+#include "support/limits.h"
+#include "transform/auto_axes.h"
+#include "transform/privatize.h"
+#include "transform/transforms.h"
+
+namespace loom {
+
+namespace {
+
+// Between stages: the kernel dumped when LOOM_DEBUG=2, and the deadline of a sandboxed script's run checked (a
+// stage is the unit of work a deadline cannot interrupt).
+void after_stage(const char* stage, const Kernel& k) {
+    static const bool enabled = [] {
+        const char* v = std::getenv("LOOM_DEBUG");
+        return v && std::atoi(v) >= 2;
+    }();
+    if (enabled) std::cerr << "=== after " << stage << " ===\n" << to_listing(k) << "\n";
+    check_deadline(stage);
+}
+
+}  // namespace
+
+Kernel preprocess_unlinearized(const Kernel& k, const std::map<std::string, DType>& dtypes) {
+    // Substitution rules are macros: expanded first, so that everything after sees plain expressions.
+    // Reductions are realized once the argument types are known (max/min's neutral element and the
+    // accumulators' types depend on them); the accumulators are typed by the second inference.
+    // Automatic local axes are assigned first: everything after sees concrete hardware axes.
+    // Hardware axes count from zero: inames on them are shifted once their axes are known.
+    // Calls of callable kernels are inlined before anything else: the rest sees one kernel.
+    Kernel axes = assign_automatic_axes(expand_subst(inline_callables(k)));
+    if (!k->linearized) axes = shift_hardware_inames_to_zero(axes);
+    Kernel typed = infer_types(axes, dtypes, false);
+    after_stage("type inference", typed);
+    typed = infer_types(realize_reduction(typed), {}, true);
+    after_stage("reduction realization", typed);
+    // ILP and vec privatization follows reduction realization so that accumulators get their axes too; write
+    // races are judged on the result, with every address space known.
+    typed = realize_ilp(resolve_address_spaces(typed));
+    // Inserted global barriers are instructions, so that the split they make survives relinearization.
+    if (typed->options.insert_gbarriers && !k->linearized) typed = insert_global_barriers(typed);
+    check_kernel_structure(*typed);
+    check_for_write_races(*typed);
+    return typed;
+}
+
+Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes) {
+    const Kernel typed = preprocess_unlinearized(k, dtypes);
+    if (!k->linearized) check_variable_access_ordered(*typed);  // before linearization, as loopy
+    // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
+    // grid as loops, cut into phases at those barriers.
+    Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
+    after_stage("linearization", linear);
+    // The linearizer is heuristic; its result is checked exactly before any code is printed (a given
+    // linearization too).
+    verify_linearization(*linear);
+    return linear;
+}
+
+}  // namespace loom
