@@ -660,7 +660,8 @@ namespace {
 
 struct ScaledSearch {
     std::vector<int> params;  // positions of the parameters searched for
-    bool found = false;
+    bool scaled = false;      // an inequality bounds a set dimension scaled by more than 1 by one of them
+    bool equated = false;     // an equality relates one of them to a set dimension
 };
 
 isl_stat scaled_constraint(isl_constraint* c, void* user) {
@@ -668,9 +669,11 @@ isl_stat scaled_constraint(isl_constraint* c, void* user) {
     const bool by_param = std::any_of(t.params.begin(), t.params.end(), [c](int p) {
         return isl_constraint_involves_dims(c, isl_dim_param, static_cast<unsigned>(p), 1) == isl_bool_true;
     });
-    for (int d = 0; by_param && d < isl_constraint_dim(c, isl_dim_set) && !t.found; ++d) {
+    const bool equality = isl_constraint_is_equality(c) == isl_bool_true;
+    for (int d = 0; by_param && d < isl_constraint_dim(c, isl_dim_set); ++d) {
         isl_val* a = isl_val_abs(isl_constraint_get_coefficient_val(c, isl_dim_set, d));
-        t.found = isl_val_cmp_si(a, 1) > 0;
+        if (equality) t.equated = t.equated || isl_val_is_zero(a) != isl_bool_true;
+        else t.scaled = t.scaled || isl_val_cmp_si(a, 1) > 0;
         isl_val_free(a);
     }
     isl_constraint_free(c);
@@ -678,7 +681,7 @@ isl_stat scaled_constraint(isl_constraint* c, void* user) {
 }
 
 isl_stat scaled_basic_set(isl_basic_set* b, void* user) {
-    if (!static_cast<ScaledSearch*>(user)->found) isl_basic_set_foreach_constraint(b, scaled_constraint, user);
+    isl_basic_set_foreach_constraint(b, scaled_constraint, user);
     isl_basic_set_free(b);
     return isl_stat_ok;
 }
@@ -692,7 +695,7 @@ bool scaled_against_params(const isl::set& s, const std::vector<std::string>& pa
     for (const std::string& p : params)
         if (const int at = isl_set_find_dim_by_name(s.get(), isl_dim_param, p.c_str()); at >= 0) search.params.push_back(at);
     if (!search.params.empty()) isl_set_foreach_basic_set(s.get(), scaled_basic_set, &search);
-    return search.found;
+    return search.scaled && !search.equated;
 }
 
 isl::set axis_values(const isl::set& s, int pos) {

@@ -94,9 +94,10 @@ isl::pw_aff dim_min(const isl::set& s, int pos);
 isl::set axis_values(const isl::set& s, int pos);
 /// Whether `s` has no constraints (isl's plain check: no emptiness or redundancy test).
 bool plain_is_universe(const isl::set& s);
-/// Whether a constraint of `s` bounds one of its set dimensions, scaled by more than 1, by one of the
-/// parameters `params`: a loop bound isl derives from it divides an expression of the parameter (a fetch
-/// loop split by the work-group size, bounded per work-item), which costs isl's AST generator milliseconds.
+/// Whether an inequality of `s` bounds one of its set dimensions, scaled by more than 1, by one of the
+/// parameters `params` (a loop bound isl derives from it divides an expression of the parameter: a fetch loop
+/// split by the work-group size, bounded per work-item, costs isl's AST generator milliseconds), and no
+/// equality ties one of them to a set dimension (a loop that one value of the parameter fixes).
 bool scaled_against_params(const isl::set& s, const std::vector<std::string>& params);
 /// Whether set dimension `pos` of `s` has a lower bound (dim_min needs one).
 bool has_lower_bound(const isl::set& s, int pos);

@@ -266,3 +266,14 @@ TEST_CASE("spans: a dimension that takes every value of a range", "[isl]") {
     CHECK(spans(set_of("{ [x, h] : 0 <= x < 2 and 0 <= h < 16 or 4 <= x < 6 and 0 <= h < 16 }"), "h", range));
     CHECK(spans(set_of("[m] -> { [h] : 0 <= h < m }"), "h", set_of("[h, m] -> { : 0 <= h < m }")));
 }
+
+TEST_CASE("scaled_against_params: loop bounds that would divide by a work-item id", "[isl]") {
+    // A bounding-box fetch split by the work-group size: each id takes every 8th element up to a bound.
+    CHECK(scaled_against_params(set_of("[l] -> { [o] : 0 <= l < 8 and 0 <= 8o + l <= 9 }"), {"l"}));
+    // A bound with coefficient 1 (a triangular loop) is a plain bound for isl.
+    CHECK(!scaled_against_params(set_of("[l] -> { [j] : 0 <= l < 8 and 0 <= j <= l }"), {"l"}));
+    // An equality ties the loop to the id: one iteration, which a guard would turn into a loop over all ids.
+    CHECK(!scaled_against_params(set_of("[l] -> { [o, j] : 0 <= l < 8 and 0 <= 8o + l <= 9 and j = 8o + l }"), {"l"}));
+    // Only the parameters named count.
+    CHECK(!scaled_against_params(set_of("[n] -> { [o] : 0 <= 8o < n }"), {"l"}));
+}
