@@ -1,4 +1,5 @@
-// Executors (lp.cl.queue, lp.c.executor), running kernels (knl(exec, {a=x, ...})) and timing them (lp.time).
+// Executors (lp.cl.queue, lp.c.executor), running kernels (knl(exec, {a=x, ...})) and timing them (lp.time): the
+// arguments read off the Lua stack into backends/invoker.h's types, and what a call returns pushed back.
 #include <complex>
 #include <cstdint>
 #include <new>
