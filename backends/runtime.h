@@ -1,5 +1,5 @@
 // What every execution target implements: build generated source once, then run its device kernels on
-// host buffers. The engine (src/) never sees these types; the Lua layer connects the two.
+// host buffers. The engine (src/) never sees these types; backends/invoker.h connects the two.
 #pragma once
 
 #include <array>
@@ -87,6 +87,9 @@ double wall_seconds();
 /// Calls `repetition` `warmup` times, then `runs` times, and returns the wall-clock seconds of each of the
 /// latter (steady clock).
 std::vector<double> time_repetitions(int warmup, int runs, const std::function<void()>& repetition);
+
+/// The median of `seconds` (not empty): what lp.time reports of its repetitions.
+double median(std::vector<double> seconds);
 
 class Executor {
 public:

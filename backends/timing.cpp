@@ -22,4 +22,10 @@ std::vector<double> time_repetitions(int warmup, int runs, const std::function<v
     return seconds;
 }
 
+double median(std::vector<double> seconds) {
+    std::sort(seconds.begin(), seconds.end());
+    const std::size_t mid = seconds.size() / 2;
+    return seconds.size() % 2 == 1 ? seconds[mid] : (seconds[mid - 1] + seconds[mid]) / 2;
+}
+
 }  // namespace loom::backend

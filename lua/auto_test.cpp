@@ -12,11 +12,11 @@
 #include <sstream>
 
 #include "analysis/types.h"
+#include "backends/call_arrays.h"
 #include "ir/layout.h"
 #include "lua/args.h"
 #include "lua/array_binding.h"
 #include "lua/binding.h"
-#include "lua/call_arrays.h"
 #include "lua/trampoline.h"
 #include "support/strings.h"
 #include "transform/transforms.h"
@@ -32,7 +32,7 @@ constexpr int kTime = lua_upvalueindex(1);  // lp.time
 
 /// One set of parameter values: integers (which also size the arrays) and floats.
 struct Parameters {
-    Values ints;
+    backend::Values ints;
     std::map<std::string, double> floats;
 };
 
@@ -238,7 +238,7 @@ void check_same_arguments(const KernelData& ref, const KernelData& test) {
 HostArray random_array(const std::vector<std::int64_t>& shape, DType dtype, std::mt19937_64& gen) {
     if (is_float(dtype) || is_complex(dtype)) return HostArray::rand(shape, dtype, gen);
     HostArray a = HostArray::zeros(shape, dtype);
-    each_element(shape, contiguous_strides(shape, 'C'), 0, [&](const HostArray::Index& i, std::int64_t) {
+    backend::each_element(shape, contiguous_strides(shape, 'C'), 0, [&](const HostArray::Index& i, std::int64_t) {
         const auto draw = static_cast<std::int64_t>(gen() % 16);
         if (dtype == DType::Bool) a.set(i, draw % 2 == 1);
         else a.set(i, draw + 1);
@@ -263,17 +263,17 @@ std::map<std::string, HostArray> random_arguments(const KernelData& k, const Par
                     "' has no shape (lp.none), so no test data can be made for it: declare its shape");
     std::map<std::string, HostArray> out;
     for (const Variable& v : k.args)
-        if (v.kind != VarKind::ValueArg) out.emplace(v.name, random_array(eval_shape(v, p.ints), v.dtype, gen));
+        if (v.kind != VarKind::ValueArg) out.emplace(v.name, random_array(backend::eval_shape(v, p.ints), v.dtype, gen));
     return out;
 }
 
 // A fresh copy of `values` laid out as `v` declares it, so that the call takes it as is and writes into it.
 HostArray argument_copy(const Variable& v, const HostArray& values, const Parameters& p) {
-    const std::vector<std::int64_t> shape = eval_shape(v, p.ints);
+    const std::vector<std::int64_t> shape = backend::eval_shape(v, p.ints);
     user_assert(shape == values.shape(), error_kind::LoopyError, kFname, ": argument '", v.name, "' has shape ",
                 shape_string(shape), " in test_knl but ", shape_string(values.shape()), " in ref_knl");
-    HostArray out = array_memory(v, nullptr, p.ints).logical;
-    each_element(shape, contiguous_strides(shape, 'C'), 0,
+    HostArray out = backend::array_memory(v, nullptr, p.ints).logical;
+    backend::each_element(shape, contiguous_strides(shape, 'C'), 0,
                  [&](const HostArray::Index& i, std::int64_t) { out.set(i, values.get(i)); });
     return out;
 }
@@ -434,7 +434,7 @@ void compare(const std::string& name, const HostArray& expected, const HostArray
              const std::string& where) {
     std::optional<HostArray::Index> first;
     std::int64_t differing = 0;
-    each_element(expected.shape(), contiguous_strides(expected.shape(), 'C'), 0,
+    backend::each_element(expected.shape(), contiguous_strides(expected.shape(), 'C'), 0,
                  [&](const HostArray::Index& i, std::int64_t) {
                      if (isclose(got.get_complex(i), expected.get_complex(i), s.rtol, s.atol)) return;
                      ++differing;

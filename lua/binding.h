@@ -4,46 +4,23 @@
 
 #include <lua.hpp>
 
-#include <functional>
-#include <future>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "backends/invoker.h"
 #include "backends/runtime.h"
 #include "backends/worker_pool.h"
-#include "codegen/lower.h"
 #include "ir/kernel.h"
 
 namespace loom::lua {
 
-/// What a build gives: the program, and the seconds the build took (compiling, or finding it in a cache).
-struct BuiltProgram {
-    std::shared_ptr<backend::Program> program;
-    double seconds = 0;
-};
-
-/// A kernel built for one executor and one combination of argument types.
-struct CompiledKernel {
-    Kernel typed;  // the kernel with every type known
-    GeneratedCode code;
-    /// The program: built already, or being built by a worker (lp.workers). A failed build keeps its error.
-    std::shared_future<BuiltProgram> build;
-    std::shared_ptr<backend::Executor> executor;  // kept alive: the build cache is keyed by its address
-
-    /// The program once built; raises the build's error.
-    backend::Program& program() const { return *build.get().program; }
-};
-
-struct CallPlan;
-
-/// What a "loom.Kernel" userdata holds: the immutable kernel, the builds made from it and the plans of the
-/// argument signatures it was called with (lua/exec_binding.cpp), most recent last.
+/// What a "loom.Kernel" userdata holds: the immutable kernel, and its invoker (its builds and call plans) once
+/// it has been called.
 struct KernelHandle {
     Kernel kernel;
-    std::map<std::string, std::shared_ptr<CompiledKernel>> builds;
-    std::vector<std::shared_ptr<CallPlan>> plans;
+    std::unique_ptr<backend::Invoker> invoker;
 };
 
 KernelHandle& check_kernel(lua_State* L, int idx, const char* fname);
@@ -99,20 +76,11 @@ int call_kernel(lua_State* L);
 /// The build of `h` for the call whose executor and arguments are on the stack as a kernel call has them
 /// (`knl([exec,] {args})`): found in the kernel's build cache, or the code generated now and built here, or
 /// by `workers` when given (then the build is under way when this returns).
-std::shared_ptr<CompiledKernel> build_call(lua_State* L, KernelHandle& h, backend::WorkerPool* workers = nullptr);
-
-/// lp.time's work in two parts, so that the first may run on another thread: `time` runs the launches
-/// (warm-up, then timed repetitions) and returns the seconds of each repetition; `finish`, on the Lua thread
-/// afterwards, copies staged outputs back into the caller's arrays. Neither holds engine objects, which only
-/// the Lua thread may release.
-struct TimedCall {
-    std::function<std::vector<double>()> time;
-    std::function<void()> finish;
-};
+std::shared_ptr<backend::CompiledKernel> build_call(lua_State* L, KernelHandle& h, backend::WorkerPool* workers = nullptr);
 
 /// Prepares the call on the stack (`knl([exec,] {args})`; its build is waited for) to be timed with the
 /// options `{warmup=, runs=}` at stack index `options`.
-TimedCall prepare_timed_call(lua_State* L, KernelHandle& h, int options);
+backend::TimedCall prepare_timed_call(lua_State* L, KernelHandle& h, int options);
 
 /// Pushes what lp.time returns for `seconds`: the median, then the list.
 int push_timings(lua_State* L, const std::vector<double>& seconds);

@@ -5,31 +5,12 @@
 
 #include <lua.hpp>
 
-#include <cstddef>
-#include <memory>
-
-#include "backends/host/host_array.h"
-#include "backends/runtime.h"
+#include "backends/device_array.h"
 
 namespace loom::lua {
 
-/// A contiguous array in an executor's memory (C or Fortran order).
-struct DeviceArray {
-    std::shared_ptr<backend::Executor> exec;
-    std::shared_ptr<backend::DeviceBuffer> buffer;  // null once released
-    DType dtype = DType::Unknown;
-    HostArray::Shape shape;
-    Order order = Order::C;
-
-    std::int64_t size() const;
-    std::size_t nbytes() const;
-    /// Its strides in elements.
-    HostArray::Shape strides() const;
-};
-
-/// A new zero-filled device array on `exec`.
-DeviceArray allocate_device_array(const std::shared_ptr<backend::Executor>& exec, const HostArray::Shape& shape,
-                                  DType dtype, Order order);
+using backend::allocate_device_array;
+using backend::DeviceArray;
 
 /// The device array at `idx`, or nullptr when the value there is not one. It may have been released.
 DeviceArray* test_device_array(lua_State* L, int idx);

@@ -35,7 +35,7 @@ int kernel_gc(lua_State* L) {
     auto* h = static_cast<KernelHandle*>(check_udata(L, 1, kKernelMeta, "__gc"));
     if (h->kernel.operator->() != nullptr) {
         h->~KernelHandle();
-        new (h) KernelHandle{Kernel(nullptr), {}, {}};  // the empty handle that check_kernel refuses
+        new (h) KernelHandle{Kernel(nullptr), {}};  // the empty handle that check_kernel refuses
     }
     return 0;
 }
@@ -50,7 +50,7 @@ KernelHandle& check_kernel(lua_State* L, int idx, const char* fname) {
 
 void push_kernel(lua_State* L, Kernel k) {
     void* mem = lua_newuserdatauv(L, sizeof(KernelHandle), 0);
-    new (mem) KernelHandle{Kernel(nullptr), {}, {}};
+    new (mem) KernelHandle{Kernel(nullptr), {}};
     luaL_setmetatable(L, kKernelMeta);
     static_cast<KernelHandle*>(mem)->kernel = std::move(k);
 }

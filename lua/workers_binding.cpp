@@ -84,8 +84,8 @@ int new_workers(lua_State* L) {
 int workers_build(lua_State* L) {
     backend::WorkerPool& pool = check_workers(L, "build");
     lua_remove(L, 1);  // the stack of a kernel call from here on
-    const std::shared_ptr<CompiledKernel> built = build_call(L, check_kernel(L, 1, "build"), &pool);
-    const std::shared_future<BuiltProgram> build = built->build;
+    const std::shared_ptr<backend::CompiledKernel> built = build_call(L, check_kernel(L, 1, "build"), &pool);
+    const std::shared_future<backend::BuiltProgram> build = built->build;
     push_new(L, kJobMeta, Job{[build] { return is_ready(build); }, [build](lua_State* L) {
                                   lua_pushnumber(L, build.get().seconds);
                                   return 1;
@@ -99,7 +99,7 @@ int workers_time(lua_State* L) {
     backend::WorkerPool& pool = check_workers(L, "time");
     lua_remove(L, 1);
     KernelHandle& h = check_kernel(L, 1, "time");
-    const TimedCall timed = prepare_timed_call(L, h, is_executor(L, 2) ? 4 : 3);
+    const backend::TimedCall timed = prepare_timed_call(L, h, is_executor(L, 2) ? 4 : 3);
     const std::shared_future<std::vector<double>> seconds = pool.submit(timed.time);
     push_new(L, kJobMeta, Job{[seconds] { return is_ready(seconds); }, [seconds, finish = timed.finish](lua_State* L) {
                                   const std::vector<double>& s = seconds.get();

@@ -1,4 +1,4 @@
--- Repeated calls with one argument signature take a plan made by the first (lua/exec_binding.cpp): each must
+-- Repeated calls with one argument signature take a plan made by the first (backends/invoker.h): each must
 -- still read its own arrays and values, allocate fresh outputs, and fall back to the general path (with its
 -- checks and errors) whenever anything differs.
 local lp = require("loom")

@@ -1,4 +1,4 @@
-#include "lua/call_arrays.h"
+#include "backends/call_arrays.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include "ir/layout.h"
 #include "support/error.h"
 
-namespace loom::lua {
+namespace loom::backend {
 
 namespace {
 
@@ -202,4 +202,4 @@ void copy_back(const SepMemory& m) {
     });
 }
 
-}  // namespace loom::lua
+}  // namespace loom::backend

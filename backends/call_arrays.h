@@ -11,7 +11,7 @@
 #include "backends/host/host_array.h"
 #include "ir/kernel.h"
 
-namespace loom::lua {
+namespace loom::backend {
 
 using Values = std::map<std::string, std::int64_t>;
 
@@ -89,4 +89,4 @@ SepMemory sep_memory(const Variable& v, const HostArray* passed, const Values& v
 /// Copies the pieces back into the full array, after a run that wrote them.
 void copy_back(const SepMemory& m);
 
-}  // namespace loom::lua
+}  // namespace loom::backend
