@@ -1337,7 +1337,10 @@ std::optional<ExprPtr> dominating_piece_expr(const isl::pw_aff& a, const isl::se
 
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context) {
     const isl::set params = align_params(context, a.space());
-    const isl::val v = isl::manage(isl_pw_aff_max_val(isl_pw_aff_intersect_params(a.copy(), params.copy())));
+    // isl's maximum takes integer expressions only; a size isl writes as an exact division ((G + 4e)/4, an
+    // integer wherever it applies) is floored first, which changes no value (fuzz_pipeline, docs/reliability.md).
+    isl_pw_aff* integral = isl_pw_aff_floor(isl_pw_aff_intersect_params(a.copy(), params.copy()));
+    const isl::val v = isl::manage(isl_pw_aff_max_val(integral));
     return long_value(v.get());
 }
 

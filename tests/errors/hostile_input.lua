@@ -202,4 +202,16 @@ do
   end
 end
 
+-- An automatic axis whose length isl writes as an exact division ((G + 4e)/4 on one piece): isl's maximum takes
+-- integer expressions only, and the length was an untyped isl error (found by fuzz_pipeline; reliability.md 18).
+do
+  local k = lp.make_kernel("{[g,l]: p<<g<G and 0<=l<216}", { "<> s[l] = a[16*g + l] {id=w}", "... gbarrier" },
+    nil, { silenced_warnings = "write_race(w)" })
+  k = lp.expand_subst(lp.set_temporary_address_space(lp.assignment_to_subst(lp.split_iname(k, "g", 16), "s"), "s", "global"))
+  k = lp.split_iname(k, "l", 2, { outer_tag = "g.0", inner_tag = "unr" })
+  k = lp.split_iname(k, "g_inner", 5, { outer_tag = "l.auto", inner_tag = "g.1" })
+  k = lp.split_iname(lp.remove_unused_inames(k), "g_outer", 1, { outer_tag = "l.auto", inner_tag = "l.1" })
+  h.expect_error("LoopyError", "out of the bounds of array 'a'", lp.generate_code, lp.add_dtypes(k, { a = "float32" }))
+end
+
 print("hostile_input: ok")

@@ -277,3 +277,12 @@ TEST_CASE("scaled_against_params: loop bounds that would divide by a work-item i
     // Only the parameters named count.
     CHECK(!scaled_against_params(set_of("[n] -> { [o] : 0 <= 8o < n }"), {"l"}));
 }
+
+TEST_CASE("static_max: the largest value, also of a size isl writes as an exact division", "[isl]") {
+    const isl::set context = set_of("[G] -> { : 0 <= G <= 64 }");
+    CHECK(static_max(isl::pw_aff(ctx(), "[G] -> { [(G)] : 0 <= G <= 16 }"), context) == 16);
+    // A piece (G + 4)/4, an integer wherever it applies: isl's maximum refuses non-integer expressions, which
+    // made constant_length fail with an untyped isl error (fuzz_pipeline, docs/reliability.md finding 18).
+    CHECK(static_max(isl::pw_aff(ctx(), "[G] -> { [((G + 4)/4)] : G mod 4 = 0 and 0 <= G <= 16 }"), context) == 5);
+    CHECK(!static_max(isl::pw_aff(ctx(), "[G] -> { [(G)] : G >= 0 }"), set_of("[G] -> { : G >= 0 }")).has_value());
+}
