@@ -500,6 +500,9 @@ ExprPtr aff_to_expr(const isl::aff& a) {
 }
 
 ExprPtr pw_aff_to_expr(const isl::pw_aff& a, const isl::set& context) {
+    // No piece: defined nowhere (an extent over an empty domain, under assumptions that cannot hold), where isl
+    // has no expression to print ("void expression"); an extent is 0 where its domain is empty.
+    if (isl_pw_aff_n_piece(a.get()) == 0) return int_lit(0);
     isl_set* ctx_set = isl_set_align_params(context.copy(), isl_pw_aff_get_space(a.get()));
     isl_ast_build* build = isl_ast_build_from_context(isl_set_params(ctx_set));
     isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, a.copy());
