@@ -332,6 +332,12 @@ void check_set_notation(const std::string& text) {
     const std::size_t first = text.find_first_not_of(" \t\n\r\v\f");
     if (first != std::string::npos && text[first] != '{' && text[first] != '[')
         fail_at(text, first, "a domain starts with '{' (or '[' and its parameters)");
+    // isl reads one set and ignores what follows it: text after the closing brace (an instruction pasted into
+    // the domain) would be dropped, its names already taken as parameters (fuzz_pipeline, reliability.md 20).
+    const std::size_t last = text.find_last_not_of(" \t\n\r\v\f");
+    if (last != std::string::npos && text[last] != '}')
+        fail_at(text, text.rfind('}') == std::string::npos ? last : text.rfind('}') + 1,
+                "a domain ends with its closing '}'");
 }
 
 }  // namespace

@@ -39,6 +39,10 @@ h.expect_error("ParseError", { "the power '^' of a name is not affine", "(line 1
   "{U^77777777777 [i]: 0<=i<4}", "out[0] = 1")
 h.expect_error("ParseError", { "a domain starts with '{'", "(line 1, column 3)" }, lp.make_kernel, "  77777777777 7 [",
   "out[0] = 1")
+-- isl reads one set and ignores what follows: an instruction pasted after the domain was dropped, its names
+-- taken as parameters and an iname renamed k' behind Loom's back (fuzz_pipeline; reliability.md finding 20).
+h.expect_error("ParseError", { "a domain ends with its closing '}'", "(line 1, column 33)" }, lp.make_kernel,
+  "{[i,j,k]: 0<=i,j<72 and 0<=k<32}AC[i,j] = sum(k' A[i,ci_] * B[k,j])", "")
 h.expect_error("LoopyError", "the integer 2222222222222222222222222222 does not fit in 64 bits", lp.make_kernel,
   "{ [i,j]: 0<=2222222222222222222222222222i<n and 0<=j<3 }", "out[i,j] = 1")
 h.expect_error("LoopyError", "the integer 99999999999999999999 does not fit in 64 bits", lp.make_kernel,
