@@ -560,11 +560,13 @@ isl::set build_context(const KernelData& k, const std::vector<isl::set>& domains
 bool runs_with(const Placed& a, const StatementDomain& da, const Placed& b, const StatementDomain& db) {
     const auto plain = [](const Placed& p) { return p.stmt.insn && !p.stmt.barrier && !p.lanes; };
     const std::size_t depth = a.nest.size();
-    const bool same_guard = da.guard && db.guard ? to_string(da.guard) == to_string(db.guard) : da.guard == db.guard;
+    const auto same_guard = [&] {
+        return da.guard && db.guard ? to_string(da.guard) == to_string(db.guard) : da.guard == db.guard;
+    };
     return plain(a) && plain(b) && a.nest == b.nest && a.slab == b.slab &&
            a.stmt.slab_comments == b.stmt.slab_comments && a.positions.size() > depth &&
            b.positions.size() > depth && std::equal(a.positions.begin(), a.positions.begin() + depth, b.positions.begin()) &&
-           same_guard && da.loops.is_equal(db.loops);
+           same_guard() && da.loops.is_equal(db.loops);
 }
 
 // The statements of each run: by the name of the first, which stands for the run in the schedule.

@@ -117,23 +117,24 @@ ExprPtr int_lit(std::int64_t v) {
     return make(std::move(e));
 }
 
-ExprPtr float_lit(double v, DType suffix_type) {
-    internal_assert(suffix_type == DType::Unknown || is_float(suffix_type), "float literal of type ",
-                    dtype_name(suffix_type));
-    Expr e = node(ExprKind::FloatLit);
+namespace {
+
+// A real or imaginary literal: `suffix_type` (Unknown when the literal has no suffix) must be of its family.
+ExprPtr real_valued_lit(ExprKind kind, double v, DType suffix_type) {
+    const bool fits = kind == ExprKind::FloatLit ? is_float(suffix_type) : is_complex(suffix_type);
+    internal_assert(suffix_type == DType::Unknown || fits, kind == ExprKind::FloatLit ? "float" : "imaginary",
+                    " literal of type ", dtype_name(suffix_type));
+    Expr e = node(kind);
     e.fval = v;
     e.dtype = suffix_type;
     return make(std::move(e));
 }
 
-ExprPtr imag_lit(double v, DType suffix_type) {
-    internal_assert(suffix_type == DType::Unknown || is_complex(suffix_type), "imaginary literal of type ",
-                    dtype_name(suffix_type));
-    Expr e = node(ExprKind::ImagLit);
-    e.fval = v;
-    e.dtype = suffix_type;
-    return make(std::move(e));
-}
+}  // namespace
+
+ExprPtr float_lit(double v, DType suffix_type) { return real_valued_lit(ExprKind::FloatLit, v, suffix_type); }
+
+ExprPtr imag_lit(double v, DType suffix_type) { return real_valued_lit(ExprKind::ImagLit, v, suffix_type); }
 
 ExprPtr var(std::string name) {
     internal_assert(!name.empty(), "variable without a name");
