@@ -68,32 +68,13 @@ int rawfield(lua_State* L, int idx, const char* k) {
     return lua_rawget(L, idx);
 }
 
-// For a Loom error object at index 1 pushes "where KIND: message (line L, column C)" and returns it; else
-// nullptr.
+// For a Loom error object at index 1 pushes "where KIND: message" (what its __tostring gives; the message
+// states a position within the parsed text itself) and returns it; else nullptr.
 const char* loom_error_message(lua_State* L) {
     if (!lua_istable(L, 1) || rawfield(L, 1, "kind") != LUA_TSTRING || rawfield(L, 1, "message") != LUA_TSTRING)
         return nullptr;
     const char* where = rawfield(L, 1, "where") == LUA_TSTRING ? lua_tostring(L, -1) : "";
-    lua_pushfstring(L, "%s%s: %s", where, lua_tostring(L, -3), lua_tostring(L, -2));
-    int parts = 1;
-    if (rawfield(L, 1, "line") == LUA_TNUMBER) {
-        lua_pushfstring(L, " (line %I", lua_tointeger(L, -1));
-        lua_remove(L, -2);
-        parts++;
-        if (rawfield(L, 1, "column") == LUA_TNUMBER) {
-            lua_pushfstring(L, ", column %I", lua_tointeger(L, -1));
-            lua_remove(L, -2);
-            parts++;
-        } else {
-            lua_pop(L, 1);
-        }
-        lua_pushliteral(L, ")");
-        parts++;
-    } else {
-        lua_pop(L, 1);
-    }
-    lua_concat(L, parts);
-    return lua_tostring(L, -1);
+    return lua_pushfstring(L, "%s%s: %s", where, lua_tostring(L, -3), lua_tostring(L, -2));
 }
 
 // Message handler of every protected call: the error as text plus a traceback. Unlike lua.c, an object with

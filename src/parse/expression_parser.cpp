@@ -63,7 +63,8 @@ void SourceText::fail(std::size_t offset, const std::string& problem) const {
         rest.remove_prefix(nl + 1);
     }
     auto [line, column] = position(offset);
-    throw Error(error_kind::ParseError, cat(problem, " in ", what_, " '", join(lines, " "), "'"), line, column);
+    const std::string at = line > 0 ? cat(" (line ", line, ", column ", column, ")") : "";
+    throw Error(error_kind::ParseError, cat(problem, " in ", what_, " '", join(lines, " "), "'", at), line, column);
 }
 
 // }}}
