@@ -91,6 +91,13 @@ std::vector<double> time_repetitions(int warmup, int runs, const std::function<v
 /// The median of `seconds` (not empty): what lp.time reports of its repetitions.
 double median(std::vector<double> seconds);
 
+/// How the programs an executor was asked for were obtained: a program found in its memory cache counts nowhere.
+struct BuildCounts {
+    std::size_t compiled = 0;  // compiled from the generated source
+    std::size_t loaded = 0;    // loaded from the disk cache
+    std::size_t shared = 0;    // already built for the device by another executor (a queue of the same context)
+};
+
 class Executor {
 public:
     virtual ~Executor() = default;
@@ -117,6 +124,7 @@ public:
     virtual void copy(const DeviceBuffer& from, DeviceBuffer& to) = 0;
     /// Waits for every command enqueued so far.
     virtual void finish() = 0;
+    virtual BuildCounts build_counts() const = 0;
 };
 
 /// The on-disk cache directory: a sandboxed state's own (support/limits.h), else $LOOM_CACHE_DIR, else

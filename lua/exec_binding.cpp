@@ -118,6 +118,19 @@ int executor_tostring(lua_State* L) {
     return 1;
 }
 
+// exec:build_counts(): {compiled=, loaded=, shared=}, how the programs it was asked for were obtained (a program
+// found in its memory cache counts nowhere): what a tuning loop or a test reads to see which builds it paid for.
+int executor_build_counts(lua_State* L) {
+    const backend::BuildCounts counts = check_executor(L, 1, "build_counts").build_counts();
+    lua_createtable(L, 0, 3);
+    for (const auto& [name, n] : {std::pair{"compiled", counts.compiled}, std::pair{"loaded", counts.loaded},
+                                  std::pair{"shared", counts.shared}}) {
+        lua_pushinteger(L, static_cast<lua_Integer>(n));
+        lua_setfield(L, -2, name);
+    }
+    return 1;
+}
+
 // Process-wide, so not a sandboxed script's to change: its host decides where it builds.
 int set_caching_enabled(lua_State* L) {
     refuse_in_sandbox(L, "set_caching_enabled");
@@ -464,8 +477,10 @@ void register_exec_api(lua_State* L, int module_table) {
     module_table = lua_absindex(L, module_table);
     luaL_newmetatable(L, kExecutorMeta);
     const int meta = lua_gettop(L);
-    lua_newtable(L);  // the methods, filled by register_device_api
+    lua_newtable(L);  // the methods, filled here and by register_device_api
     const int methods = lua_gettop(L);
+    lua_pushcfunction(L, trampoline<executor_build_counts>);
+    lua_setfield(L, methods, "build_counts");
     lua_pushvalue(L, methods);
     lua_pushcclosure(L, trampoline<executor_index>, 1);
     lua_setfield(L, meta, "__index");

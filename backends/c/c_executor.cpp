@@ -278,8 +278,18 @@ public:
     /// Calls run to completion: there is nothing to wait for.
     void finish() override {}
 
+    BuildCounts build_counts() const override {
+        const std::lock_guard lock(counts_mutex_);
+        return counts_;
+    }
+
 private:
-    static Library load_or_compile(const std::string& source, const std::vector<std::string>& command) {
+    void count(std::size_t BuildCounts::*how) {
+        const std::lock_guard lock(counts_mutex_);
+        ++(counts_.*how);
+    }
+
+    Library load_or_compile(const std::string& source, const std::vector<std::string>& command) {
         ContentHash hash;
         hash.add("loom-c-1").add(host_cpu());
         for (const std::string& word : command) hash.add(word);
@@ -287,7 +297,11 @@ private:
         const std::optional<std::string> cached = cache_file("c", key, ".so");
         // Only an entry that matches its seal is loaded: dlopen of a truncated or altered library can crash.
         if (cached && read_sealed(*cached))
-            if (Library library = open_library(*cached)) return library;  // a damaged entry is simply rebuilt
+            if (Library library = open_library(*cached)) {  // a damaged entry is simply rebuilt
+                count(&BuildCounts::loaded);
+                return library;
+            }
+        count(&BuildCounts::compiled);
         if (cached)
             if (Library library = compile_into_cache(source, command, key, *cached)) return library;
         // A sandboxed state writes nothing outside its cache directory, not even a temporary build.
@@ -360,6 +374,8 @@ private:
     std::vector<std::string> command_;  // compiler and flags, without per-build options and files
     int threads_;
     ProgramCache programs_;
+    mutable std::mutex counts_mutex_;  // builds run on worker threads
+    BuildCounts counts_;
 };
 
 }  // namespace

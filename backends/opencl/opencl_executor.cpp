@@ -245,8 +245,42 @@ DeviceEntry select_device(const OpenCLOptions& options) {
 /// One context per platform holding all its devices, shared by the executors opened on them while any lives: the
 /// device arrays made on one queue then work on the others. A platform whose devices cannot share one gets a
 /// context per executor.
+/// A program built for one device, with the memory its binary is charged against.
+struct DeviceProgram {
+    ProgramHandle program;
+    MemoryCharge charge;
+};
+
+/// The programs built for the devices of a context, by device and cache key, while a queue's program uses them:
+/// a kernel built once runs on every queue of its device (a cl_program belongs to the context, not to a queue).
+class DevicePrograms {
+public:
+    using Key = std::pair<cl_device_id, std::string>;
+
+    std::shared_ptr<const DeviceProgram> find(const Key& key) const {
+        const std::lock_guard lock(mutex_);
+        const auto it = built_.find(key);
+        return it == built_.end() ? nullptr : it->second.lock();
+    }
+
+    /// Keeps `program` under `key`, unless another executor kept one meanwhile (the two built at once): then that.
+    std::shared_ptr<const DeviceProgram> keep(const Key& key, std::shared_ptr<const DeviceProgram> program) {
+        const std::lock_guard lock(mutex_);
+        std::erase_if(built_, [](const auto& entry) { return entry.second.expired(); });
+        std::weak_ptr<const DeviceProgram>& slot = built_[key];
+        if (std::shared_ptr<const DeviceProgram> earlier = slot.lock()) return earlier;
+        slot = program;
+        return program;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::map<Key, std::weak_ptr<const DeviceProgram>> built_;
+};
+
 struct PlatformContext {
     ContextHandle context;
+    mutable DevicePrograms programs;
 };
 
 std::shared_ptr<const PlatformContext> make_context(cl_platform_id platform, const std::vector<cl_device_id>& devices) {
@@ -256,7 +290,9 @@ std::shared_ptr<const PlatformContext> make_context(cl_platform_id platform, con
     ContextHandle context(clCreateContext(properties, static_cast<cl_uint>(devices.size()), devices.data(), nullptr,
                                           nullptr, &err));
     if (err != CL_SUCCESS) return nullptr;
-    return std::make_shared<const PlatformContext>(PlatformContext{std::move(context)});
+    auto shared = std::make_shared<PlatformContext>();
+    shared->context = std::move(context);
+    return shared;
 }
 
 std::shared_ptr<const PlatformContext> platform_context(const DeviceEntry& e) {
@@ -342,9 +378,9 @@ std::string sizes_text(const std::size_t* sizes, unsigned dims) {
 
 class ClProgram final : public Program {
 public:
-    ClProgram(std::shared_ptr<const Device> device, ProgramHandle program, std::vector<KernelSpec> specs,
-              MemoryCharge charge)
-        : charge_(std::move(charge)), device_(std::move(device)), program_(std::move(program)), specs_(std::move(specs)) {
+    ClProgram(std::shared_ptr<const Device> device, std::shared_ptr<const DeviceProgram> program,
+              std::vector<KernelSpec> specs)
+        : device_(std::move(device)), program_(std::move(program)), specs_(std::move(specs)) {
         for (const KernelSpec& spec : specs_) kernels_.push_back(create_kernel(spec));
     }
 
@@ -404,7 +440,7 @@ private:
 
     KernelHandle create_kernel(const KernelSpec& spec) const {
         cl_int err = CL_SUCCESS;
-        KernelHandle kernel(clCreateKernel(program_.get(), spec.name.c_str(), &err));
+        KernelHandle kernel(clCreateKernel(program_->program.get(), spec.name.c_str(), &err));
         check(err, cat("clCreateKernel('", spec.name, "')"));
         cl_uint count = 0;
         check(clGetKernelInfo(kernel.get(), CL_KERNEL_NUM_ARGS, sizeof count, &count, nullptr), "clGetKernelInfo");
@@ -511,11 +547,10 @@ private:
                        ") failed: ", describe_error(err));
     }
 
-    MemoryCharge charge_;  // the binary's size, against the memory limit
     std::shared_ptr<const Device> device_;
-    ProgramHandle program_;
+    std::shared_ptr<const DeviceProgram> program_;
     std::vector<KernelSpec> specs_;
-    std::vector<KernelHandle> kernels_;  // one per spec, created once: clCreateKernel is not free
+    std::vector<KernelHandle> kernels_;  // one per spec and queue: a kernel's arguments are its own state
     std::vector<std::pair<std::size_t, MemHandle>> spare_;  // small buffers of earlier calls, by size in bytes
 };
 
@@ -540,10 +575,13 @@ public:
     std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,
                                    const std::vector<std::string>& options) override {
         return programs_.find_or_build(memory_cache_key(source, kernels, options), [&]() -> std::shared_ptr<Program> {
-            ProgramHandle built = load_or_build(source, join(options, " "));
-            MemoryCharge charge(binary_size(built.get()), "compiled code");
-            return std::make_shared<ClProgram>(device_, std::move(built), kernels, std::move(charge));
+            return std::make_shared<ClProgram>(device_, built_for_device(source, join(options, " ")), kernels);
         });
+    }
+
+    BuildCounts build_counts() const override {
+        const std::lock_guard lock(counts_mutex_);
+        return counts_;
     }
 
     std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
@@ -575,16 +613,38 @@ public:
 private:
     cl_command_queue queue() const { return device_->queue.get(); }
 
-    ProgramHandle load_or_build(const std::string& source, const std::string& options) const {
+    /// The program of the context's queues on this device, else one loaded from the disk cache, else built.
+    std::shared_ptr<const DeviceProgram> built_for_device(const std::string& source, const std::string& options) {
         const std::string key =
             ContentHash().add("loom-opencl-1").add(device_->identity).add(options).add(source).hex();
+        DevicePrograms& shared = device_->shared_context->programs;
+        if (std::shared_ptr<const DeviceProgram> program = shared.find({device_->id, key})) {
+            count(&BuildCounts::shared);
+            return program;
+        }
+        ProgramHandle program = load_or_build(source, options, key);
+        MemoryCharge charge(binary_size(program.get()), "compiled code");
+        return shared.keep({device_->id, key}, std::make_shared<const DeviceProgram>(
+                                                   DeviceProgram{std::move(program), std::move(charge)}));
+    }
+
+    ProgramHandle load_or_build(const std::string& source, const std::string& options, const std::string& key) {
         const std::optional<std::string> path = cache_file("opencl", key, ".bin");
         if (path)
             if (const std::optional<std::string> binary = read_sealed(*path))
-                if (ProgramHandle program = from_binary(*binary, options)) return program;
+                if (ProgramHandle program = from_binary(*binary, options)) {
+                    count(&BuildCounts::loaded);
+                    return program;
+                }
         ProgramHandle program = from_source(source, options);
+        count(&BuildCounts::compiled);
         if (path) store_binary(program.get(), *path);
         return program;
+    }
+
+    void count(std::size_t BuildCounts::*how) {
+        const std::lock_guard lock(counts_mutex_);
+        ++(counts_.*how);
     }
 
     /// A program from a cached binary, or nothing when the binary does not load (stale or damaged cache entry).
@@ -633,6 +693,8 @@ private:
 
     std::shared_ptr<const Device> device_;
     ProgramCache programs_;
+    mutable std::mutex counts_mutex_;  // builds run on worker threads
+    BuildCounts counts_;
 };
 
 }  // namespace

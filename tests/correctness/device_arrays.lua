@@ -128,6 +128,22 @@ q1:finish()
 check(rawequal(inc(q2, { x = shared }), shared), "a device array on another queue is written in place")
 q2:finish()
 check_array(shared:get(), function(i) return i + 1 end, "read back through its own queue")
+-- A kernel is built once per device of the context: the second queue uses the first one's program. The kernel is
+-- new to this process (its constant) and the disk cache is off, so the first queue compiles it.
+lp.set_caching_enabled(false)
+local added = os.time() % 100000 + 2
+local fresh = lp.make_kernel("{[i]: 0<=i<n}", string.format("x[i] = x[i] + %d", added),
+  { lp.GlobalArg("x", "float64", { shape = "n" }), "..." })
+local before1, before2 = q1:build_counts(), q2:build_counts()
+local x1, x2 = q1:to_device(lp.zeros(4, "float64")), q2:to_device(lp.zeros(4, "float64"))
+fresh(q1, { x = x1 })
+fresh(q2, { x = x2 })
+check_array(x2:get(), function() return added end, "the second queue's result")
+local after1, after2 = q1:build_counts(), q2:build_counts()
+check_equal(after1.compiled - before1.compiled, 1, "programs compiled for the first queue")
+check_equal(after2.compiled - before2.compiled, 0, "programs compiled for the second queue")
+check_equal(after2.shared - before2.shared, 1, "programs the second queue took from the first")
+lp.set_caching_enabled(true)
 expect_error("RuntimeError", "with index " .. (#devices + 1), lp.cl.queue, { device = #devices + 1 })
 expect_error("ArgumentError", "a device index counts from 1", lp.cl.queue, { device = 0 })
 

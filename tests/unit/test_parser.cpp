@@ -276,7 +276,7 @@ TEST_CASE("expression errors name the token and its position", "[parser][errors]
     std::optional<Error> err = expression_error("a[i))");
     REQUIRE(err);
     CHECK(err->kind() == "ParseError");
-    CHECK(err->message() == "unexpected token ')' in expression 'a[i))'");
+    CHECK(err->message() == "unexpected token ')' in expression 'a[i))' (line 1, column 4)");
     CHECK(err->line() == 1);
     CHECK(err->column() == 4);
 
@@ -398,7 +398,7 @@ TEST_CASE("every attribute", "[parser][attributes]") {
 TEST_CASE("attribute errors", "[parser][attributes][errors]") {
     std::optional<Error> err = instructions_error({"x = 1 {foo=3}"});
     REQUIRE(err);
-    CHECK(err->message() == "unknown instruction attribute 'foo' in instruction 'x = 1 {foo=3}'");
+    CHECK(err->message() == "unknown instruction attribute 'foo' in instruction 'x = 1 {foo=3}' (line 1, column 8)");
     CHECK(err->line() == 1);
     CHECK(err->column() == 8);
 
@@ -557,7 +557,7 @@ TEST_CASE("instruction errors quote the instruction and locate the token", "[par
     std::optional<Error> err = instructions_error({"out[i] = 2*a[i]", "    out[i] = 2*a[i))"});
     REQUIRE(err);
     CHECK(err->kind() == "ParseError");
-    CHECK(err->message() == "unexpected token ')' in instruction 'out[i] = 2*a[i))'");
+    CHECK(err->message() == "unexpected token ')' in instruction 'out[i] = 2*a[i))' (line 2, column 19)");
     CHECK(err->line() == 2);
     CHECK(err->column() == 19);
 
