@@ -784,13 +784,17 @@ std::vector<int> dimension_groups(isl_basic_set* bs) {
 // the wanted ones: their constraints are dropped and they are removed, which is exact and needs no
 // elimination.
 isl_set* only_groups(isl_set* s, const std::vector<int>& groups, const std::set<int>& wanted) {
-    const int n = static_cast<int>(groups.size());
-    for (int i = 0; i < n; ++i)
-        if (!wanted.count(groups[static_cast<std::size_t>(i)]))
-            s = isl_set_drop_constraints_involving_dims(s, isl_dim_set, static_cast<unsigned>(i), 1);
-    for (int i = n - 1; i >= 0; --i)
-        if (!wanted.count(groups[static_cast<std::size_t>(i)]))
-            s = isl_set_remove_dims(s, isl_dim_set, static_cast<unsigned>(i), 1);
+    // Each run of consecutive unwanted dimensions goes in one call: every call copies and simplifies the set.
+    std::vector<std::pair<unsigned, unsigned>> runs;  // first dimension, count
+    for (unsigned i = 0; i < groups.size(); ++i) {
+        if (wanted.count(groups[i])) continue;
+        if (!runs.empty() && runs.back().first + runs.back().second == i)
+            ++runs.back().second;
+        else
+            runs.emplace_back(i, 1);
+    }
+    for (const auto& [first, count] : runs) s = isl_set_drop_constraints_involving_dims(s, isl_dim_set, first, count);
+    for (auto run = runs.rbegin(); run != runs.rend(); ++run) s = isl_set_remove_dims(s, isl_dim_set, run->first, run->second);
     return s;
 }
 
