@@ -14,8 +14,8 @@ std::string unroll_pragma(const KernelData& k, const std::string& iname, TargetK
     return (target == TargetKind::C ? "#pragma GCC unroll" : "#pragma unroll") + factor + "\n";
 }
 
-std::string slab_comment(const LoopNest& nest, const isl_util::AstNode& n, const std::vector<std::string>& open_loops) {
-    const isl_util::AstNode* s = first_statement(n);
+std::string slab_comment(const LoopNest& nest, const AstNode& n, const std::vector<std::string>& open_loops) {
+    const AstNode* s = first_statement(n);
     if (!s) return "";
     const Statement& st = nest.statements.at(s->statement);
     for (const std::string& l : st.loops) {

@@ -17,6 +17,6 @@ std::string unroll_pragma(const KernelData& k, const std::string& iname, TargetK
 
 /// loopy's comment for the slab that AST node `n` emits ("bulk slab for 'i_outer'"): that of the first loop
 /// around its statements that is not among `open_loops`; "" when that loop has a single slab or none.
-std::string slab_comment(const LoopNest& nest, const isl_util::AstNode& n, const std::vector<std::string>& open_loops);
+std::string slab_comment(const LoopNest& nest, const AstNode& n, const std::vector<std::string>& open_loops);
 
 }  // namespace loom

@@ -319,9 +319,9 @@ std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vec
 // Unrolled loops whose iname takes the same constant range for every value of the others in each statement
 // in them (the register tiles of a tuned kernel): isl sees a mark for each, not a dimension, which spares
 // its AST generator most of its work; the mark becomes the loop again (generate_ast), then its copies.
-isl_util::MarkedLoops independent_unrolled_loops(const KernelData& k, const std::vector<Placed>& placed,
+MarkedLoops independent_unrolled_loops(const KernelData& k, const std::vector<Placed>& placed,
                                                  const std::vector<isl::set>& domains) {
-    isl_util::MarkedLoops out;
+    MarkedLoops out;
     std::set<std::string> refused;
     for (std::size_t s = 0; s < placed.size(); ++s) {
         const Placed& p = placed[s];
@@ -349,7 +349,7 @@ isl_util::MarkedLoops independent_unrolled_loops(const KernelData& k, const std:
 class ScheduleTree {
 public:
     ScheduleTree(const std::vector<Placed>& placed, const std::vector<isl::set>& domains,
-                 const isl_util::MarkedLoops& marked)
+                 const MarkedLoops& marked)
         : placed_(placed), domains_(domains), marked_(marked) {}
 
     isl::schedule build() {
@@ -367,7 +367,7 @@ public:
             const isl::union_map m(isl_util::schedule_map(universe(s), placed_[s].name, {-1}, {position(s, 0)}));
             positions = positions ? positions->unite(m) : m;
         }
-        return isl_util::loop_schedule(tree, *positions);
+        return loop_schedule(tree, *positions);
     }
 
 private:
@@ -388,7 +388,7 @@ private:
     isl::schedule level(const std::vector<std::size_t>& group, std::size_t depth) {
         std::vector<isl::schedule> sequence;
         for (const auto& [position, part] : parts(group, depth)) sequence.push_back(item(part, depth));
-        return sequence.size() == 1 ? sequence[0] : isl_util::sequence_schedule(sequence);
+        return sequence.size() == 1 ? sequence[0] : sequence_schedule(sequence);
     }
 
     // One item of the sequence at `depth`: a statement, or a loop and the statements in it.
@@ -397,10 +397,10 @@ private:
         if (depth == p.nest.size()) {
             internal_assert(part.size() == 1, "statements '", p.name, "' and '", placed_[part[1]].name,
                             "' at one position of the linearization");
-            const isl::schedule leaf = isl_util::leaf_schedule(domains_[part[0]], p.name);
+            const isl::schedule leaf = leaf_schedule(domains_[part[0]], p.name);
             // A statement in a `vec` loop runs on all its lanes before the next one.
             if (!p.lanes || !p.stmt.vector_iname.empty()) return leaf;
-            return isl_util::loop_schedule(leaf, times(part, {*p.lanes}));
+            return loop_schedule(leaf, times(part, {*p.lanes}));
         }
         if (p.lanes == depth) return level(part, depth + 1);  // the lanes run innermost
         // Loops directly inside one another make one band, which isl generates faster than nested bands.
@@ -411,7 +411,7 @@ private:
         const auto close_band = [&] {
             if (band.empty()) return;
             std::reverse(band.begin(), band.end());
-            tree = isl_util::loop_schedule(tree, times(part, band));
+            tree = loop_schedule(tree, times(part, band));
             band.clear();
         };
         for (auto d = loops.rbegin(); d != loops.rend(); ++d) {
@@ -421,7 +421,7 @@ private:
                 continue;
             }
             close_band();
-            tree = isl_util::marked_schedule(tree, cat(iname, "#", marks_++));
+            tree = marked_schedule(tree, cat(iname, "#", marks_++));
         }
         close_band();
         return tree;
@@ -466,43 +466,43 @@ private:
 
     const std::vector<Placed>& placed_;
     const std::vector<isl::set>& domains_;
-    const isl_util::MarkedLoops& marked_;
+    const MarkedLoops& marked_;
     int marks_ = 0;  // numbers the marked loops: each loop's mark is its own (generate_ast)
 };
 
 // isl's statement arguments are the values of the domain dimensions; those of the marked loops, which no
 // domain has, are their inames, the iterators of the loops the marks became.
-void restore_marked_args(isl_util::AstNode& n, const std::map<std::string, Statement>& statements,
-                         const isl_util::MarkedLoops& marked) {
-    if (n.kind == isl_util::AstNode::Kind::User) {
+void restore_marked_args(AstNode& n, const std::map<std::string, Statement>& statements,
+                         const MarkedLoops& marked) {
+    if (n.kind == AstNode::Kind::User) {
         std::vector<ExprPtr> args;
         std::size_t next = 0;
         for (const std::string& loop : statements.at(n.statement).loops)
             args.push_back(marked.count(loop) ? var(loop) : n.args.at(next++));
         n.args = std::move(args);
     }
-    for (isl_util::AstNode& c : n.children) restore_marked_args(c, statements, marked);
+    for (AstNode& c : n.children) restore_marked_args(c, statements, marked);
 }
 
 // The iname of the loop with isl's iterator `iterator`, from a statement below it: the band of a loop maps
 // the statement's dimension for that iname to the loop's iterator, which isl writes as the argument.
-const std::string* loop_iname(const isl_util::AstNode& n, const std::string& iterator,
+const std::string* loop_iname(const AstNode& n, const std::string& iterator,
                               const std::map<std::string, Statement>& statements) {
-    if (n.kind == isl_util::AstNode::Kind::User) {
+    if (n.kind == AstNode::Kind::User) {
         for (std::size_t j = 0; j < n.args.size(); ++j)
             if (n.args[j]->kind == ExprKind::Var && n.args[j]->name == iterator)
                 return &statements.at(n.statement).loops.at(j);
         return nullptr;
     }
-    for (const isl_util::AstNode& c : n.children)
+    for (const AstNode& c : n.children)
         if (const std::string* iname = loop_iname(c, iterator, statements)) return iname;
     return nullptr;
 }
 
 // isl names loop iterators c0, c1, ...; they become the inames of the loops.
-void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst,
+void rename_iterators(AstNode& n, std::map<std::string, ExprPtr> subst,
                       const std::map<std::string, Statement>& statements) {
-    if (n.kind == isl_util::AstNode::Kind::For) {
+    if (n.kind == AstNode::Kind::For) {
         const std::string* iname = loop_iname(n, n.iterator, statements);
         internal_assert(iname != nullptr, "no statement in the generated loop over ", n.iterator, " uses it");
         subst[n.iterator] = var(*iname);
@@ -512,15 +512,15 @@ void rename_iterators(isl_util::AstNode& n, std::map<std::string, ExprPtr> subst
     n.cond = substitute(n.cond, subst);
     n.inc = substitute(n.inc, subst);
     for (ExprPtr& a : n.args) a = substitute(a, subst);
-    for (isl_util::AstNode& c : n.children) rename_iterators(c, subst, statements);
+    for (AstNode& c : n.children) rename_iterators(c, subst, statements);
 }
 
 }  // namespace
 
-const isl_util::AstNode* first_statement(const isl_util::AstNode& n) {
-    if (n.kind == isl_util::AstNode::Kind::User) return &n;
-    for (const isl_util::AstNode& c : n.children)
-        if (const isl_util::AstNode* s = first_statement(c)) return s;
+const AstNode* first_statement(const AstNode& n) {
+    if (n.kind == AstNode::Kind::User) return &n;
+    for (const AstNode& c : n.children)
+        if (const AstNode* s = first_statement(c)) return s;
     return nullptr;
 }
 
@@ -573,34 +573,34 @@ bool runs_with(const Placed& a, const StatementDomain& da, const Placed& b, cons
 using Runs = std::map<std::string, std::vector<std::string>>;
 
 // Wraps each statement with a guard (loops_domain) in an `if`, its loops' values put in.
-void add_guards(isl_util::AstNode& n, const std::map<std::string, ExprPtr>& guards,
+void add_guards(AstNode& n, const std::map<std::string, ExprPtr>& guards,
                 const std::map<std::string, Statement>& statements) {
-    for (isl_util::AstNode& c : n.children) {
+    for (AstNode& c : n.children) {
         add_guards(c, guards, statements);
-        const auto guard = c.kind == isl_util::AstNode::Kind::User ? guards.find(c.statement) : guards.end();
+        const auto guard = c.kind == AstNode::Kind::User ? guards.find(c.statement) : guards.end();
         if (guard == guards.end()) continue;
         std::map<std::string, ExprPtr> values;
         const std::vector<std::string>& loops = statements.at(c.statement).loops;
         for (std::size_t j = 0; j < loops.size(); ++j) values[loops[j]] = c.args.at(j);
-        isl_util::AstNode then;
+        AstNode then;
         then.children.push_back(std::move(c));
-        c = isl_util::AstNode{};
-        c.kind = isl_util::AstNode::Kind::If;
+        c = AstNode{};
+        c.kind = AstNode::Kind::If;
         c.cond = substitute(guard->second, values);
         c.children.push_back(std::move(then));
     }
 }
 
 // Puts the other statements of a run after the first wherever the first is in `n`.
-void expand_runs(isl_util::AstNode& n, const Runs& runs) {
-    std::vector<isl_util::AstNode> children;
-    for (isl_util::AstNode& c : n.children) {
+void expand_runs(AstNode& n, const Runs& runs) {
+    std::vector<AstNode> children;
+    for (AstNode& c : n.children) {
         expand_runs(c, runs);
-        const auto run = c.kind == isl_util::AstNode::Kind::User ? runs.find(c.statement) : runs.end();
+        const auto run = c.kind == AstNode::Kind::User ? runs.find(c.statement) : runs.end();
         children.push_back(std::move(c));
         if (run == runs.end()) continue;
         for (std::size_t m = 1; m < run->second.size(); ++m) {
-            isl_util::AstNode copy = children.back();
+            AstNode copy = children.back();
             copy.statement = run->second[m];
             children.push_back(std::move(copy));
         }
@@ -610,13 +610,13 @@ void expand_runs(isl_util::AstNode& n, const Runs& runs) {
 
 // The loops with `marked` as marks, their dimensions gone from the statement domains; nullopt where isl split
 // a marked loop (generate_ast).
-std::optional<isl_util::AstNode> generate_marked_ast(const std::vector<Placed>& leaders, std::vector<isl::set> domains,
-                                                     const isl::set& context, const isl_util::MarkedLoops& marked) {
-    if (marked.empty()) return isl_util::generate_ast(ScheduleTree(leaders, domains, marked).build(), context);
+std::optional<AstNode> generate_marked_ast(const std::vector<Placed>& leaders, std::vector<isl::set> domains,
+                                                     const isl::set& context, const MarkedLoops& marked) {
+    if (marked.empty()) return generate_ast(ScheduleTree(leaders, domains, marked).build(), context);
     std::vector<std::string> names;
     for (const auto& [iname, range] : marked) names.push_back(iname);
     for (isl::set& d : domains) d = isl_util::project_out(d, names);
-    return isl_util::generate_ast(ScheduleTree(leaders, domains, marked).build(), context, marked);
+    return generate_ast(ScheduleTree(leaders, domains, marked).build(), context, marked);
 }
 
 }  // namespace
@@ -648,14 +648,14 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
         last = std::move(d);
     }
     const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);
-    isl_util::MarkedLoops marked = independent_unrolled_loops(k, leaders, domains);
-    std::optional<isl_util::AstNode> ast = generate_marked_ast(leaders, domains, context, marked);
+    MarkedLoops marked = independent_unrolled_loops(k, leaders, domains);
+    std::optional<AstNode> ast = generate_marked_ast(leaders, domains, context, marked);
     if (!ast) {
         marked.clear();
         ast = generate_marked_ast(leaders, domains, context, marked);
         internal_assert(ast.has_value(), "isl split a loop without marks");
     }
-    isl_util::AstNode& loops = *ast;
+    AstNode& loops = *ast;
     restore_marked_args(loops, out.statements, marked);
     add_guards(loops, guards, out.statements);
     expand_runs(loops, runs);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ir/kernel.h"
-#include "isl/ast_expr.h"
+#include "codegen/isl_ast.h"
 
 namespace loom {
 
@@ -25,7 +25,7 @@ struct Statement {
 };
 
 struct LoopNest {
-    isl_util::AstNode root;                    // iterators renamed to inames, statement args in inames
+    AstNode root;                    // iterators renamed to inames, statement args in inames
     std::map<std::string, Statement> statements;  // by isl statement name
 };
 
@@ -39,7 +39,7 @@ struct LoopNest {
 LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types);
 
 /// The first statement (User node) in `n`, null when it has none.
-const isl_util::AstNode* first_statement(const isl_util::AstNode& n);
+const AstNode* first_statement(const AstNode& n);
 
 /// The inames of `k` tagged as hardware axes ("g.N", "l.N").
 std::vector<std::string> hardware_inames(const KernelData& k);

@@ -171,9 +171,9 @@ private:
         return "";
     }
 
-    void block(const isl_util::AstNode& b, int depth) {
+    void block(const AstNode& b, int depth) {
         std::string last_comment;
-        for (const isl_util::AstNode& c : b.children) {
+        for (const AstNode& c : b.children) {
             const std::string comment = slab_comment(nest_, c, open_loops_);
             const bool fresh = !comment.empty() && !open_slabs_.count(comment);
             if (fresh && comment != last_comment) os_ << indent(depth) << c_comment(comment) << "\n";
@@ -185,9 +185,9 @@ private:
     }
 
     // A body of one statement goes without braces, as loopy prints it.
-    void body(const isl_util::AstNode& b, int depth) {
+    void body(const AstNode& b, int depth) {
         const bool single = b.children.size() == 1 &&
-                            !(b.children[0].kind == isl_util::AstNode::Kind::If && b.children[0].children.size() > 1);
+                            !(b.children[0].kind == AstNode::Kind::If && b.children[0].children.size() > 1);
         // A statement that prints nothing (a C barrier, a nop) alone in a body leaves an empty statement.
         if (single && prints_nothing(b.children[0])) return void(os_ << indent(depth + 1) << ";\n");
         // A statement that is a block of its own (an atomic compare-and-swap loop) brings its braces.
@@ -197,14 +197,14 @@ private:
         os_ << indent(depth) << "}\n";
     }
 
-    bool prints_nothing(const isl_util::AstNode& n) const {
-        if (n.kind != isl_util::AstNode::Kind::User) return false;
+    bool prints_nothing(const AstNode& n) const {
+        if (n.kind != AstNode::Kind::User) return false;
         const Statement& s = nest_.statements.at(n.statement);
         return s.barrier ? target_ == TargetKind::C : s.insn->kind != InsnKind::Assignment;
     }
 
-    bool is_block_statement(const isl_util::AstNode& n) const {
-        if (n.kind != isl_util::AstNode::Kind::User) return false;
+    bool is_block_statement(const AstNode& n) const {
+        if (n.kind != AstNode::Kind::User) return false;
         const Instruction* insn = nest_.statements.at(n.statement).insn;
         return insn && insn->atomic && insn->predicates.empty() && atomic_needs_block(k_, target_, *insn);
     }
@@ -216,8 +216,8 @@ private:
         return printer_.print(cond);
     }
 
-    void node(const isl_util::AstNode& n, int depth) {
-        using Kind = isl_util::AstNode::Kind;
+    void node(const AstNode& n, int depth) {
+        using Kind = AstNode::Kind;
         switch (n.kind) {
             case Kind::Block: block(n, depth); break;
             case Kind::For: {
@@ -259,7 +259,7 @@ private:
         }
     }
 
-    void statement(const isl_util::AstNode& n, int depth) {
+    void statement(const AstNode& n, int depth) {
         const Statement& s = nest_.statements.at(n.statement);
         std::map<std::string, ExprPtr> subst;
         for (std::size_t j = 0; j < s.loops.size(); ++j) subst[s.loops[j]] = n.args[j];
@@ -445,8 +445,8 @@ void check_local_initializers(const KernelData& k, TargetKind target) {
 
 // Loop variables have the kernel's index type: a loop whose values, or the value after its last one, fall
 // outside it would wrap around. isl writes the constant bounds of a loop as literals.
-void check_index_range(const KernelData& k, const isl_util::AstNode& n) {
-    if (n.kind == isl_util::AstNode::Kind::For) {
+void check_index_range(const KernelData& k, const AstNode& n) {
+    if (n.kind == AstNode::Kind::For) {
         visit(n.init, [&](const ExprPtr& e) {
             if (e->kind == ExprKind::IntLit)
                 check_index_value(k, e->ival, "generate_code", cat("the start of iname '", n.iterator, "',"));
@@ -456,7 +456,7 @@ void check_index_range(const KernelData& k, const isl_util::AstNode& n) {
                 check_index_value(k, e->ival + 1, "generate_code", cat("the end of iname '", n.iterator, "',"));
         });
     }
-    for (const isl_util::AstNode& c : n.children) check_index_range(k, c);
+    for (const AstNode& c : n.children) check_index_range(k, c);
 }
 
 // Flat indices have the index type too: the largest one of an array of constant layout must fit it.

@@ -12,7 +12,6 @@ namespace loom {
 
 namespace {
 
-using isl_util::AstNode;
 
 // `e` with its constant parts computed: a loop bound that a copy's value made constant prints as a number.
 ExprPtr folded(const ExprPtr& e) {

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "isl/ast_expr.h"
+#include "codegen/isl_ast.h"
 
 namespace loom {
 
@@ -18,7 +18,7 @@ namespace loom {
 /// on that value. isl simplifies each condition where the loops and guards around it and `context` (a
 /// parameter set) hold: a copy that always runs has no guard, one that never runs is left out, and guards
 /// inside a copy that depend on the value are decided again.
-isl_util::AstNode unroll_loops(const isl_util::AstNode& root, const std::map<std::string, long>& lengths,
+AstNode unroll_loops(const AstNode& root, const std::map<std::string, long>& lengths,
                                const isl::set& context);
 
 }  // namespace loom

@@ -501,8 +501,7 @@ ExprPtr aff_to_expr(const isl::aff& a) {
     isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_pw_aff_from_aff(on_params));
     isl_ast_build_free(build);
     internal_assert(e != nullptr, "cannot print affine expression");
-    const isl::ast_expr held = isl::manage(e);  // converting it may throw
-    return ast_expr_to_expr(held.get());
+    return ast_expr_to_expr(isl::manage(e));
 }
 
 ExprPtr pw_aff_to_expr(const isl::pw_aff& a, const isl::set& context) {
@@ -514,8 +513,7 @@ ExprPtr pw_aff_to_expr(const isl::pw_aff& a, const isl::set& context) {
     isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, a.copy());
     isl_ast_build_free(build);
     internal_assert(e != nullptr, "cannot print piecewise affine expression");
-    const isl::ast_expr held = isl::manage(e);  // converting it may throw
-    return ast_expr_to_expr(held.get());
+    return ast_expr_to_expr(isl::manage(e));
 }
 
 isl::set dims_to_params(const isl::set& s, const std::vector<std::string>& names) {
@@ -1429,9 +1427,7 @@ ExprPtr condition_expr(const isl::set& s, const isl::set& context) {
     isl_ast_expr* e = isl_ast_build_expr_from_set(build, align_params(s, known.space()).release());
     isl_ast_build_free(build);
     internal_assert(e != nullptr, "cannot print condition ", to_str(s));
-    ExprPtr out = ast_expr_to_expr(e);
-    isl_ast_expr_free(e);
-    return out;
+    return ast_expr_to_expr(isl::manage(e));
 }
 
 namespace {

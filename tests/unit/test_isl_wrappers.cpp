@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "helpers.h"
-#include "isl/ast_expr.h"
+#include "codegen/isl_ast.h"
 #include "isl/isl.h"
 #include "parse/instructions.h"
 #include "support/error.h"

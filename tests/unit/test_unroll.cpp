@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "codegen/unroll.h"
-#include "isl/ast_expr.h"
+#include "codegen/isl_ast.h"
 #include "isl/isl.h"
 
 using namespace loom;
