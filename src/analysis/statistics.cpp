@@ -153,7 +153,6 @@ private:
     // The extents of the hardware axes `insn` does not run in: each of their work-items (or groups) repeats it.
     PwQPolynomial unused_axes(const Instruction& insn, bool with_local) {
         PwQPolynomial f = PwQPolynomial::constant(params_, 1);
-        const isl::set context = assumption_context(k_);
         auto multiply = [&](const std::vector<std::vector<std::string>>& axes, bool local) {
             for (const std::vector<std::string>& inames : axes) {
                 if (inames.empty() || std::any_of(inames.begin(), inames.end(),
@@ -163,9 +162,7 @@ private:
                     f = f.scaled(local_size(inames));
                     continue;
                 }
-                std::vector<isl::pw_aff> sizes;
-                for (const std::string& i : inames) sizes.push_back(isl_util::extent(domain_of(k_, {i}), 0, context));
-                f = f * isl_util::largest(sizes).aligned(params_);
+                f = f * isl_util::count_of(group_count(k_, inames)).aligned(params_);
             }
         };
         multiply(group_axes_, false);

@@ -364,7 +364,8 @@ void record_axis(AxisExtents& axes, std::size_t n, const isl::pw_aff& extent) {
 }
 
 void set_grid(const KernelData& k, DeviceKernel& dk) {
-    AxisExtents groups, parametric_local;
+    std::vector<std::vector<std::string>> group_inames;  // per group axis
+    AxisExtents parametric_local;
     std::vector<std::optional<long>> local;  // per local axis: the largest constant size of its inames
     const isl::set ctx = assumption_context(k);
     for (const std::string& h : hardware_inames(k)) {
@@ -373,7 +374,8 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
         user_assert(n < 3, error_kind::LoopyError, "iname '", h, "' is tagged ", tag, ": only axes 0, 1 and 2 exist");
         const isl::set values = domain_of(k, {h});
         if (tag.is_group()) {
-            record_axis(groups, n, isl_util::extent(values, 0, ctx));
+            if (group_inames.size() <= n) group_inames.resize(n + 1);
+            group_inames[n].push_back(h);
             continue;
         }
         if (local.size() <= n) local.resize(n + 1);
@@ -382,7 +384,8 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
         else
             record_axis(parametric_local, n, isl_util::extent(values, 0, ctx));
     }
-    for (const std::optional<isl::pw_aff>& g : groups) {
+    for (const std::vector<std::string>& inames : group_inames) {
+        const std::optional<isl::pw_aff> g = inames.empty() ? std::nullopt : std::optional(group_count(k, inames));
         dk.groups.push_back(g ? isl_util::pw_aff_to_expr(*g, ctx) : int_lit(1));
         // Work-group ids have the index type too (hardware inames start at 0, their extent is their end).
         if (dk.groups.back()->kind == ExprKind::IntLit)

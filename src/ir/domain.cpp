@@ -296,4 +296,15 @@ isl::set assumption_context(const KernelData& k) {
     });
 }
 
+isl::pw_aff group_count(const KernelData& k, const std::vector<std::string>& inames) {
+    const isl::set ctx = assumption_context(k);
+    std::optional<isl::pw_aff> count;
+    for (const std::string& i : inames) {
+        const isl::pw_aff e = isl_util::extent(domain_of(k, {i}), 0, ctx);
+        count = count ? isl_util::union_max(*count, e) : e;
+    }
+    internal_assert(count.has_value(), "the number of work-groups of no iname");
+    return *count;
+}
+
 }  // namespace loom

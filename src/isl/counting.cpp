@@ -447,11 +447,7 @@ std::string PwQPolynomial::to_str() const {
     return out;
 }
 
-PwQPolynomial largest(const std::vector<isl::pw_aff>& sizes) {
-    isl_pw_aff* max = sizes.at(0).copy();
-    for (std::size_t i = 1; i < sizes.size(); ++i) max = isl_pw_aff_union_max(max, sizes[i].copy());
-    return PwQPolynomial(isl_pw_qpolynomial_from_pw_aff(max));
-}
+PwQPolynomial count_of(const isl::pw_aff& size) { return PwQPolynomial(isl_pw_qpolynomial_from_pw_aff(size.copy())); }
 
 namespace {
 

@@ -56,8 +56,8 @@ private:
     isl_pw_qpolynomial* p_;
 };
 
-/// The largest of several piecewise affine functions (grid sizes), as a count.
-PwQPolynomial largest(const std::vector<isl::pw_aff>& sizes);
+/// A piecewise affine function (a grid size) as a count.
+PwQPolynomial count_of(const isl::pw_aff& size);
 
 /// `e`, a polynomial in the names it uses, as isl prints it over those names sorted (`ell * m`, `128`);
 /// nullopt when `e` is no polynomial (a division, a call, ...). Equal polynomials give equal text.
