@@ -96,6 +96,8 @@ public:
     virtual std::string local_qualifier() const { return ""; }
     /// Whether a local temporary may have an initializer.
     virtual bool initializes_local_memory() const { return false; }
+    /// Whether a private array may have a size given by the parameters (C99's variable-length arrays).
+    virtual bool has_variable_length_arrays() const { return false; }
     /// The work-item or group id a hardware iname tagged `tag` stands for (only where !runs_on_host).
     virtual std::string hardware_index(const InameTag& tag) const;
     /// The barrier statement (without `;`) for barrier `b`; "" where none is needed.

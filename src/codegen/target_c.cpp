@@ -35,6 +35,7 @@ public:
 
     // A local temporary is an ordinary array (as loopy's C target declares it): an initialized one is a table.
     bool initializes_local_memory() const override { return true; }
+    bool has_variable_length_arrays() const override { return true; }
 
     // The phases of the grid loops already order the work-items.
     std::string barrier(const LinearItem& b) const override { return ""; }
