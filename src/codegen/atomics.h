@@ -29,16 +29,19 @@ namespace loom {
 void add_atomic_scratch_variables(KernelData& k);
 
 /// Whether atomic assignment `insn` is emitted as a block (a compare-and-swap loop) rather than one call.
-bool atomic_needs_block(const KernelData& k, TargetKind target, const Instruction& insn);
+bool atomic_needs_block(const KernelData& k, const Target& target, const Instruction& insn);
 
 /// The code of atomic assignment `insn`, whose left-hand side and right-hand side with the loop variables of
 /// the generated code substituted are `lhs` and `rhs`: one statement line, or the lines of a block (`{`
 /// first, `}` last), unindented.
-std::vector<std::string> atomic_assignment(const KernelData& k, CExprPrinter& printer, TargetKind target,
+std::vector<std::string> atomic_assignment(const KernelData& k, CExprPrinter& printer, const Target& target,
                                            const Instruction& insn, const ExprPtr& lhs, const ExprPtr& rhs);
 
-/// The OpenCL extension pragmas that `k`'s atomic assignments need (64-bit atomics), one per line; "" when
-/// none or on other targets.
-std::string atomic_extensions(const KernelData& k, TargetKind target);
+/// Which 64-bit atomics `k`'s atomic assignments use on `target`: any (`base`), and min, max or bit
+/// operations (`extended`), which OpenCL enables by separate extensions.
+struct Int64Atomics {
+    bool base = false, extended = false;
+};
+Int64Atomics int64_atomics(const KernelData& k, const Target& target);
 
 }  // namespace loom

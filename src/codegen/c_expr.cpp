@@ -248,9 +248,9 @@ std::string CExprPrinter::imag_literal(const ExprPtr& e, DType want, int& prec) 
     const DType t = e->dtype != DType::Unknown ? e->dtype : is_complex(want) ? want : imag_literal_type(e->fval);
     const DType r = real_part_type(t);
     complex_types_.insert(t);
-    if (target_ == TargetKind::OpenCL)
+    if (complex_helpers())
         return complex_fn("new", t) + "(" + float_literal(0, r) + ", " + float_literal(e->fval, r) + ")";
-    require_complex_support(target_);
+    target_.require_complex_support();
     prec = kMul;
     return float_literal(e->fval, r) + " * " + imaginary_unit();
 }
@@ -259,13 +259,13 @@ std::string CExprPrinter::converted(const ExprPtr& e, DType to, int parent_prec,
     const ExprType from = typer_.type(e);
     // Untyped literals are printed in the wanted type directly; OpenCL's complex types are vectors, which a
     // real would fill in both components.
-    const bool real_to_vector = target_ == TargetKind::OpenCL && is_complex(to) && !is_complex(from.dtype);
+    const bool real_to_vector = complex_helpers() && is_complex(to) && !is_complex(from.dtype);
     if (from.dtype == to || to == DType::Unknown || (from.weak && !real_to_vector))
         return print_prec(e, to, parent_prec, right_operand);
     if (is_complex(to)) complex_types_.insert(to);
-    if (is_complex(to) && target_ == TargetKind::OpenCL)
+    if (is_complex(to) && complex_helpers())
         return complex_fn(is_complex(from.dtype) ? "cast" : "fromreal", to) + "(" + print(e, to) + ")";
-    const std::string s = "(" + c_type(to, target_) + ") " + print_prec(e, DType::Unknown, kUnary);
+    const std::string s = "(" + target_.scalar_type(to) + ") " + print_prec(e, DType::Unknown, kUnary);
     return parenthesized_if(s, kUnary, parent_prec, right_operand);
 }
 
@@ -324,7 +324,7 @@ std::string CExprPrinter::print_unary(const ExprPtr& e, DType want, int& prec) {
 
 // `-x` in type `t` as loopy prints it, a product by -1 (`-1.0f * x`); a complex on OpenCL through `cfloat_neg`.
 std::string CExprPrinter::print_negation(const ExprPtr& x, DType t, int& prec, bool cast) {
-    if (is_complex(t) && target_ == TargetKind::OpenCL) {
+    if (is_complex(t) && complex_helpers()) {
         prec = kPrimary;
         return complex_fn("neg", t) + "(" + converted(x, t, 0) + ")";
     }
@@ -341,7 +341,7 @@ std::string CExprPrinter::print_term(const ExprPtr& term, DType sum_type, int pa
     // A term of the other signedness is cast, so that C computes in the sum's (numpy's) type.
     const DType tt = sum_type == DType::Unknown ? DType::Unknown : typer_.type(term).dtype;
     if (is_integer(tt) && tt != sum_type && is_signed(tt) != is_signed(sum_type))
-        return parenthesized_if("(" + c_type(sum_type, target_) + ") " + print_prec(term, DType::Unknown, kUnary), kUnary,
+        return parenthesized_if("(" + target_.scalar_type(sum_type) + ") " + print_prec(term, DType::Unknown, kUnary), kUnary,
                                 parent_prec, right_operand);
     // A product of non-constants is where flattening stops: print it as it stands.
     if (term->kind == ExprKind::Binary && term->op == BinOp::Mul) {
@@ -465,7 +465,7 @@ std::string CExprPrinter::print_arithmetic(const ExprPtr& e, DType t, int& prec)
 
 std::string CExprPrinter::print_comparison(const ExprPtr& e, int& prec) {
     const DType t = typer_.operation_type(e->args);
-    if (is_complex(t) && target_ == TargetKind::OpenCL) {
+    if (is_complex(t) && complex_helpers()) {
         const std::string eq =
             complex_fn("eq", t) + "(" + converted(e->args[0], t, 0) + ", " + converted(e->args[1], t, 0) + ")";
         if (e->op == BinOp::Eq) return eq;
@@ -482,7 +482,7 @@ std::string CExprPrinter::print_comparison(const ExprPtr& e, int& prec) {
 // type context), float64 by default.
 std::string CExprPrinter::print_true_division(const ExprPtr& e, DType want, int& prec) {
     const DType ft = is_float(want) ? want : DType::Float64;
-    const std::string ct = "(" + c_type(ft, target_) + ") ";
+    const std::string ct = "(" + target_.scalar_type(ft) + ") ";
     prec = kMul;
     return ct + print_prec(e->args[0], DType::Unknown, kUnary) + " / " + ct + print_prec(e->args[1], DType::Unknown, kUnary);
 }
@@ -493,7 +493,7 @@ std::string CExprPrinter::print_floor_div(const ExprPtr& e, int& prec) {
     const ExprPtr &a = e->args[0], &b = e->args[1];
     const bool floor_div = e->op == BinOp::FloorDiv;
     if (is_float(t)) {
-        if (floor_div) return math_name("floor", t) + "(" + converted(a, t, kMul) + " / " + converted(b, t, kMul, true) + ")";
+        if (floor_div) return target_.math_function("floor", t) + "(" + converted(a, t, kMul) + " / " + converted(b, t, kMul, true) + ")";
         return integer_helper("mod", t) + "(" + converted(a, t, 0) + ", " + converted(b, t, 0) + ")";
     }
     const auto known_nonnegative = [&](const ExprPtr& x) {
@@ -504,7 +504,7 @@ std::string CExprPrinter::print_floor_div(const ExprPtr& e, int& prec) {
     const bool nonzero_literal = b->kind == ExprKind::IntLit && b->ival != 0;
     if (known_nonnegative(b)) {
         // On C a division by zero kills the process: unless the divisor is a literal, the helper guards it.
-        if (known_nonnegative(a) && (nonzero_literal || target_ != TargetKind::C)) {
+        if (known_nonnegative(a) && (nonzero_literal || !target_.integer_division_traps())) {
             prec = kMul;
             return print_prec(a, t, kMul) + (floor_div ? " / " : " % ") + print_prec(b, t, kMul, true);
         }
@@ -528,7 +528,7 @@ std::string CExprPrinter::print_pow(const ExprPtr& e, int& prec) {
     if (is_complex(t)) return print_complex_call(call("pow", {base, exponent}), t);
     if (is_integer(te) || te == DType::Bool)
         return pow_helper(t, te) + "(" + converted(base, t, 0) + ", " + print(exponent) + ")";
-    return math_name("pow", t) + "(" + converted(base, t, 0) + ", " + converted(exponent, t, 0) + ")";
+    return target_.math_function("pow", t) + "(" + converted(base, t, 0) + ", " + converted(exponent, t, 0) + ")";
 }
 
 // Complex + - * /: C99's operators on the C target (after bringing complex operands to the result's
@@ -541,7 +541,7 @@ std::string CExprPrinter::print_complex_arithmetic(const ExprPtr& e, DType t, in
     internal_assert(e->op == BinOp::Add || e->op == BinOp::Sub || e->op == BinOp::Mul || e->op == BinOp::Div,
                     "complex operands of '", binop_text(e->op), "'");
     complex_types_.insert(t);
-    if (target_ != TargetKind::OpenCL) {
+    if (!complex_helpers()) {
         const CBinOp c = c_binop(e->op);
         prec = c.prec;
         return (ca ? converted(a, t, c.prec) : print_prec(a, r, c.prec)) + " " + c.text + " " +
@@ -567,17 +567,12 @@ std::string CExprPrinter::print_if(const ExprPtr& e, DType want, int& prec) {
 
 std::string CExprPrinter::print_cast(const ExprPtr& e, int& prec) {
     const DType from = typer_.type(e->args[0]).dtype;
-    if (is_complex(e->dtype) && target_ == TargetKind::OpenCL) {
+    if (is_complex(e->dtype) && complex_helpers()) {
         if (from == e->dtype) return print_node(e->args[0], e->dtype, prec);
         return converted(e->args[0], e->dtype, 0);
     }
     prec = kUnary;
-    return "(" + c_type(e->dtype, target_) + ") (" + print(e->args[0], e->dtype) + ")";
-}
-
-std::string CExprPrinter::math_name(const std::string& f, DType t) const {
-    // C's <math.h> has separate float versions; OpenCL overloads. CUDA has both spellings.
-    return target_ != TargetKind::OpenCL && t == DType::Float32 ? f + "f" : f;
+    return "(" + target_.scalar_type(e->dtype) + ") (" + print(e->args[0], e->dtype) + ")";
 }
 
 std::string CExprPrinter::print_call(const ExprPtr& e, int& prec) {
@@ -590,36 +585,36 @@ std::string CExprPrinter::print_call(const ExprPtr& e, int& prec) {
 
 std::string CExprPrinter::print_real_call(const ExprPtr& e, DType t, int& prec) {
     const std::string& f = e->name;
-    const bool c_like = target_ != TargetKind::OpenCL;
+    const bool c_like = !target_.overloaded_integer_builtins();
     if (f == "real" || f == "conj") return print_node(e->args[0], t, prec);
     if (f == "imag") return literal(int_lit(0), t);
     std::vector<std::string> args;
     for (const ExprPtr& a : e->args) {
         // OpenCL's integer builtins are overloaded: a literal needs the argument type spelled out.
         const bool typed_literal = !c_like && is_integer(t) && t != DType::Int32 && typer_.type(a).weak;
-        args.push_back(typed_literal ? "(" + c_type(t, target_) + ") " + print_prec(a, t, kUnary) : converted(a, t, 0));
+        args.push_back(typed_literal ? "(" + target_.scalar_type(t) + ") " + print_prec(a, t, kUnary) : converted(a, t, 0));
     }
     const std::string list = "(" + join_args(args) + ")";
     if (f == "abs" && is_integer(t) && is_signed(t)) {
         if (c_like) return (t == DType::Int64 ? "llabs" : "abs") + list;
         // OpenCL's abs returns the unsigned type; numpy keeps the signed one.
         prec = kUnary;
-        return "(" + c_type(t, target_) + ") abs" + list;
+        return "(" + target_.scalar_type(t) + ") abs" + list;
     }
     if (f == "abs" && !is_float(t)) return print_node(e->args[0], t, prec);  // unsigned or bool
-    if (f == "abs") return math_name("fabs", t) + list;
+    if (f == "abs") return target_.math_function("fabs", t) + list;
     if ((f == "min" || f == "max") && !is_float(t)) return (c_like ? min_max_helper(f, t) : f) + list;
-    if (f == "min" || f == "max") return math_name("f" + f, t) + list;
+    if (f == "min" || f == "max") return target_.math_function("f" + f, t) + list;
     if (f == "clamp" && c_like) {  // OpenCL's builtin, for integers and floats
-        const std::string ct = c_type(t, target_);
+        const std::string ct = target_.scalar_type(t);
         return define("lpy_clamp_" + dtype_name(t), ct, ct + " x, " + ct + " lo, " + ct + " hi",
                       "return x < lo ? lo : (x > hi ? hi : x);") + list;
     }
-    if (f == "rsqrt" && target_ == TargetKind::C) {
+    if (f == "rsqrt" && !target_.has_rsqrt()) {
         prec = kMul;
-        return float_literal(1, t) + " / " + math_name("sqrt", t) + list;
+        return float_literal(1, t) + " / " + target_.math_function("sqrt", t) + list;
     }
-    return math_name(f, t) + list;
+    return target_.math_function(f, t) + list;
 }
 
 std::string CExprPrinter::print_complex_call(const ExprPtr& e, DType t) {
@@ -627,8 +622,8 @@ std::string CExprPrinter::print_complex_call(const ExprPtr& e, DType t) {
     std::vector<std::string> args;
     for (const ExprPtr& a : e->args) args.push_back(converted(a, t, 0));
     const std::string list = "(" + join_args(args) + ")";
-    if (target_ == TargetKind::OpenCL) return complex_fn(e->name, t) + list;
-    require_complex_support(target_);
+    if (complex_helpers()) return complex_fn(e->name, t) + list;
+    target_.require_complex_support();
     const std::string suffix = t == DType::Complex64 ? "f" : "";
     if (e->name == "conj") return "conj" + suffix + list;
     return "c" + e->name + suffix + list;
@@ -665,9 +660,9 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
     internal_assert(v->strides.size() == e->args.size(), "'", e->name, "' has ", v->strides.size(),
                     " axes but is indexed with ", e->args.size(), " indices (check_indices_match_axes)");
     const std::vector<std::size_t> seps = sep_axes(*v);
-    // OpenCL indexes an array of vectors in whole vectors and picks an entry with `.sN`; the other targets
-    // index its scalars.
-    const std::optional<std::size_t> vec = target_ == TargetKind::OpenCL ? vec_axis(*v) : std::nullopt;
+    // A target with vector types indexes an array of vectors in whole vectors and picks an entry with `.sN`;
+    // the other targets index its scalars.
+    const std::optional<std::size_t> vec = target_.has_vector_types() ? vec_axis(*v) : std::nullopt;
     const auto scaled = [&](const ExprPtr& x) { return vec ? stride_in_vectors(*v, x) : x; };
     std::vector<std::int64_t> piece;
     std::string entry;
@@ -691,11 +686,8 @@ std::string CExprPrinter::print_subscript(const ExprPtr& e) {
     int prec = kPrimary;
     const std::string name = piece.empty() ? e->name : sep_piece_name(*v, piece);
     if (vec && is_single_vector(*v)) return name + entry;
-    // C prints the constant offset last: the unrolled copies of a register tile then index `b[base + 1]`,
-    // `b[base + 2]`, ... with one base, which gcc's vectorizer needs to see them as consecutive (with the
-    // constant first it packs none of them: measured 8 times slower on a GEMM tile).
-    const bool constant_last = target_ == TargetKind::C;
-    return name + "[" + (flat ? print_integer_sum(flat, DType::Unknown, prec, constant_last) : "0") + "]" + entry;
+    return name + "[" + (flat ? print_integer_sum(flat, DType::Unknown, prec, target_.constant_offset_last()) : "0") +
+           "]" + entry;
 }
 
 // A subscript that indexes the storage of `v` itself: a linear subscript a[[e]], or any index of an array
@@ -715,14 +707,14 @@ std::string CExprPrinter::assignment(const ExprPtr& lhs, const ExprPtr& rhs) {
     const DType lt = typer_.type(lhs).dtype;
     const ExprType rt = typer_.type(rhs);
     std::string value;
-    if (is_complex(lt) && target_ == TargetKind::OpenCL) {
+    if (is_complex(lt) && complex_helpers()) {
         value = converted(rhs, lt, 0);
     } else {
         value = print(rhs, lt);
         // An untyped literal is printed in the left-hand side's type: no cast, except for an integer one
         // becoming floating (loopy's `(float) (0.0f)`).
         const bool printed_as_lhs = rt.weak && is_floating(rt.dtype) == is_floating(lt);
-        if (rt.dtype != lt && !printed_as_lhs) value = "(" + c_type(lt, target_) + ") (" + value + ")";
+        if (rt.dtype != lt && !printed_as_lhs) value = "(" + target_.scalar_type(lt) + ") (" + value + ")";
     }
     return print(lhs) + " = " + value + ";";
 }
@@ -733,33 +725,32 @@ std::string CExprPrinter::define(const std::string& name, const std::string& ret
                                  const std::string& body) {
     const bool known = std::any_of(helpers_.begin(), helpers_.end(), [&](const auto& h) { return h.first == name; });
     if (known) return name;
-    const std::string qualifier = target_ == TargetKind::CUDA ? "inline __device__" : "static inline";
-    helpers_.emplace_back(name, qualifier + " " + ret + " " + name + "(" + params + ")\n{\n" + indented(body) + "}\n");
+    helpers_.emplace_back(name, target_.helper_qualifier() + " " + ret + " " + name + "(" + params + ")\n{\n" + indented(body) + "}\n");
     return name;
 }
 
-// What an integer division by `b` that traps in C gives instead, on the C target: by zero 0, and the most
-// negative int or long by -1 its wrapped negation (modulo 0), as numpy's. OpenCL C leaves both unspecified.
+// What an integer division by `b` that traps (on the C target) gives instead: by zero 0, and the most negative
+// int or long by -1 its wrapped negation (modulo 0), as numpy's. OpenCL C leaves both unspecified.
 std::string CExprPrinter::division_guards(const std::string& op, DType t) const {
-    if (target_ != TargetKind::C || is_float(t)) return "";
+    if (!target_.integer_division_traps() || is_float(t)) return "";
     std::string out = "if (b == 0)\n  return 0;\n";
     if (op.find("_pos_b") != std::string::npos || (t != DType::Int32 && t != DType::Int64)) return out;
-    const std::string unsigned_type = c_type(t == DType::Int32 ? DType::UInt32 : DType::UInt64, target_);
-    const std::string negated = "(" + c_type(t, target_) + ") (0u - (" + unsigned_type + ") a)";
+    const std::string unsigned_type = target_.scalar_type(t == DType::Int32 ? DType::UInt32 : DType::UInt64);
+    const std::string negated = "(" + target_.scalar_type(t) + ") (0u - (" + unsigned_type + ") a)";
     return out + "if (b == -1)\n  return " + (op == "floor_div" ? negated : "0") + ";\n";
 }
 
 // Python's floor division and modulo (loopy's loopy_floor_div_int32, ...); `_pos_b` variants for a divisor
 // known to be non-negative. The float modulo takes fmod's remainder to the divisor's sign.
 std::string CExprPrinter::integer_helper(const std::string& op, DType t) {
-    const std::string ct = c_type(t, target_);
+    const std::string ct = target_.scalar_type(t);
     std::string body = division_guards(op, t);
     if (op == "floor_div")
         body += "if ((a < 0) != (b < 0))\n  a = a - (b + (b < 0) - (b >= 0));\nreturn a / b;";
     else if (op == "floor_div_pos_b")
         body += "if (a < 0)\n  a = a - (b - 1);\nreturn a / b;";
     else if (op == "mod" && is_float(t))
-        body = ct + " r = " + math_name("fmod", t) + "(a, b);\nif (r != 0 && ((r < 0) != (b < 0)))\n  r = r + b;\nreturn r;";
+        body = ct + " r = " + target_.math_function("fmod", t) + "(a, b);\nif (r != 0 && ((r < 0) != (b < 0)))\n  r = r + b;\nreturn r;";
     else if (op == "mod")
         body += ct + " r = a % b;\nif (r < 0 && b > 0)\n  r = r + b;\nif (r > 0 && b < 0)\n  r = r + b;\nreturn r;";
     else
@@ -769,7 +760,7 @@ std::string CExprPrinter::integer_helper(const std::string& op, DType t) {
 
 // x**n by squaring (loopy's loopy_pow_<base>_<exponent>); a negative n inverts x first.
 std::string CExprPrinter::pow_helper(DType base, DType exponent) {
-    const std::string bt = c_type(base, target_), et = c_type(exponent, target_);
+    const std::string bt = target_.scalar_type(base), et = target_.scalar_type(exponent);
     const std::string invert = is_signed(exponent) ? "if (n < 0)\n{\n  x = 1.0 / x;\n  n = -n;\n}\n" : "";
     return define("loopy_pow_" + dtype_name(base) + "_" + dtype_name(exponent), bt, bt + " x, " + et + " n",
                   "if (n == 0)\n  return 1;\n" + invert + bt +
@@ -778,7 +769,7 @@ std::string CExprPrinter::pow_helper(DType base, DType exponent) {
 
 // Integer min/max on targets whose library has only floating fmin/fmax.
 std::string CExprPrinter::min_max_helper(const std::string& f, DType t) {
-    const std::string ct = c_type(t, target_);
+    const std::string ct = target_.scalar_type(t);
     return define("lpy_" + f + "_" + dtype_name(t), ct, ct + " a, " + ct + " b",
                   std::string("return a ") + (f == "min" ? "<" : ">") + " b ? a : b;");
 }
@@ -796,7 +787,7 @@ std::string CExprPrinter::complex_fn(const std::string& op, DType t) {
         std::string s = replace_all(std::string(text), "@P_", prefix + "_");
         s = replace_all(s, "@T", prefix + "_t");
         s = replace_all(s, "@U", complex_prefix(other) + "_t");
-        return replace_all(s, "@R", c_type(real_part_type(t), target_));
+        return replace_all(s, "@R", target_.scalar_type(real_part_type(t)));
     };
     return define(name, fill(f.ret), fill(f.params), fill(f.body));
 }
@@ -814,12 +805,7 @@ std::string CExprPrinter::helper_definitions() const {
         for (const Variable& v : *vars)
             if (is_complex(v.dtype)) complex.insert(v.dtype);
     std::ostringstream os;
-    if (!complex.empty() && target_ == TargetKind::C) os << "#include <complex.h>\n\n";
-    if (!complex.empty() && target_ == TargetKind::OpenCL) {
-        for (DType t : complex)
-            os << "typedef " << (t == DType::Complex64 ? "float2 " : "double2 ") << complex_prefix(t) << "_t;\n";
-        os << "\n";
-    }
+    if (!complex.empty()) os << target_.complex_declarations(complex);
     for (const auto& [name, text] : helpers_) os << text << "\n";
     return os.str();
 }

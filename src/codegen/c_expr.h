@@ -27,7 +27,7 @@ namespace loom {
 
 class CExprPrinter {
 public:
-    CExprPrinter(const KernelData& k, TargetKind target) : k_(k), typer_(k), target_(target) {}
+    CExprPrinter(const KernelData& k, const Target& target) : k_(k), typer_(k), target_(target) {}
 
     /// `want`: the type the value is wanted in (untyped literals are printed in it); Unknown: their own type.
     std::string print(const ExprPtr& e, DType want = DType::Unknown);
@@ -41,7 +41,7 @@ public:
     ExprPtr canonical_sum(const ExprPtr& e) const;
     /// Prints iname `iname` as `text` (the work-item id that implements it).
     void set_hardware_text(const std::string& iname, const std::string& text) { hardware_text_[iname] = text; }
-    /// The iname a vectorized statement runs on at once (OpenCL): subscripts by it along a `vec` axis are
+    /// The iname a vectorized statement runs on at once (vector types): subscripts by it along a `vec` axis are
     /// whole vectors. Empty: none.
     void set_vector_iname(std::string iname) { vector_iname_ = std::move(iname); }
     /// The inames of the statement printed next: `//` and `%` are proven non-negative over their domain.
@@ -78,10 +78,10 @@ private:
     std::string converted(const ExprPtr& e, DType to, int parent_prec, bool right_operand = false);
     bool needs_casts(const ExprPtr& a, const ExprPtr& b, DType t);
     std::string operand(const ExprPtr& x, DType t, int parent_prec, bool right_operand, bool cast);
-    std::string math_name(const std::string& f, DType t) const;
     std::string division_guards(const std::string& op, DType t) const;
     std::string imaginary_unit() const;
     bool nonnegative(const ExprPtr& e);
+    bool complex_helpers() const { return target_.complex_style() == ComplexStyle::Helpers; }
 
     std::string define(const std::string& name, const std::string& ret, const std::string& params,
                        const std::string& body);
@@ -92,7 +92,7 @@ private:
 
     const KernelData& k_;
     ExprTyper typer_;  // one for all printed expressions: each node is typed once
-    TargetKind target_;
+    const Target& target_;
     std::vector<std::pair<std::string, std::string>> helpers_;  // (name, definition), dependencies first
     std::set<DType> complex_types_;                             // used by printed expressions
     std::map<std::string, std::string> hardware_text_;          // iname -> "gid(0)", "lid(1)", ...

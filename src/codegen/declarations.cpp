@@ -105,24 +105,24 @@ std::string size_text(const Storage& s) {
 
 }  // namespace
 
-std::string element_type(const Variable& v, TargetKind target) {
-    if (target == TargetKind::OpenCL && vec_axis(v)) return vector_type(v.dtype, vector_length(v));
-    return c_type(v.dtype, target);
+std::string element_type(const Variable& v, const Target& target) {
+    if (target.has_vector_types() && vec_axis(v)) return target.vector_type(v.dtype, vector_length(v));
+    return target.scalar_type(v.dtype);
 }
 
 bool is_single_vector(const Variable& v) {
     return v.kind == VarKind::Temporary && v.shape.size() == 1 && vec_axis(v).has_value();
 }
 
-bool at_program_scope(const Variable& t, TargetKind target) {
+bool at_program_scope(const Variable& t, const Target& target) {
     return t.kind == VarKind::Temporary && t.read_only && !t.initializer.empty() &&
-           (t.address_space == AddressSpace::Global || target == TargetKind::C);
+           (t.address_space == AddressSpace::Global || target.runs_on_host());
 }
 
-std::string temporary_declaration(const Variable& t, TargetKind target, const SizePrinter& print_size) {
+std::string temporary_declaration(const Variable& t, const Target& target, const SizePrinter& print_size) {
     std::string out = element_type(t, target) + (t.read_only ? " const " : " ") + t.name;
     if (!t.is_array) return t.initializer.empty() ? out : out + " = " + element_literal(t.initializer[0], t.dtype);
-    const bool vectors = target == TargetKind::OpenCL && vec_axis(t).has_value();
+    const bool vectors = target.has_vector_types() && vec_axis(t).has_value();
     if (const std::optional<ExprPtr> size = vectors || !print_size ? std::nullopt : variable_size(t))
         return out + "[" + print_size(*size) + "]";
     user_assert(!vectors || t.initializer.empty(), error_kind::LoopyError, "temporary '", t.name,
@@ -136,13 +136,11 @@ std::string temporary_declaration(const Variable& t, TargetKind target, const Si
     return out;
 }
 
-std::string program_scope_declarations(const KernelData& k, TargetKind target) {
-    const char* qualifier = target == TargetKind::OpenCL ? "__constant "
-                            : target == TargetKind::CUDA ? "__constant__ "
-                                                         : "static ";
+std::string program_scope_declarations(const KernelData& k, const Target& target) {
     std::string out;
     for (const Variable& t : k.temporaries)
-        if (at_program_scope(t, target) && is_read(k, t.name)) out += qualifier + temporary_declaration(t, target) + ";\n";
+        if (at_program_scope(t, target) && is_read(k, t.name))
+            out += target.table_qualifier() + temporary_declaration(t, target) + ";\n";
     return out.empty() ? out : out + "\n";
 }
 

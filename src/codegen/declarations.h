@@ -11,13 +11,13 @@
 namespace loom {
 
 /// Whether temporary `t` is declared at program scope instead of in the kernel body: a read-only table in
-/// global memory (OpenCL `__constant`), and every read-only table on the C target (`static`, so the
-/// threads of the group loop share it instead of each copying it).
-bool at_program_scope(const Variable& t, TargetKind target);
+/// global memory (OpenCL `__constant`), and every read-only table on a target that runs on the host (C's
+/// `static`, so the threads of the group loop share it instead of each copying it).
+bool at_program_scope(const Variable& t, const Target& target);
 
-/// The type of one entry of array `v` as declared: OpenCL's vector type (`float4`) for an array with a `vec`
-/// axis on OpenCL, the scalar type otherwise (the other targets address a vector's entries as scalars).
-std::string element_type(const Variable& v, TargetKind target);
+/// The type of one entry of array `v` as declared: the target's vector type (OpenCL's `float4`) for an array
+/// with a `vec` axis where it has vector types, the scalar type otherwise.
+std::string element_type(const Variable& v, const Target& target);
 
 /// Whether `v` is a temporary of one vector (its only axis is `vec`), which OpenCL declares as a plain
 /// vector variable (`float4 acc`), as loopy does.
@@ -31,10 +31,10 @@ using SizePrinter = std::function<std::string(const ExprPtr&)>;
 /// With `print_size` (in a kernel body), a private array of the default layout whose shape depends on the
 /// parameters is a variable-length array (`float t[n * m]`, loopy's variable-size temporary); any other array
 /// whose size is not a constant is a StaticValueFindingError.
-std::string temporary_declaration(const Variable& t, TargetKind target, const SizePrinter& print_size = nullptr);
+std::string temporary_declaration(const Variable& t, const Target& target, const SizePrinter& print_size = nullptr);
 
 /// The program-scope declarations of the tables `k` reads (see at_program_scope), one per line, then a blank
 /// line; "" if none.
-std::string program_scope_declarations(const KernelData& k, TargetKind target);
+std::string program_scope_declarations(const KernelData& k, const Target& target);
 
 }  // namespace loom

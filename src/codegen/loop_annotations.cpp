@@ -7,11 +7,9 @@
 
 namespace loom {
 
-std::string unroll_pragma(const KernelData& k, const std::string& iname, TargetKind target) {
+std::string unroll_pragma(const KernelData& k, const std::string& iname, const Target& target) {
     const std::optional<int> hint = iname_tag(k, iname).unroll_hint();
-    if (!hint || (target == TargetKind::C && *hint == 0)) return "";
-    const std::string factor = *hint ? " " + std::to_string(*hint) : "";
-    return (target == TargetKind::C ? "#pragma GCC unroll" : "#pragma unroll") + factor + "\n";
+    return hint ? target.unroll_pragma(*hint) : "";
 }
 
 std::string slab_comment(const LoopNest& nest, const AstNode& n, const std::vector<std::string>& open_loops) {

@@ -11,9 +11,8 @@
 namespace loom {
 
 /// The pragma line (without indentation, with its newline) asking the compiler to unroll the loop over
-/// `iname`, "" when its tag is no "unr_hint"/"unr_hint.N": `#pragma unroll [N]` (OpenCL, CUDA), `#pragma GCC
-/// unroll N` (C; gcc has no factor-less form, so a bare hint leaves the choice to the compiler).
-std::string unroll_pragma(const KernelData& k, const std::string& iname, TargetKind target);
+/// `iname`, "" when its tag is no "unr_hint"/"unr_hint.N" (Target::unroll_pragma spells it).
+std::string unroll_pragma(const KernelData& k, const std::string& iname, const Target& target);
 
 /// loopy's comment for the slab that AST node `n` emits ("bulk slab for 'i_outer'"): that of the first loop
 /// around its statements that is not among `open_loops`; "" when that loop has a single slab or none.

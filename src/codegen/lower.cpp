@@ -14,8 +14,6 @@
 #include "codegen/declarations.h"
 #include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
-#include "support/c_names.h"
-#include "codegen/opencl_names.h"
 #include "preprocess/preprocess.h"
 #include "ir/names.h"
 #include "analysis/address_space.h"
@@ -87,61 +85,22 @@ std::vector<KernelParam> kernel_params(const KernelData& part, const Uses& u) {
     return out;
 }
 
-std::string param_decl(const KernelParam& p, const KernelData& k, TargetKind t) {
+std::string param_decl(const KernelParam& p, const KernelData& k, const Target& t) {
     const Variable& v = *find_variable(k, p.variable);
-    if (!p.is_pointer) return c_type(p.dtype, t) + " const " + p.name;
-    std::string space;
-    if (t == TargetKind::OpenCL) space = v.kind == VarKind::ConstantArg ? "__constant " : "__global ";
-    if (t == TargetKind::OpenCL && v.for_atomic) space += "volatile ";  // as loopy declares atomic arrays
-    return space + element_type(v, t) + (p.is_written ? "" : " const") + " *__restrict__ " + p.name;
+    if (!p.is_pointer) return t.scalar_type(p.dtype) + " const " + p.name;
+    return t.pointer_qualifiers(v) + element_type(v, t) + (p.is_written ? "" : " const") + " *__restrict__ " + p.name;
 }
 
-bool constant_work_group(const DeviceKernel& dk) {
-    return std::all_of(dk.local.begin(), dk.local.end(), [](const ExprPtr& l) { return l->kind == ExprKind::IntLit; });
-}
-
-std::string work_group_size(const DeviceKernel& dk) {
-    std::vector<std::string> sizes;
-    for (std::size_t i = 0; i < 3; ++i)
-        sizes.push_back(i < dk.local.size() ? to_string(dk.local[i]) : "1");
-    return sizes[0] + ", " + sizes[1] + ", " + sizes[2];
-}
-
-std::string signature(const KernelData& k, const DeviceKernel& dk, TargetKind t) {
+std::string signature(const KernelData& k, const DeviceKernel& dk, const Target& t) {
     std::string params;
     for (std::size_t i = 0; i < dk.params.size(); ++i)
         params += (i ? ", " : "") + param_decl(dk.params[i], k, t);
-    switch (t) {
-        case TargetKind::OpenCL:
-            if (!constant_work_group(dk)) return "__kernel void " + dk.name + "(" + params + ")";
-            return "__kernel void __attribute__ ((reqd_work_group_size(" + work_group_size(dk) + "))) " + dk.name + "(" +
-                   params + ")";
-        case TargetKind::CUDA: {
-            if (!constant_work_group(dk)) return "extern \"C\" __global__ void " + dk.name + "(" + params + ")";
-            std::int64_t threads = 1;
-            for (const ExprPtr& l : dk.local) threads *= l->ival;
-            return "extern \"C\" __global__ void __launch_bounds__(" + std::to_string(threads) + ") " + dk.name + "(" +
-                   params + ")";
-        }
-        case TargetKind::C: return "void " + dk.name + "(" + params + ")";
-    }
-    return "";
-}
-
-// The expression a hardware iname stands for on a device target.
-std::string hardware_text(const InameTag& tag, TargetKind t) {
-    const bool group = tag.is_group();
-    const int n = tag.number;
-    if (t == TargetKind::CUDA) {
-        const char* xyz[] = {"x", "y", "z"};
-        return std::string("((int) ") + (group ? "blockIdx." : "threadIdx.") + xyz[n < 3 ? n : 0] + ")";
-    }
-    return (group ? "gid(" : "lid(") + std::to_string(n) + ")";
+    return t.kernel_signature(dk, params);
 }
 
 class BodyEmitter {
 public:
-    BodyEmitter(const KernelData& k, const LoopNest& nest, const Uses& uses, CExprPrinter& printer, TargetKind t)
+    BodyEmitter(const KernelData& k, const LoopNest& nest, const Uses& uses, CExprPrinter& printer, const Target& t)
         : k_(k), nest_(nest), uses_(uses), printer_(printer), target_(t) {}
 
     std::string emit() {
@@ -158,17 +117,10 @@ private:
         for (const Variable& t : k_.temporaries) {
             if (t.address_space == AddressSpace::Global || at_program_scope(t, target_) || !uses_.any(t.name)) continue;
             any = true;
-            os_ << indent(1) << address_space_qualifier(t)
+            os_ << indent(1) << (t.address_space == AddressSpace::Local ? target_.local_qualifier() : "")
                 << temporary_declaration(t, target_, [&](const ExprPtr& size) { return printer_.print(size); }) << ";\n";
         }
         if (any) os_ << "\n";
-    }
-
-    std::string address_space_qualifier(const Variable& t) const {
-        if (t.address_space != AddressSpace::Local) return "";
-        if (target_ == TargetKind::OpenCL) return "__local ";
-        if (target_ == TargetKind::CUDA) return "__shared__ ";
-        return "";
     }
 
     void block(const AstNode& b, int depth) {
@@ -200,7 +152,7 @@ private:
     bool prints_nothing(const AstNode& n) const {
         if (n.kind != AstNode::Kind::User) return false;
         const Statement& s = nest_.statements.at(n.statement);
-        return s.barrier ? target_ == TargetKind::C : s.insn->kind != InsnKind::Assignment;
+        return s.barrier ? target_.barrier(*s.barrier).empty() : s.insn->kind != InsnKind::Assignment;
     }
 
     bool is_block_statement(const AstNode& n) const {
@@ -224,7 +176,7 @@ private:
                 const bool unit = n.inc->kind == ExprKind::IntLit && n.inc->ival == 1;
                 if (starts_parallel_region(n.iterator)) os_ << indent(depth) << parallel_pragma();
                 if (const std::string p = unroll_pragma(k_, n.iterator, target_); !p.empty()) os_ << indent(depth) << p;
-                os_ << indent(depth) << "for (" << c_type(k_.options.index_dtype, target_) << " " << n.iterator << " = " << printer_.print(n.init) << "; "
+                os_ << indent(depth) << "for (" << target_.scalar_type(k_.options.index_dtype) << " " << n.iterator << " = " << printer_.print(n.init) << "; "
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
                 open_loops_.push_back(n.iterator);
@@ -249,14 +201,7 @@ private:
         user_assert(b.sync_kind != "global", error_kind::LoopyError,
                     "global barriers need the kernel split into several device kernels, which this code generator "
                     "does not do yet");
-        switch (target_) {
-            case TargetKind::OpenCL:
-                os_ << indent(depth) << "barrier(" << (b.name == "global" ? "CLK_GLOBAL_MEM_FENCE" : "CLK_LOCAL_MEM_FENCE")
-                    << ")" << comment << ";\n";
-                break;
-            case TargetKind::CUDA: os_ << indent(depth) << "__syncthreads()" << comment << ";\n"; break;
-            case TargetKind::C: break;  // phases of the grid loops already order the work-items
-        }
+        if (const std::string text = target_.barrier(b); !text.empty()) os_ << indent(depth) << text << comment << ";\n";
     }
 
     void statement(const AstNode& n, int depth) {
@@ -293,9 +238,9 @@ private:
         for (const std::string& line : lines) os_ << indent(depth) << line << "\n";
     }
 
-    // On the C target the outermost group-axis loop runs its iterations on OpenMP threads.
+    // On a target that runs on the host the outermost group-axis loop runs its iterations on OpenMP threads.
     bool starts_parallel_region(const std::string& iname) {
-        if (target_ != TargetKind::C || in_parallel_region_) return false;
+        if (!target_.runs_on_host() || in_parallel_region_) return false;
         if (!iname_tag(k_, iname).is_group()) return false;
         in_parallel_region_ = true;
         return true;
@@ -316,41 +261,12 @@ private:
     const LoopNest& nest_;
     const Uses& uses_;
     CExprPrinter& printer_;
-    TargetKind target_;
+    const Target& target_;
     std::ostringstream os_;
     bool in_parallel_region_ = false;
     std::vector<std::string> open_loops_;  // the loops around the node being emitted, outermost first
     std::set<std::string> open_slabs_;     // the slabs the node being emitted is in (already commented)
 };
-
-// Whether a variable of `k` has one of `types`.
-bool uses_type(const KernelData& k, std::initializer_list<DType> types) {
-    for (const std::vector<Variable>* vars : {&k.args, &k.temporaries})
-        for (const Variable& v : *vars)
-            if (std::find(types.begin(), types.end(), v.dtype) != types.end()) return true;
-    return false;
-}
-
-std::string preamble(const KernelData& k, TargetKind t) {
-    switch (t) {
-        case TargetKind::OpenCL: {
-            const std::string index = "((" + c_type(k.options.index_dtype, t) + ") ";
-            std::string p = atomic_extensions(k, t) + "#define lid(N) " + index + "get_local_id(N))\n#define gid(N) " +
-                            index + "get_group_id(N))\n";
-            if (uses_type(k, {DType::Float64, DType::Complex128}))
-                p += "#if __OPENCL_C_VERSION__ < 120\n#pragma OPENCL EXTENSION cl_khr_fp64: enable\n#endif\n";
-            return p + "\n";
-        }
-        case TargetKind::C: return "#include <math.h>\n#include <stdbool.h>\n#include <stdint.h>\n\n";
-        case TargetKind::CUDA:
-            // The fixed-width names C spells these types with (nvcc's own headers define only some).
-            if (k.options.index_dtype != DType::Int32 ||
-                uses_type(k, {DType::Int8, DType::Int16, DType::Int64, DType::UInt8, DType::UInt16, DType::UInt64}))
-                return "#include <stdint.h>\n\n";
-            return "";
-    }
-    return "";
-}
 
 // Extents of the hardware axes: the number of groups and the work-group size, functions of the parameters.
 // A work-group size is a constant where one bounds its inames (reqd_work_group_size needs one), else as
@@ -423,26 +339,24 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
 namespace {
 
 // Variables and inames become identifiers of the code: whatever entry point named them, the one name check
-// applies (a transformation's edit cannot carry code into the source), and on OpenCL also the names OpenCL C
-// reserves.
-void check_identifiers(const KernelData& k, TargetKind target) {
+// applies (a transformation's edit cannot carry code into the source), and the target's own (OpenCL C's
+// reserved names).
+void check_identifiers(const KernelData& k, const Target& target) {
     std::vector<std::string> names = all_inames(k);
     for (const auto* vars : {&k.args, &k.temporaries})
         for (const Variable& v : *vars) names.push_back(v.name);
     for (const std::string& n : names) {
         check_name(n, "variable or iname", "code generation");
-        user_assert(target != TargetKind::OpenCL || !is_opencl_reserved(n), error_kind::LoopyError, "'", n,
-                    "' is reserved in OpenCL C (a keyword, type or macro) and cannot name a variable or iname: rename it");
+        target.check_identifier(n);
     }
 }
 
-// OpenCL and CUDA cannot initialize local memory; on the C target a local temporary is an ordinary array (as
-// loopy's C target declares it), so an initialized one is a constant table there.
-void check_local_initializers(const KernelData& k, TargetKind target) {
-    if (target == TargetKind::C) return;
+// Device targets (OpenCL, CUDA) cannot initialize local memory (Target::initializes_local_memory).
+void check_local_initializers(const KernelData& k, const Target& target) {
+    if (target.initializes_local_memory()) return;
     for (const Variable& t : k.temporaries)
         user_assert(t.address_space != AddressSpace::Local || t.initializer.empty(), error_kind::LoopyError, "temporary '", t.name,
-                    "' has an initializer: local memory cannot be initialized on ", target_name(target),
+                    "' has an initializer: local memory cannot be initialized on ", target.name(),
                     " (only on the C target)");
 }
 
@@ -536,16 +450,16 @@ void collect_host_inames(const HostProgram& program, std::set<std::string>& out)
 
 class HostCodeWriter {
 public:
-    HostCodeWriter(const KernelData& k, const GeneratedCode& code, TargetKind target)
+    HostCodeWriter(const KernelData& k, const GeneratedCode& code, const Target& target)
         : k_(k), code_(code), target_(target), printer_(k, target) {}
 
-    // On the C target a C function calling the device kernels; on device targets the launch sequence, each
-    // launch with its grid.
+    // On a target that runs on the host a C function calling the device kernels; on device targets the launch
+    // sequence, each launch with its grid.
     std::string write() {
         std::set<std::string> host_inames;
         collect_host_inames(code_.host, host_inames);
         std::string out;
-        if (target_ == TargetKind::C) {
+        if (target_.runs_on_host()) {
             std::string params;
             for (const KernelParam& p : host_params(code_, host_inames))
                 params += (params.empty() ? "" : ", ") + param_decl(p, k_, target_);
@@ -564,7 +478,7 @@ private:
                 out += indent + launch(code_.kernels.at(s.kernel)) + "\n";
                 continue;
             }
-            out += cat(indent, "for (", c_type(k_.options.index_dtype, target_), " ", s.iname, " = ", printer_.print(s.lower),
+            out += cat(indent, "for (", target_.scalar_type(k_.options.index_dtype), " ", s.iname, " = ", printer_.print(s.lower),
                        "; ", s.iname, " <= ", printer_.print(s.upper), "; ++", s.iname, ")\n", indent, "{\n");
             out += steps(s.body, indent + "  ") + indent + "}\n";
         }
@@ -575,7 +489,7 @@ private:
         std::vector<std::string> args;
         for (const KernelParam& p : dk.params) args.push_back(p.name);
         std::string out = dk.name + "(" + join(args, ", ") + ");";
-        if (target_ == TargetKind::C) return out;
+        if (target_.runs_on_host()) return out;
         return out + "  /* groups (" + grid_text(dk.groups) + "), work-items (" + grid_text(dk.local) + ") */";
     }
 
@@ -587,13 +501,14 @@ private:
 
     const KernelData& k_;
     const GeneratedCode& code_;
-    TargetKind target_;
+    const Target& target_;
     CExprPrinter printer_;
 };
 
 }  // namespace
 
-GeneratedCode emit_code(const Kernel& k, TargetKind target) {
+GeneratedCode emit_code(const Kernel& k, TargetKind kind) {
+    const Target& target = target_of(kind);
     require_argument_types(*k);
     check_definitions(*k);
     check_private_values_stay_on_their_axes(*k);
@@ -604,31 +519,31 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
     GeneratedCode out;
     std::string kernels_text;
     // The device kernels are named after the kernel, the later ones with a suffix "_N" no built-in has.
-    if (target == TargetKind::OpenCL) check_opencl_kernel_name(k->name);
+    target.check_kernel_name(k->name);
     for (const DeviceSegment& seg : device_segments(*k)) {
         KernelData edit = k.copy();
         edit.name = seg.name;
         edit.linearization = seg.items;
         host_loops_as_parameters(*k, edit, seg.host_loops);
-        // The C target runs the grid as loops, per device kernel.
-        if (target == TargetKind::C)
+        // A target that runs on the host runs the grid as loops, per device kernel.
+        if (target.runs_on_host())
             edit = grid_as_loops(Kernel(std::move(edit))).copy();
         add_atomic_scratch_variables(edit);
         // Held by a Kernel, the device kernel no longer changes: what the stages below derive is cached.
         const Kernel device(std::move(edit));
         const KernelData& part = *device;
         const Uses uses = uses_of(part);
-        const LoopNest nest = build_loop_nest(part, target != TargetKind::C, target == TargetKind::OpenCL);
+        const LoopNest nest = build_loop_nest(part, !target.runs_on_host(), target.has_vector_types());
         check_deadline("building the loop nest");
         check_index_range(part, nest.root);
         DeviceKernel dk;
-        dk.name = target == TargetKind::OpenCL ? seg.name : c_kernel_symbol(seg.name);
+        dk.name = target.kernel_symbol(seg.name);
         dk.params = kernel_params(part, uses);
         set_grid(part, dk);
         CExprPrinter printer(part, target);
-        if (target != TargetKind::C)
+        if (!target.runs_on_host())
             for (const std::string& h : hardware_inames(part))
-                printer.set_hardware_text(h, hardware_text(iname_tag(part, h), target));
+                printer.set_hardware_text(h, target.hardware_index(iname_tag(part, h)));
         BodyEmitter emitter(part, nest, uses, printer, target);
         const std::string body = emitter.emit();
         helpers.adopt_helpers(printer);
@@ -639,7 +554,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind target) {
         out.kernels.push_back(std::move(dk));
     }
     check_flat_indices(*k);
-    out.device_code = preamble(*k, target) + program_scope_declarations(*k, target) + helpers.helper_definitions() + kernels_text;
+    out.device_code = target.preamble(*k) + program_scope_declarations(*k, target) + helpers.helper_definitions() + kernels_text;
     out.host = host_program(*k);
     out.host_code = HostCodeWriter(*k, out, target).write();
     return out;

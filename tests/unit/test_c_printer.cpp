@@ -29,7 +29,7 @@ std::string device_code(const Kernel& k, const DTypes& dtypes, TargetKind target
 class Printer {
 public:
     Printer() : k_(infer_types(test::kernel({"{ [i,j]: 0<=i,j<n }"}, {"a[i,j] = b[i,j]"}), {{"a", DType::Float32}, {"b", DType::Int32}}, true)),
-                printer_(*k_, TargetKind::OpenCL) {}
+                printer_(*k_, target_of(TargetKind::OpenCL)) {}
     std::string operator()(const std::string& text, DType want = DType::Unknown) {
         return printer_.print(parse_expression(text), want);
     }
