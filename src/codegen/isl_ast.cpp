@@ -1,12 +1,9 @@
 #include "codegen/isl_ast.h"
 
-#include <isl/aff.h>
-#include <isl/schedule.h>
-#include <isl/set.h>
-
 #include <set>
 
 #include "isl/ast_expr.h"
+#include "isl/isl.h"
 #include "support/error.h"
 
 namespace loom {
@@ -111,7 +108,7 @@ AstNode convert(const isl::ast_node& n, Conversion& conv) {
 isl::schedule sequence_of(const std::vector<isl::schedule>& parts, std::size_t lo, std::size_t hi) {
     if (hi - lo == 1) return parts[lo];
     const std::size_t mid = lo + (hi - lo) / 2;
-    return isl::manage(isl_schedule_sequence(sequence_of(parts, lo, mid).release(), sequence_of(parts, mid, hi).release()));
+    return isl_util::sequence(sequence_of(parts, lo, mid), sequence_of(parts, mid, hi));
 }
 
 // The schedule as a map when it is one band of loops (the common one-statement kernel): isl's AST generator
@@ -128,11 +125,11 @@ std::optional<isl::union_map> single_band_map(const isl::schedule& schedule) {
 }  // namespace
 
 isl::schedule leaf_schedule(const isl::set& domain, const std::string& name) {
-    return isl::schedule::from_domain(isl::union_set(isl::manage(isl_set_set_tuple_name(domain.copy(), name.c_str()))));
+    return isl::schedule::from_domain(isl::union_set(isl_util::named_tuple(domain, name)));
 }
 
 isl::schedule loop_schedule(const isl::schedule& body, const isl::union_map& times) {
-    return isl::manage(isl_schedule_insert_partial_schedule(body.copy(), isl_multi_union_pw_aff_from_union_map(times.copy())));
+    return isl_util::insert_band(body, times);
 }
 
 isl::schedule marked_schedule(const isl::schedule& body, const std::string& name) {

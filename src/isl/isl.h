@@ -27,17 +27,19 @@ auto guard(const std::string& kind, const std::string& what, F&& f) -> decltype(
 /// single pieces).
 constexpr int kMaxDomainPieces = 64;
 
-/// Parses a domain in isl syntax, declaring as parameters the identifiers it uses that are neither set
-/// dimensions nor bound by `exists` (loopy finds parameters automatically). ParseError on bad syntax;
-/// LoopyError for a domain isl cannot read within a bounded number of operations, or of more than
-/// kMaxDomainPieces pieces.
-isl::set parse_domain(const std::string& text);
-/// Each iname of `looped` that is a dimension of `s` (parsed from `text`) has a lower and an upper bound:
-/// a loop over an unbounded one would not end, and isl's AST generator cannot write it. Inames no instruction
-/// runs in may stay unbounded, as in loopy. LoopyError, or ParseError naming a likely misspelt parameter.
-void check_bounded(const std::string& text, const isl::set& s, const std::set<std::string>& looped);
-/// Parses a parameter set such as "n >= 1 and n mod 16 = 0" (the `{ : ... }` and parameter list optional).
-isl::set parse_assumptions(const std::string& text);
+/// What isl's reader made of the set `text` within `max_operations` isl operations.
+struct SetReading {
+    std::optional<isl::set> set;  // none where isl could not read it
+    bool over_budget = false;     // it ran out of operations
+};
+SetReading read_set(const std::string& text, unsigned long max_operations);
+/// The first two lines isl prints on failing to read `text` ("syntax error (LINE, COLUMN): WHAT", "got ..."),
+/// or its message for running out of `max_operations`; nullopt when they cannot be captured.
+std::optional<std::pair<std::string, std::string>> read_set_error(const std::string& text, unsigned long max_operations);
+/// Whether set dimension `pos` of `s`, alone (the others projected out), has a lower and an upper bound.
+std::pair<bool, bool> dim_has_bounds(const isl::set& s, int pos);
+/// The number of pieces (isl basic sets) of `s`.
+int n_pieces(const isl::set& s);
 
 std::vector<std::string> set_dim_names(const isl::set& s);
 std::vector<std::string> param_names(const isl::space& s);
@@ -111,6 +113,13 @@ isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep);
 /// parameters alone. isl's operations cost with every constraint they consider at once, so a projection is
 /// much cheaper on the groups it keeps. `{s}` when `s` is a union of several basic sets.
 std::vector<isl::set> independent_factors(const isl::set& s);
+
+/// `domain` with its tuple named `name` (a statement's instances).
+isl::set named_tuple(const isl::set& domain, const std::string& name);
+/// `first`, then `second` (schedule trees with disjoint statements).
+isl::schedule sequence(const isl::schedule& first, const isl::schedule& second);
+/// `body` inside a band whose one dimension `times` gives for every statement instance.
+isl::schedule insert_band(const isl::schedule& body, const isl::union_map& times);
 
 /// The schedule `{ name[domain dims] -> [t_0, ..., t_{n-1}] }` restricted to `domain`: t_k is set dimension
 /// `dim_of[k]` of the domain, or the constant `constant[k]` where dim_of[k] < 0.

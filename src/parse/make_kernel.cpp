@@ -12,6 +12,7 @@
 #include "ir/subst_rule.h"
 #include "isl/budget.h"
 #include "isl/isl.h"
+#include "parse/domain_text.h"
 #include "parse/array_decls.h"
 #include "parse/instructions.h"
 #include "parse/match.h"
@@ -26,7 +27,7 @@ namespace {
 void parse_domains(KernelData& k, const std::vector<std::string>& texts) {
     std::set<std::string> seen;
     for (const std::string& t : texts) {
-        isl::set d = isl_util::parse_domain(t);
+        isl::set d = parse_domain(t);
         for (const std::string& iname : isl_util::set_dim_names(d)) {
             user_assert(is_identifier(iname), error_kind::ParseError, "domain '", trim(t), "' has an unnamed dimension");
             user_assert(seen.insert(iname).second, error_kind::LoopyError, "iname '", iname,
@@ -271,7 +272,7 @@ void check_looped_inames_bounded(const KernelData& k, const std::vector<std::str
         looped.insert(insn.within_inames.begin(), insn.within_inames.end());
         if (insn.expression) looped.merge(bound_inames(insn));
     }
-    for (std::size_t d = 0; d < texts.size(); ++d) isl_util::check_bounded(texts[d], k.domains[d], looped);
+    for (std::size_t d = 0; d < texts.size(); ++d) check_bounded(texts[d], k.domains[d], looped);
 }
 
 // The ids of the instructions that `selects` picks (a glob of ids, or a match expression for the
@@ -555,7 +556,7 @@ void with_known_parameters(KernelData& k, const std::map<std::string, long>& kno
     std::map<std::string, ExprPtr> values;
     for (const auto& [name, value] : known) {
         k.assumptions = k.assumptions.intersect(
-            isl_util::parse_assumptions(cat("[", name, "] -> { : ", name, " = ", value, " }")));
+            parse_assumptions(cat("[", name, "] -> { : ", name, " = ", value, " }")));
         values[name] = int_lit(value);
     }
     if (!values.empty())
@@ -576,7 +577,7 @@ Kernel make_kernel(const MakeKernelInput& in) {
     k.options.index_dtype = in.index_dtype;
     k.silenced_warnings = in.silenced_warnings;
     parse_domains(k, in.domains);
-    k.assumptions = in.assumptions.empty() ? isl::set(isl_util::ctx(), "{ : }") : isl_util::parse_assumptions(in.assumptions);
+    k.assumptions = in.assumptions.empty() ? isl::set(isl_util::ctx(), "{ : }") : parse_assumptions(in.assumptions);
 
     ParsedInstructions parsed = parse_instructions(in.instructions);
     k.instructions = std::move(parsed.instructions);

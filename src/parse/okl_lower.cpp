@@ -11,6 +11,7 @@
 
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
+#include "parse/domain_text.h"
 #include "parse/instructions.h"
 #include "parse/make_kernel.h"
 #include "parse/okl_parser.h"
@@ -1547,7 +1548,7 @@ private:
         std::string constraints = "(" + v.isl + ") < 0";
         for (const std::string& c : context_) constraints += " and " + c;
         try {
-            return isl_util::parse_domain("{ [" + join(current_inames(), ", ") + "] : " + constraints + " }").is_empty();
+            return parse_domain("{ [" + join(current_inames(), ", ") + "] : " + constraints + " }").is_empty();
         } catch (const Error&) {
             return false;  // isl cannot tell: the division keeps its exact form for any sign
         }

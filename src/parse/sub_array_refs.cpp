@@ -5,6 +5,7 @@
 
 #include "ir/names.h"
 #include "isl/isl.h"
+#include "parse/domain_text.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -98,7 +99,7 @@ private:
         const ExprPtr stepped = step == 1 ? var(iname) : binary(BinOp::Mul, int_lit(step), var(iname));
         const bool at_zero = start->kind == ExprKind::IntLit && start->ival == 0;
         const ExprPtr index = at_zero ? stepped : binary(BinOp::Add, start, stepped);
-        k_.domains.push_back(isl_util::parse_domain(cat("{ [", iname, "] : ", iname, " >= 0 and ", to_string(index),
+        k_.domains.push_back(parse_domain(cat("{ [", iname, "] : ", iname, " >= 0 and ", to_string(index),
                                                         step > 0 ? " < " : " > ", to_string(stop), " }")));
         return index;
     }

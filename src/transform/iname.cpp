@@ -11,6 +11,7 @@
 #include "ir/domain.h"
 #include "ir/names.h"
 #include "isl/isl.h"
+#include "parse/domain_text.h"
 #include "parse/match.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -441,7 +442,7 @@ Kernel prioritize_loops(const Kernel& kernel, const std::vector<std::string>& or
 
 Kernel assume(const Kernel& kernel, const std::string& constraints) {
     KernelData k = kernel.copy();
-    isl::set extra = isl_util::parse_assumptions(constraints);
+    isl::set extra = parse_assumptions(constraints);
     isl::set current = isl_util::align_params(k.assumptions, extra.space());
     extra = isl_util::align_params(extra, current.space());
     k.assumptions = current.intersect(extra);

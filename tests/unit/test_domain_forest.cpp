@@ -8,6 +8,7 @@
 #include "ir/domain.h"
 #include "ir/subst_rule.h"
 #include "isl/isl.h"
+#include "parse/domain_text.h"
 #include "parse/instructions.h"
 #include "helpers.h"
 #include "parse/make_kernel.h"
@@ -56,7 +57,7 @@ TEST_CASE("a kernel caches what it derives; an edited copy of its data does not 
     CHECK(k->cache.facts() != nullptr);
     KernelData edit = k.copy();
     CHECK(edit.cache.facts() == nullptr);
-    edit.domains[0] = isl_util::parse_domain("{ [i]: 0<=i<5 }");
+    edit.domains[0] = parse_domain("{ [i]: 0<=i<5 }");
     CHECK(isl_util::to_str(domain_of(edit, {"i"})) == "{ [i] : 0 <= i <= 4 }");
     const Kernel edited(std::move(edit));
     CHECK(isl_util::to_str(domain_of(*edited, {"i"})) == "{ [i] : 0 <= i <= 4 }");

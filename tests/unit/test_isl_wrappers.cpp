@@ -10,6 +10,7 @@
 #include "helpers.h"
 #include "codegen/isl_ast.h"
 #include "isl/isl.h"
+#include "parse/domain_text.h"
 #include "parse/instructions.h"
 #include "support/error.h"
 
