@@ -4,6 +4,7 @@
 
 #include "isl/ast_expr.h"
 #include "isl/isl.h"
+#include "isl/relations.h"
 #include "support/error.h"
 
 namespace loom {
@@ -125,7 +126,7 @@ std::optional<isl::union_map> single_band_map(const isl::schedule& schedule) {
 }  // namespace
 
 isl::schedule leaf_schedule(const isl::set& domain, const std::string& name) {
-    return isl::schedule::from_domain(isl::union_set(isl_util::named_tuple(domain, name)));
+    return isl::schedule::from_domain(isl::union_set(isl_util::with_tuple_name(domain, name)));
 }
 
 isl::schedule loop_schedule(const isl::schedule& body, const isl::union_map& times) {
@@ -133,7 +134,7 @@ isl::schedule loop_schedule(const isl::schedule& body, const isl::union_map& tim
 }
 
 isl::schedule marked_schedule(const isl::schedule& body, const std::string& name) {
-    return body.root().child(0).insert_mark(name).schedule();
+    return body.root().child(0).insert_mark(isl_util::named_id(name)).schedule();
 }
 
 isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts) {

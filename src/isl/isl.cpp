@@ -3,6 +3,7 @@
 
 #include <isl/aff.h>
 #include <isl/constraint.h>
+#include <isl/id.h>
 #include <isl/ast.h>
 #include <isl/ast_build.h>
 #include <isl/options.h>
@@ -575,9 +576,7 @@ isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep) {
     return isl::manage(cur);
 }
 
-isl::set named_tuple(const isl::set& domain, const std::string& name) {
-    return isl::manage(isl_set_set_tuple_name(domain.copy(), name.c_str()));
-}
+isl::id named_id(const std::string& name) { return isl::manage(isl_id_alloc(ctx().get(), name.c_str(), nullptr)); }
 
 isl::schedule sequence(const isl::schedule& first, const isl::schedule& second) {
     return isl::manage(isl_schedule_sequence(first.copy(), second.copy()));

@@ -114,8 +114,8 @@ isl::set project_onto(const isl::set& s, const std::vector<std::string>& keep);
 /// much cheaper on the groups it keeps. `{s}` when `s` is a union of several basic sets.
 std::vector<isl::set> independent_factors(const isl::set& s);
 
-/// `domain` with its tuple named `name` (a statement's instances).
-isl::set named_tuple(const isl::set& domain, const std::string& name);
+/// An isl identifier named `name` as it is (isl::id's constructor parses the text: "i#3" would become "i").
+isl::id named_id(const std::string& name);
 /// `first`, then `second` (schedule trees with disjoint statements).
 isl::schedule sequence(const isl::schedule& first, const isl::schedule& second);
 /// `body` inside a band whose one dimension `times` gives for every statement instance.

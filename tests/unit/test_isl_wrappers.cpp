@@ -203,6 +203,20 @@ TEST_CASE("generate_ast refuses a marked loop that isl writes in parts", "[isl]"
     CHECK(whole->children[0].iterator == "o");
 }
 
+TEST_CASE("generate_ast tells apart marks of one iname", "[isl]") {
+    // Two marked loops over the same iname one after the other (each register tile of a kernel gets its own
+    // mark "iname#N"): each is written once, so neither counts as a loop isl split.
+    const isl::set d0 = set_of("{ [x] : 0 <= x <= 1 }"), d1 = set_of("{ [y] : 0 <= y <= 1 }");
+    const isl::schedule s0 = loop_schedule(leaf_schedule(d0, "S0"), isl::union_map(schedule_map(d0, "S0", {0}, {0})));
+    const isl::schedule s1 = loop_schedule(leaf_schedule(d1, "S1"), isl::union_map(schedule_map(d1, "S1", {0}, {0})));
+    const isl::schedule both = sequence_schedule({marked_schedule(s0, "o#0"), marked_schedule(s1, "o#1")});
+    const std::optional<AstNode> loops = generate_ast(both, set_of("{ : }"), MarkedLoops{{"o", {0, 3}}});
+    REQUIRE(loops.has_value());
+    REQUIRE(loops->children.size() == 2);
+    CHECK(loops->children[0].iterator == "o");
+    CHECK(loops->children[1].iterator == "o");
+}
+
 TEST_CASE("beyond: the points past the first or before the last values of a dimension (slabs)", "[isl]") {
     // A triangle: for each i, j runs over 0..i; slabs are per value of the outer dimension.
     const isl::set tri = set_of("[n] -> { [i, j] : 0 <= j <= i < n }");
