@@ -76,15 +76,28 @@ std::map<InameTag, std::string> hardware_axes(const KernelData& k, const Instruc
 // Each use of an array has one index per axis (or one into its storage: a[[e]], or an array without a shape).
 // A bare name of an array with axes would print its address where a value belongs.
 void check_indices_match_axes(const KernelData& k) {
+    // An array without a shape is indexed into its storage, and its bare name reads its first element as a
+    // 0-d array's would: used both ways, its accesses disagree on its axes (and the barrier and race checks
+    // compare accesses of different dimensions).
+    std::map<std::string, std::string> bare_use, indexed_use;  // array -> the first instruction using it that way
     for (const Instruction& insn : k.instructions)
         for (const Access& a : accesses_of(insn)) {
             const Variable* v = find_variable(k, a.name);
-            if (!v || !v->is_array || v->storage_indexed() || a.linear) continue;
+            if (!v || !v->is_array) continue;
+            if (v->storage_indexed()) {
+                (a.subscripted ? indexed_use : bare_use).emplace(a.name, insn.id);
+                continue;
+            }
+            if (a.linear) continue;
             // Without a shape, strides give the axes (loopy's shape=None with strides).
             const std::size_t axes = v->no_shape ? v->strides.size() : v->shape.size();
             user_assert(a.indices.size() == axes, error_kind::LoopyError, "'", a.name, "' has ", axes,
                         " axes but is indexed with ", a.indices.size(), " indices in instruction '", insn.id, "'");
         }
+    for (const auto& [name, insn] : bare_use)
+        if (const auto indexed = indexed_use.find(name); indexed != indexed_use.end())
+            user_error(error_kind::LoopyError, "array '", name, "' has no shape and is used both with indices (instruction '",
+                       indexed->second, "') and without (instruction '", insn, "'): declare its shape, or index every use");
 }
 
 }  // namespace

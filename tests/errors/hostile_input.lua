@@ -183,6 +183,11 @@ do
   -- the barrier analysis then failed in isl on the access's missing dimension).
   h.expect_error("LoopyError", "'f' has 1 axes but is indexed with 0 indices in instruction 'use'", lp.generate_code,
     lp.make_kernel("{ [i]: 0<=i<2 }", { "f[i] = 3  {id=w}", "g[i] = f  {id=use, dep=w}" }))
+  -- An array without a shape is indexed into its storage: read also by its bare name, its accesses disagree
+  -- on its axes (found by fuzz_pipeline: the barrier analysis failed in isl; reliability.md 21).
+  local hist = lp.tag_inames(lp.make_kernel("{ [i]: 0<=i<n }", "hist[b[i]] = hist"), { i = "l.0" })
+  h.expect_error("LoopyError", "array 'hist' has no shape and is used both with indices (instruction 'insn') and " ..
+    "without (instruction 'insn')", lp.generate_code, lp.add_dtypes(hist, { hist = "float32", b = "int32" }))
   -- Unrolling a huge loop would print its body hundreds of millions of times (found by fuzz_pipeline: a `vec`
   -- iname of 3e9/11 lanes took minutes); a register tile's few thousand copies stay allowed.
   h.expect_error("LoopyError", { "unrolling loop 'i_outer' would make more than 16384 copies of instruction 'insn'",
