@@ -8,6 +8,7 @@
 
 #include "ir/access.h"
 #include "ir/derived.h"
+#include "isl/budget.h"
 #include "isl/isl.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -296,11 +297,27 @@ isl::set assumption_context(const KernelData& k) {
     });
 }
 
+// isl operations allowed to the extent of one hardware iname: its exact maximum over a domain with divisions
+// is a parametric integer program that can take isl minutes (a joined iname over split ones, finding 22 of
+// docs/reliability.md). The grids of the tests take under 10,000.
+constexpr unsigned long kHardwareExtentOperations = 100000;
+
+isl::pw_aff hardware_extent(const KernelData& k, const std::string& iname, const isl::set& ctx) {
+    const isl::set values = domain_of(k, {iname});
+    const auto extent =
+        isl_util::within_operations(kHardwareExtentOperations, [&] { return isl_util::extent(values, 0, ctx); });
+    user_assert(extent.has_value(), error_kind::StaticValueFindingError, "the extent of iname '", iname, "' (tagged ",
+                iname_tag(k, iname), ") takes isl more than ", kHardwareExtentOperations,
+                " operations to find from its domain ", isl_util::to_str(values),
+                ": give it a simpler domain or a constant length");
+    return *extent;
+}
+
 isl::pw_aff group_count(const KernelData& k, const std::vector<std::string>& inames) {
     const isl::set ctx = assumption_context(k);
     std::optional<isl::pw_aff> count;
     for (const std::string& i : inames) {
-        const isl::pw_aff e = isl_util::extent(domain_of(k, {i}), 0, ctx);
+        const isl::pw_aff e = hardware_extent(k, i, ctx);
         count = count ? isl_util::union_max(*count, e) : e;
     }
     internal_assert(count.has_value(), "the number of work-groups of no iname");

@@ -219,4 +219,17 @@ do
   h.expect_error("LoopyError", "out of the bounds of array 'a'", lp.generate_code, lp.add_dtypes(k, { a = "float32" }))
 end
 
+-- The number of work-groups or work-items of a hardware iname is isl's parametric maximum over its domain, which
+-- can take minutes where the domain has divisions (found by fuzz_pipeline: over 10 s; reliability.md 22). Past
+-- its budget of isl operations it is a typed error naming the iname.
+do
+  local k = lp.split_iname(lp.split_iname(lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*i"), "i", 16), "i_outer", 11)
+  k = lp.tag_inames(lp.join_inames(k, { "i_outer_outer", "i_inner" }), { i_inner_and_i_outer_outer = "g.0" })
+  h.expect_error("StaticValueFindingError", { "the extent of iname 'i_inner_and_i_outer_outer' (tagged g.0) takes isl more than",
+    "operations to find from its domain" }, lp.generate_code, k)
+  local mods = lp.make_kernel("{ [i]: 0<i<n and i mod 2 = 0 and i mod 3 = c }", "out[i] = 2*i")
+  h.expect_error("StaticValueFindingError", "the extent of iname 'i_outer' (tagged l.0) takes isl more than",
+    lp.generate_code, lp.split_iname(mods, "i", 4, { outer_tag = "l.0" }))
+end
+
 print("hostile_input: ok")
