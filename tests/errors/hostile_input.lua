@@ -219,6 +219,16 @@ do
   h.expect_error("LoopyError", "out of the bounds of array 'a'", lp.generate_code, lp.add_dtypes(k, { a = "float32" }))
 end
 
+-- A guard with a constant beyond 64 bits is a typed error; the expression isl built for the guard leaked when
+-- that error unwound (found by fuzz_pipeline's leak check; reliability.md 23): the sanitizer build's leak check
+-- at exit covers it.
+do
+  local k = lp.make_kernel("{ [i,j]: 0<=i,j<n and i <= 88888888888888888888888 j }", "a[i,j] = 17")
+  k = lp.split_iname(k, "i", 4, { outer_tag = "g.0", inner_tag = "l.0" })
+  h.expect_error("LoopyError", "the integer 88888888888888888888888 does not fit in 64 bits", lp.generate_code,
+    lp.add_dtypes(k, { a = "float32" }))
+end
+
 -- The number of work-groups or work-items of a hardware iname is isl's parametric maximum over its domain, which
 -- can take minutes where the domain has divisions (found by fuzz_pipeline: over 10 s; reliability.md 22). Past
 -- its budget of isl operations it is a typed error naming the iname.
