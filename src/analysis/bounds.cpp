@@ -85,7 +85,7 @@ private:
     }
 
     std::optional<isl::set> instance_set(const std::vector<std::string>& inames) const {
-        isl::set where = isl::manage(isl_set_params(isl_util::dims_to_params(domain_of(k_, inames), inames).release()));
+        isl::set where = isl_util::dims_to_params(domain_of(k_, inames), inames).params();
         for (const std::string& p : isl_util::param_names(where.space()))
             if (const Variable* v = find_variable(k_, p); v && !v->is_arg()) return std::nullopt;
         where = meet(where, assumptions_);
