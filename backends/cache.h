@@ -33,6 +33,23 @@ private:
 std::string memory_cache_key(std::string_view source, const std::vector<KernelSpec>& kernels,
                              const std::vector<std::string>& options);
 
+/// How an executor's programs were obtained (Executor::build_counts), counted from builds on several threads.
+class BuildCounter {
+public:
+    void add(std::size_t BuildCounts::*how) {
+        const std::lock_guard lock(mutex_);
+        ++(counts_.*how);
+    }
+    BuildCounts counts() const {
+        const std::lock_guard lock(mutex_);
+        return counts_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    BuildCounts counts_;
+};
+
 /// An executor's memory cache of built programs, for builds on several threads at once (runtime.h): a build
 /// runs outside the lock, so that programs build in parallel; two threads building one program both build it
 /// and the first to finish is kept.

@@ -44,8 +44,8 @@ local function fresh_dir()
   return dir
 end
 
--- Wall-clock seconds of `command` run with the cache directories of `dirs` (nil: run nothing, the state is
--- skipped) and the environment words `extra`; nil and the output when it fails.
+-- Wall-clock seconds of `command` run with its cache directories under `dirs` and the environment words
+-- `extra`; nil and the output when it fails.
 local function timed(command, dirs, extra)
   local env = string.format("LOOM_CACHE_DIR=%s XDG_CACHE_HOME=%s POCL_CACHE_DIR=%s %s", shell_quote(dirs .. "/loom"),
     shell_quote(dirs .. "/xdg"), shell_quote(dirs .. "/pocl"), extra or "")

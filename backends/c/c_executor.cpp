@@ -278,17 +278,9 @@ public:
     /// Calls run to completion: there is nothing to wait for.
     void finish() override {}
 
-    BuildCounts build_counts() const override {
-        const std::lock_guard lock(counts_mutex_);
-        return counts_;
-    }
+    BuildCounts build_counts() const override { return counts_.counts(); }
 
 private:
-    void count(std::size_t BuildCounts::*how) {
-        const std::lock_guard lock(counts_mutex_);
-        ++(counts_.*how);
-    }
-
     Library load_or_compile(const std::string& source, const std::vector<std::string>& command) {
         ContentHash hash;
         hash.add("loom-c-1").add(host_cpu());
@@ -298,10 +290,10 @@ private:
         // Only an entry that matches its seal is loaded: dlopen of a truncated or altered library can crash.
         if (cached && read_sealed(*cached))
             if (Library library = open_library(*cached)) {  // a damaged entry is simply rebuilt
-                count(&BuildCounts::loaded);
+                counts_.add(&BuildCounts::loaded);
                 return library;
             }
-        count(&BuildCounts::compiled);
+        counts_.add(&BuildCounts::compiled);
         if (cached)
             if (Library library = compile_into_cache(source, command, key, *cached)) return library;
         // A sandboxed state writes nothing outside its cache directory, not even a temporary build.
@@ -374,8 +366,7 @@ private:
     std::vector<std::string> command_;  // compiler and flags, without per-build options and files
     int threads_;
     ProgramCache programs_;
-    mutable std::mutex counts_mutex_;  // builds run on worker threads
-    BuildCounts counts_;
+    BuildCounter counts_;
 };
 
 }  // namespace

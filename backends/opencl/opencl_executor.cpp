@@ -242,9 +242,6 @@ DeviceEntry select_device(const OpenCLOptions& options) {
                "; available: ", join(names, "; "));
 }
 
-/// One context per platform holding all its devices, shared by the executors opened on them while any lives: the
-/// device arrays made on one queue then work on the others. A platform whose devices cannot share one gets a
-/// context per executor.
 /// A program built for one device, with the memory its binary is charged against.
 struct DeviceProgram {
     ProgramHandle program;
@@ -278,6 +275,9 @@ private:
     std::map<Key, std::weak_ptr<const DeviceProgram>> built_;
 };
 
+/// One context per platform holding all its devices, shared by the executors opened on them while any lives: the
+/// device arrays made on one queue then work on the others, and their programs too. A platform whose devices
+/// cannot share one gets a context per executor.
 struct PlatformContext {
     ContextHandle context;
     mutable DevicePrograms programs;
@@ -579,10 +579,7 @@ public:
         });
     }
 
-    BuildCounts build_counts() const override {
-        const std::lock_guard lock(counts_mutex_);
-        return counts_;
-    }
+    BuildCounts build_counts() const override { return counts_.counts(); }
 
     std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
         MemoryCharge charge(bytes, "a device array");  // before the device memory: nothing past the limit
@@ -619,7 +616,7 @@ private:
             ContentHash().add("loom-opencl-1").add(device_->identity).add(options).add(source).hex();
         DevicePrograms& shared = device_->shared_context->programs;
         if (std::shared_ptr<const DeviceProgram> program = shared.find({device_->id, key})) {
-            count(&BuildCounts::shared);
+            counts_.add(&BuildCounts::shared);
             return program;
         }
         ProgramHandle program = load_or_build(source, options, key);
@@ -633,18 +630,13 @@ private:
         if (path)
             if (const std::optional<std::string> binary = read_sealed(*path))
                 if (ProgramHandle program = from_binary(*binary, options)) {
-                    count(&BuildCounts::loaded);
+                    counts_.add(&BuildCounts::loaded);
                     return program;
                 }
         ProgramHandle program = from_source(source, options);
-        count(&BuildCounts::compiled);
+        counts_.add(&BuildCounts::compiled);
         if (path) store_binary(program.get(), *path);
         return program;
-    }
-
-    void count(std::size_t BuildCounts::*how) {
-        const std::lock_guard lock(counts_mutex_);
-        ++(counts_.*how);
     }
 
     /// A program from a cached binary, or nothing when the binary does not load (stale or damaged cache entry).
@@ -693,8 +685,7 @@ private:
 
     std::shared_ptr<const Device> device_;
     ProgramCache programs_;
-    mutable std::mutex counts_mutex_;  // builds run on worker threads
-    BuildCounts counts_;
+    BuildCounter counts_;
 };
 
 }  // namespace

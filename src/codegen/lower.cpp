@@ -298,7 +298,7 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
         if (const std::optional<long> size = isl_util::static_extent(values))
             local[n] = std::max(local[n].value_or(1), *size);
         else
-            record_axis(parametric_local, n, hardware_extent(k, h, ctx));
+            record_axis(parametric_local, n, hardware_extent(k, h));
     }
     for (const std::vector<std::string>& inames : group_inames) {
         const std::optional<isl::pw_aff> g = inames.empty() ? std::nullopt : std::optional(group_count(k, inames));

@@ -302,8 +302,8 @@ isl::set assumption_context(const KernelData& k) {
 // docs/reliability.md). The grids of the tests take under 10,000.
 constexpr unsigned long kHardwareExtentOperations = 100000;
 
-isl::pw_aff hardware_extent(const KernelData& k, const std::string& iname, const isl::set& ctx) {
-    const isl::set values = domain_of(k, {iname});
+isl::pw_aff hardware_extent(const KernelData& k, const std::string& iname) {
+    const isl::set values = domain_of(k, {iname}), ctx = assumption_context(k);
     const auto extent =
         isl_util::within_operations(kHardwareExtentOperations, [&] { return isl_util::extent(values, 0, ctx); });
     user_assert(extent.has_value(), error_kind::StaticValueFindingError, "the extent of iname '", iname, "' (tagged ",
@@ -314,10 +314,9 @@ isl::pw_aff hardware_extent(const KernelData& k, const std::string& iname, const
 }
 
 isl::pw_aff group_count(const KernelData& k, const std::vector<std::string>& inames) {
-    const isl::set ctx = assumption_context(k);
     std::optional<isl::pw_aff> count;
     for (const std::string& i : inames) {
-        const isl::pw_aff e = hardware_extent(k, i, ctx);
+        const isl::pw_aff e = hardware_extent(k, i);
         count = count ? isl_util::union_max(*count, e) : e;
     }
     internal_assert(count.has_value(), "the number of work-groups of no iname");

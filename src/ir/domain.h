@@ -56,9 +56,9 @@ isl::set slab_domain(const std::string& iname, const ExprPtr& extent);
 /// The assumptions as a parameter set aligned with the kernel's parameters (inames excluded).
 isl::set assumption_context(const KernelData& k);
 
-/// One past the largest value of hardware iname `iname` under the assumptions `ctx` (assumption_context), a
-/// function of the parameters; a StaticValueFindingError where isl takes too long to find it.
-isl::pw_aff hardware_extent(const KernelData& k, const std::string& iname, const isl::set& ctx);
+/// One past the largest value of hardware iname `iname` under the assumptions, a function of the parameters; a
+/// StaticValueFindingError where isl takes too long to find it.
+isl::pw_aff hardware_extent(const KernelData& k, const std::string& iname);
 
 /// The number of work-groups along the group axis that `inames` (not empty) are tagged with: the largest of
 /// their extents under the assumptions, a function of the parameters (hardware inames start at 0).

@@ -109,7 +109,6 @@ std::pair<bool, bool> dim_has_bounds(const isl::set& s, int pos) {
     return {lower, upper};
 }
 
-int n_pieces(const isl::set& s) { return static_cast<int>(isl_set_n_basic_set(s.get())); }
 
 std::vector<std::string> set_dim_names(const isl::set& s) {
     std::vector<std::string> out;

@@ -38,8 +38,6 @@ SetReading read_set(const std::string& text, unsigned long max_operations);
 std::optional<std::pair<std::string, std::string>> read_set_error(const std::string& text, unsigned long max_operations);
 /// Whether set dimension `pos` of `s`, alone (the others projected out), has a lower and an upper bound.
 std::pair<bool, bool> dim_has_bounds(const isl::set& s, int pos);
-/// The number of pieces (isl basic sets) of `s`.
-int n_pieces(const isl::set& s);
 
 std::vector<std::string> set_dim_names(const isl::set& s);
 std::vector<std::string> param_names(const isl::space& s);

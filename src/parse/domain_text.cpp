@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "isl/isl.h"
 #include "support/error.h"
@@ -14,6 +15,15 @@
 namespace loom {
 
 namespace {
+
+// 1-based line and column of offset `at` of `text` (its end where `at` is past it).
+std::pair<int, int> line_column(const std::string& text, std::size_t at) {
+    at = std::min(at, text.size());
+    const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+    const std::size_t column0 = at - (line_start == std::string::npos ? 0 : line_start + 1);
+    return {1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n')),
+            static_cast<int>(column0) + 1};
+}
 
 struct Token {
     std::string text;
@@ -142,9 +152,7 @@ constexpr unsigned long kDomainReadOperations = 100000;
     for (int l = 1; l < line && offset != std::string::npos; ++l) offset = parsed.text.find('\n', offset) + 1;
     offset += static_cast<std::size_t>(column - 1);
     if (offset >= parsed.inserted_at + parsed.inserted) offset -= parsed.inserted;
-    line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(offset, text.size())), '\n'));
-    const std::size_t line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
-    column = static_cast<int>(offset - (line_start == std::string::npos || offset == 0 ? 0 : line_start + 1)) + 1;
+    std::tie(line, column) = line_column(text, offset);
     std::string problem = what;
     if (const std::size_t t = problem.find("isl_token"); t != std::string::npos) problem.replace(t, 9, "token");
     const std::size_t quote = found->second.find('\'');
@@ -152,20 +160,13 @@ constexpr unsigned long kDomainReadOperations = 100000;
     throw Error(error_kind::ParseError, cat(head, ": ", problem, got, " (line ", line, ", column ", column, ")"), line, column);
 }
 
-}  // namespace
-
-namespace {
-
 // 1-based line and column of the first use of the word `name` in `text` (0, 0 when there is none).
 std::pair<int, int> word_position(const std::string& text, const std::string& name) {
     const auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '\''; };
     for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
         const std::size_t end = at + name.size();
         if ((at > 0 && is_word(text[at - 1])) || (end < text.size() && is_word(text[end]))) continue;
-        const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
-        const std::size_t column0 = line_start == std::string::npos || at == 0 ? at : at - line_start - 1;
-        return {1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n')),
-                static_cast<int>(column0) + 1};
+        return line_column(text, at);
     }
     return {0, 0};
 }
@@ -219,11 +220,9 @@ std::string literal_after(const std::string& text, std::size_t begin) {
 
 // A ParseError about the domain `text` at offset `at`, with its line and column.
 [[noreturn]] void fail_at(const std::string& text, std::size_t at, const std::string& problem) {
-    const std::size_t line = 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-    const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
-    const std::size_t column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+    const auto [line, column] = line_column(text, at);
     throw Error(error_kind::ParseError, cat("malformed domain '", trim(text), "': ", problem, " (line ", line, ", column ", column, ")"),
-                static_cast<int>(line), static_cast<int>(column));
+                line, column);
 }
 
 // isl's reader evaluates the power `x^y` of two integer literals with GMP, which aborts the process when the
@@ -274,7 +273,7 @@ isl::set parse_domain(const std::string& text) {
     if (read.over_budget) fail_too_complex(text);
     if (!read.set) fail_domain_syntax(text, full);
     const isl::set s = *read.set;
-    const int pieces = isl_util::n_pieces(s);
+    const int pieces = static_cast<int>(s.n_basic_set());
     user_assert(pieces <= isl_util::kMaxDomainPieces, error_kind::LoopyError, "domain '", trim(text), "' is a union of ", pieces,
                 " pieces (isl basic sets); at most ", isl_util::kMaxDomainPieces,
                 " are taken (each '!=' or 'or' can double the pieces)");
