@@ -17,13 +17,26 @@ function M.check_equal(got, want, what)
   if got ~= want then fail(2, "%s: got %s, want %s", what, M.show(got), M.show(want)) end
 end
 
--- The executors every correctness test runs on, created once per process.
+-- An OpenCL queue, or nil where Loom was built without OpenCL (LOOM_WITH_OPENCL=OFF says so when asked for one);
+-- any other failure to get one is the test's error.
+local function opencl_queue()
+  local ok, queue = pcall(lp.cl.queue, {})
+  if ok then return queue end
+  if type(queue) == "table" and queue.kind == "RuntimeError" and M.contains(queue.message, "LOOM_WITH_OPENCL=OFF") then
+    return nil
+  end
+  error(queue, 0)
+end
+
+-- The executors every correctness test runs on, created once per process: OpenCL (where built) and C.
 local executors
 function M.executors()
-  executors = executors or {
-    { name = "opencl", exec = lp.cl.queue {} },
-    { name = "c", exec = lp.c.executor {} },
-  }
+  if not executors then
+    executors = {}
+    local queue = opencl_queue()
+    if queue then executors[#executors + 1] = { name = "opencl", exec = queue } end
+    executors[#executors + 1] = { name = "c", exec = lp.c.executor {} }
+  end
   return executors
 end
 
