@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <set>
 
 #include "analysis/kernel_checks.h"
 #include "backends/call_arrays.h"
 #include "ir/eval.h"
 #include "ir/layout.h"
+#include "isl/isl.h"
 #include "preprocess/preprocess.h"
 #include "support/error.h"
 
@@ -80,28 +82,82 @@ std::optional<std::int64_t> solve_extent(const ExprPtr& shape, const std::string
     return (size - f->constant) / f->slope;
 }
 
+// The extents of the arrays passed, each beside the size it has in this call.
+std::vector<std::pair<ExprPtr, std::int64_t>> passed_extents(const KernelData& k, const CallArgs& c) {
+    std::vector<std::pair<ExprPtr, std::int64_t>> out;
+    const auto add = [&](const Variable& av, const HostArray::Shape& shape) {
+        for (std::size_t j = 0; j < av.shape.size() && j < shape.size(); ++j)
+            if (av.shape[j]) out.emplace_back(av.shape[j], shape[j]);
+    };
+    for (const auto& [name, arr] : c.arrays) add(*find_variable(k, name), arr.shape());
+    for (const auto& [name, arr] : c.device_arrays) add(*find_variable(k, name), arr.shape);
+    for (const auto& [name, list] : c.piece_lists) {
+        const Variable& av = *find_variable(k, name);
+        if (!list.empty()) add(sep_piece_variable(av, sep_pieces(av)[0]), list[0].shape());
+    }
+    return out;
+}
+
+// The values of `unknowns` that the extents of the arrays passed fix, with isl: each extent that is quasi-affine
+// in them (the values already known put in; `n + 2`, `(n + 1) // 2`, `n - m` beside `m`) equals its size, and an
+// unknown takes the one value these equations leave it. An extent that is not quasi-affine (`n*m` with both
+// unknown) or names anything else unknown is left out, and so is one that contradicts those before it: the
+// arrays first in order give the values, and the shape check names the array that disagrees.
+std::map<std::string, std::int64_t> solve_from_extents(const std::vector<std::pair<ExprPtr, std::int64_t>>& extents,
+                                                      const std::vector<std::string>& unknowns,
+                                                      const std::map<std::string, std::int64_t>& known) {
+    std::map<std::string, ExprPtr> values;
+    for (const auto& [name, value] : known) values[name] = int_lit(value);
+    const std::set<std::string> unknown(unknowns.begin(), unknowns.end());
+    isl::set solutions = isl_util::add_named_dims(isl::set(isl_util::ctx(), "{ [] }"), unknowns, false);
+    for (const auto& [extent, size] : extents) {
+        const ExprPtr e = substitute(extent, values);
+        const std::vector<std::string> found = referenced_names(e);
+        const std::set<std::string> names(found.begin(), found.end());
+        if (names.empty() || !std::includes(unknown.begin(), unknown.end(), names.begin(), names.end())) continue;
+        const auto s = isl_util::try_add_constraint(solutions, e, BinOp::Eq, int_lit(size));
+        if (s && !s->is_empty()) solutions = *s;
+    }
+    std::map<std::string, std::int64_t> out;
+    for (std::size_t d = 0; d < unknowns.size(); ++d) {
+        const auto range = isl_util::independent_range(solutions, static_cast<int>(d));
+        if (range && range->first == range->second) out[unknowns[d]] = range->first;
+    }
+    return out;
+}
+
 // Value arguments not passed are read off the shapes of the arrays that were (n from a of shape (n)), offsets
-// default to 0 and auto strides come from the arrays.
+// default to 0 and auto strides come from the arrays, as often as one found value lets another be found (a
+// stride of the arrays passed, then an extent that names it). An extent affine in one unknown is solved by
+// arithmetic, at no cost to a call; isl solves what is left (a call whose shapes change every time pays for it).
 void find_values_from_shapes(const KernelData& k, CallArgs& c) {
-    for (const Variable& v : k.args) {
-        if (v.kind != VarKind::ValueArg || c.ints.count(v.name) || c.floats.count(v.name) || c.complexes.count(v.name))
-            continue;
-        const auto from_shape = [&](const Variable& av, const HostArray::Shape& shape) {
-            for (std::size_t j = 0; j < av.shape.size() && j < shape.size() && !c.ints.count(v.name); ++j)
-                if (const auto value = solve_extent(av.shape[j], v.name, shape[j], c.ints)) c.ints[v.name] = *value;
-        };
-        for (const auto& [name, arr] : c.arrays) from_shape(*find_variable(k, name), arr.shape());
-        for (const auto& [name, arr] : c.device_arrays) from_shape(*find_variable(k, name), arr.shape);
-        for (const auto& [name, list] : c.piece_lists) {
-            const Variable& av = *find_variable(k, name);
-            if (!list.empty()) from_shape(sep_piece_variable(av, sep_pieces(av)[0]), list[0].shape());
+    const std::vector<std::pair<ExprPtr, std::int64_t>> extents = passed_extents(k, c);
+    const auto unknowns = [&] {
+        std::vector<std::string> out;
+        for (const Variable& v : k.args)
+            if (v.kind == VarKind::ValueArg && !c.ints.count(v.name) && !c.floats.count(v.name) && !c.complexes.count(v.name))
+                out.push_back(v.name);
+        return out;
+    };
+    const auto find_each = [&](const std::vector<std::string>& names) {
+        for (const std::string& name : names) {
+            for (const auto& [extent, size] : extents)
+                if (!c.ints.count(name))
+                    if (const auto value = solve_extent(extent, name, size, c.ints)) c.ints[name] = *value;
+            if (c.ints.count(name)) continue;
+            if (is_offset_of_an_array(k, name)) c.ints[name] = 0;
+            else if (const auto stride = auto_stride(k, name, c)) c.ints[name] = *stride;
         }
-        if (!c.ints.count(v.name) && is_offset_of_an_array(k, v.name)) c.ints[v.name] = 0;
-        if (!c.ints.count(v.name))
-            if (const auto stride = auto_stride(k, v.name, c)) c.ints[v.name] = *stride;
-        if (!c.ints.count(v.name))
-            throw Error(error_kind::ArgumentError, cat("value argument '", v.name, "' of kernel '", k.name,
+    };
+    for (std::vector<std::string> left = unknowns(); !left.empty();) {
+        find_each(left);
+        if (const std::vector<std::string> rest = unknowns(); !rest.empty())
+            for (const auto& [name, value] : solve_from_extents(extents, rest, c.ints)) c.ints[name] = value;
+        const std::vector<std::string> still = unknowns();
+        if (still.size() == left.size())
+            throw Error(error_kind::ArgumentError, cat("value argument '", still.front(), "' of kernel '", k.name,
                                                        "' was not given and cannot be found from the shapes of the arrays passed"));
+        left = still;
     }
 }
 
