@@ -5,8 +5,10 @@
 
 #include "codegen/unroll.h"
 #include "codegen/vectorize.h"
+#include "ir/access.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
+#include "ir/layout.h"
 #include "isl/isl.h"
 #include "schedule/linear_tree.h"
 #include "schedule/linearize.h"
@@ -316,6 +318,34 @@ std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vec
     return out;
 }
 
+// The inames some subscript along a `sep` or `vec` axis uses: that index must be a constant in the code
+// (one of the separate arrays, one vector entry), so their loops are unrolled whatever the target.
+std::set<std::string> indexing_constant_axes(const KernelData& k) {
+    std::set<std::string> out;
+    for (const Instruction& insn : k.instructions)
+        for (const Access& a : accesses_of(insn)) {
+            const Variable* v = find_variable(k, a.name);
+            if (!v || a.linear) continue;
+            std::vector<std::size_t> axes = sep_axes(*v);
+            if (const std::optional<std::size_t> lanes = vec_axis(*v)) axes.push_back(*lanes);
+            for (std::size_t axis : axes)
+                if (axis < a.indices.size())
+                    for (const std::string& n : referenced_names(a.indices[axis])) out.insert(n);
+        }
+    return out;
+}
+
+// Of the unrolled inames, those whose copies are written out where the compiler unrolls the loops tagged to
+// be unrolled (Target::compiler_unrolls): the lanes of `vec` loops that are no vector operation, and the
+// inames that index `sep` and `vec` axes.
+std::map<std::string, long> written_out(const KernelData& k, std::map<std::string, long> lengths) {
+    const std::set<std::string> constant = indexing_constant_axes(k);
+    std::erase_if(lengths, [&](const auto& entry) {
+        return iname_tag(k, entry.first).is_unrolled() && !constant.count(entry.first);
+    });
+    return lengths;
+}
+
 // Unrolled loops whose iname takes the same constant range for every value of the others in each statement
 // in them (the register tiles of a tuned kernel): isl sees a mark for each, not a dimension, which spares
 // its AST generator most of its work; the mark becomes the loop again (generate_ast), then its copies.
@@ -621,11 +651,12 @@ std::optional<AstNode> generate_marked_ast(const std::vector<Placed>& leaders, s
 
 }  // namespace
 
-LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types) {
+LoopNest build_loop_nest(const KernelData& k, const Target& target) {
     internal_assert(k.linearized, "build_loop_nest needs a linearized kernel");
+    const bool hardware_as_params = !target.runs_on_host();
     LoopNest out;
     std::vector<Placed> placed = separate_slabs(k, place_statements(k));
-    plan_vector_lanes(k, placed, vector_types);
+    plan_vector_lanes(k, placed, target.has_vector_types());
     const std::map<std::string, long> lengths = unrolled_lengths(k, placed);  // before anything costs time
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     if (placed.empty()) return out;
@@ -660,7 +691,7 @@ LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vect
     add_guards(loops, guards, out.statements);
     expand_runs(loops, runs);
     rename_iterators(loops, {}, out.statements);
-    out.root = unroll_loops(loops, lengths, context);
+    out.root = unroll_loops(loops, target.compiler_unrolls() ? written_out(k, lengths) : lengths, context);
     return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "ir/kernel.h"
 #include "codegen/isl_ast.h"
+#include "codegen/target.h"
 
 namespace loom {
 
@@ -29,14 +30,15 @@ struct LoopNest {
     std::map<std::string, Statement> statements;  // by isl statement name
 };
 
-/// Builds the loop nest of a linearized kernel. With `hardware_as_params` (OpenCL, CUDA) the inames of
-/// hardware axes are the work-item's ids, one isl parameter per axis whose range the launch grid guarantees,
-/// given to isl only for the statements whose domains constrain them further (a guard); otherwise they are
-/// loops like any other. Loops over inames tagged "unr" (or "ilp", "ilp.unr") are unrolled, and a loop with
-/// split_iname slabs becomes separate head, bulk and tail loops. An innermost loop over a `vec` iname runs
-/// each instruction on all its values before the next instruction: at once, as vector operations, where
-/// `vector_types` (OpenCL) and the instruction is vectorizable, unrolled otherwise.
-LoopNest build_loop_nest(const KernelData& k, bool hardware_as_params, bool vector_types);
+/// Builds the loop nest of a linearized kernel for `target`. Where the target launches a grid (OpenCL, CUDA)
+/// the inames of hardware axes are the work-item's ids, one isl parameter per axis whose range the launch grid
+/// guarantees, given to isl only for the statements whose domains constrain them further (a guard); otherwise
+/// they are loops like any other. Loops over inames tagged "unr" (or "ilp", "ilp.unr") are unrolled (left to
+/// the compiler where Target::compiler_unrolls), and a loop with split_iname slabs becomes separate head, bulk
+/// and tail loops. An innermost loop over a `vec` iname runs each instruction on all its values before the
+/// next instruction: at once, as vector operations, where the target has vector types (OpenCL) and the
+/// instruction is vectorizable, unrolled otherwise.
+LoopNest build_loop_nest(const KernelData& k, const Target& target);
 
 /// The first statement (User node) in `n`, null when it has none.
 const AstNode* first_statement(const AstNode& n);

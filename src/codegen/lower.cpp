@@ -533,7 +533,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind kind) {
         const Kernel device(std::move(edit));
         const KernelData& part = *device;
         const Uses uses = uses_of(part);
-        const LoopNest nest = build_loop_nest(part, !target.runs_on_host(), target.has_vector_types());
+        const LoopNest nest = build_loop_nest(part, target);
         check_deadline("building the loop nest");
         check_index_range(part, nest.root);
         DeviceKernel dk;

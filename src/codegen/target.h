@@ -105,6 +105,10 @@ public:
     /// The pragma line (with its newline) asking to unroll a loop by `factor` (0: the compiler's choice);
     /// "" for none. By default `#pragma unroll [N]`.
     virtual std::string unroll_pragma(int factor) const;
+    /// Whether loops over "unr", "ilp" and "ilp.unr" inames stay loops, for the compiler to unroll as it sees
+    /// fit, instead of being written out as copies: where the compiler optimizes the copies it makes better
+    /// than copies it is given ("unr_hint.N" still asks it for a factor).
+    virtual bool compiler_unrolls() const { return false; }
 
     // --- Expressions
 
