@@ -1,6 +1,5 @@
 #include "isl/box.h"
 
-#include <isl/fixed_box.h>
 #include <isl/map.h>
 #include <isl/set.h>
 
@@ -11,24 +10,18 @@ namespace loom::isl_util {
 namespace {
 
 std::optional<FixedBox> range_box(const isl::set& s) {
-    isl_map* m = isl_map_from_range(s.copy());
-    isl_fixed_box* box = isl_map_get_range_simple_fixed_box_hull(m);
-    isl_map_free(m);
-    if (!box) return std::nullopt;
-    std::optional<FixedBox> out;
-    if (isl_fixed_box_is_valid(box) == isl_bool_true) {
-        const isl::multi_val size = isl::manage(isl_fixed_box_get_size(box));
-        out = FixedBox{isl::manage(isl_fixed_box_get_offset(box)), {}};
-        for (int i = 0; i < isl_multi_val_size(size.get()); ++i) {
-            const std::optional<long> n = long_value(isl::manage(isl_multi_val_get_at(size.get(), i)));
-            if (!n) {
-                out.reset();
-                break;
-            }
-            out->size.push_back(*n);
-        }
+    const isl::map m = isl::manage(isl_map_from_range(s.copy()));
+    isl_fixed_box* found = isl_map_get_range_simple_fixed_box_hull(m.get());
+    if (!found) return std::nullopt;
+    const isl::fixed_box box = isl::manage(found);  // owned before long_value may throw
+    if (!box.is_valid()) return std::nullopt;
+    const isl::multi_val size = box.size();
+    FixedBox out{box.offset(), {}};
+    for (unsigned i = 0; i < size.size(); ++i) {
+        const std::optional<long> n = long_value(size.at(static_cast<int>(i)));
+        if (!n) return std::nullopt;
+        out.size.push_back(*n);
     }
-    isl_fixed_box_free(box);
     return out;
 }
 
