@@ -7,6 +7,7 @@
 
 #include "analysis/kernel_checks.h"
 #include "backends/call_arrays.h"
+#include "ir/affine.h"
 #include "ir/eval.h"
 #include "ir/layout.h"
 #include "isl/isl.h"
@@ -115,7 +116,7 @@ std::map<std::string, std::int64_t> solve_from_extents(const std::vector<std::pa
         const std::vector<std::string> found = referenced_names(e);
         const std::set<std::string> names(found.begin(), found.end());
         if (names.empty() || !std::includes(unknown.begin(), unknown.end(), names.begin(), names.end())) continue;
-        const auto s = isl_util::try_add_constraint(solutions, e, BinOp::Eq, int_lit(size));
+        const auto s = affine::try_add_constraint(solutions, e, BinOp::Eq, int_lit(size));
         if (s && !s->is_empty()) solutions = *s;
     }
     std::map<std::string, std::int64_t> out;

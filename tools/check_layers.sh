@@ -6,7 +6,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 # folder on disk, and the prefix its headers are included by
-layers=(src/support:support src/expr:expr src/isl:isl src/ir:ir src/parse:parse src/analysis:analysis
+layers=(src/support:support src/isl:isl src/expr:expr src/ir:ir src/parse:parse src/analysis:analysis
         src/transform:transform src/schedule:schedule src/preprocess:preprocess src/codegen:codegen backends:backends lua:lua)
 
 rank_of() {  # rank_of PREFIX: the position of the layer whose headers are included as PREFIX/, or nothing

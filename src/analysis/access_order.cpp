@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "isl/isl.h"
 #include "support/error.h"
@@ -143,7 +144,7 @@ private:
     }
 
     isl::set range(const Instruction& insn, const Access& a) const {
-        return isl_util::access_map(domain_of(k_, access_loops(insn, a)), a.indices).range();
+        return affine::access_map(domain_of(k_, access_loops(insn, a)), a.indices).range();
     }
 
     const KernelData& k_;

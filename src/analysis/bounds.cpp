@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/eval.h"
 #include "isl/isl.h"
@@ -123,9 +124,9 @@ private:
             if (!c) return std::nullopt;
             return isl_util::complement(*c);
         }
-        if (std::optional<isl::set> c = isl_util::condition_set(cond)) return c;
+        if (std::optional<isl::set> c = affine::condition_set(cond)) return c;
         // A number as a condition holds where it is not 0, as in C: `x[i-1] if i else 0`.
-        return isl_util::condition_set(binary(BinOp::Or, binary(BinOp::Lt, cond, int_lit(0)), binary(BinOp::Gt, cond, int_lit(0))));
+        return affine::condition_set(binary(BinOp::Or, binary(BinOp::Lt, cond, int_lit(0)), binary(BinOp::Gt, cond, int_lit(0))));
     }
 
     void check_access(const ExprPtr& access, const Region& where) {

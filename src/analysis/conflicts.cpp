@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/atomic.h"
 #include "ir/derived.h"
 #include "ir/domain.h"
@@ -23,7 +24,7 @@ AccessRelations relations(const KernelData& k, const Instruction& insn, const st
         for (const Access& a : accesses_of(insn)) {
             if (a.name != variable) continue;
             add(is_atomic_update_access(insn, a) ? r.atomic : a.is_write ? r.writes : r.reads,
-                isl_util::access_map(dom, storage_indices(k, a)));
+                affine::access_map(dom, storage_indices(k, a)));
         }
         return r;
     });

@@ -5,6 +5,7 @@
 
 #include "analysis/types.h"
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "ir/layout.h"
@@ -74,7 +75,7 @@ std::string to_string(const StatKey& key) {
 }
 
 Stride canonical_stride(const ExprPtr& e) {
-    const std::optional<std::string> text = isl_util::polynomial_text(e);
+    const std::optional<std::string> text = affine::polynomial_text(e);
     if (!text) return std::monostate{};
     try {
         std::size_t used = 0;
@@ -417,7 +418,7 @@ namespace {
 // not quasi-affine or reads data.
 std::optional<isl::set> touched_elements(const KernelData& k, const Instruction& insn, const Access& a) {
     if (data_dependent(k, a)) return std::nullopt;
-    const std::optional<isl::map> m = isl_util::exact_access_map(domain_of(k, access_loops(insn, a)), storage_indices(k, a));
+    const std::optional<isl::map> m = affine::exact_access_map(domain_of(k, access_loops(insn, a)), storage_indices(k, a));
     if (!m) return std::nullopt;
     return isl_util::as_elements(m->range(), a.name);
 }

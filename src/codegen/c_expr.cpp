@@ -9,6 +9,7 @@
 
 #include "analysis/types.h"
 #include "codegen/declarations.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/eval.h"
 #include "ir/layout.h"
@@ -213,7 +214,7 @@ bool CExprPrinter::nonnegative(const ExprPtr& e) {
     if (e->kind == ExprKind::IntLit) return e->ival >= 0;
     try {
         if (!statement_domain_) statement_domain_ = domain_of(k_, statement_inames_);
-        const std::optional<isl::pw_aff> value = isl_util::to_pw_aff(e, *statement_domain_);
+        const std::optional<isl::pw_aff> value = affine::to_pw_aff(e, *statement_domain_);
         return value && value->domain().is_subset(value->ge_set(value->scale(0)));
     } catch (const isl::exception&) {
         return false;

@@ -1,5 +1,6 @@
 #include "codegen/host_program.h"
 
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/eval.h"
 #include "isl/isl.h"
@@ -39,8 +40,8 @@ private:
         const isl::set d = isl_util::dims_to_params(domain_of(k_, inames), outer);
         // An empty domain has no bounds to print: the loop runs no iteration.
         if (d.is_empty()) return {HostStep::Kind::Loop, 0, iname, int_lit(0), int_lit(-1), {}};
-        return {HostStep::Kind::Loop, 0, iname, isl_util::pw_aff_to_expr(isl_util::dim_min(d, 0), context_),
-                isl_util::pw_aff_to_expr(isl_util::dim_max(d, 0), context_), {}};
+        return {HostStep::Kind::Loop, 0, iname, affine::pw_aff_to_expr(isl_util::dim_min(d, 0), context_),
+                affine::pw_aff_to_expr(isl_util::dim_max(d, 0), context_), {}};
     }
 
     const KernelData& k_;

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "isl/ast_expr.h"
+#include "ir/ast_expr.h"
 #include "isl/isl.h"
 #include "isl/relations.h"
 #include "support/error.h"
@@ -11,7 +11,7 @@ namespace loom {
 
 namespace {
 
-using isl_util::ast_expr_to_expr;
+using affine::ast_expr_to_expr;
 
 // isl's AST for a schedule with marks (see MarkedLoops), and whether isl wrote some mark more than once: it
 // copies a mark onto each part of a body it generates in parts (below a band that runs once, for example),

@@ -6,6 +6,7 @@
 #include "codegen/unroll.h"
 #include "codegen/vectorize.h"
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "ir/layout.h"
@@ -269,7 +270,7 @@ StatementDomain split_guard(const KernelData& k, const Placed& p, const isl::set
     const isl::set loops = isl_util::project_out(d, params);
     const isl::set guard = d.gist(isl_util::align_params(loops, known.space()).intersect_params(known));
     if (isl_util::plain_is_universe(guard)) return {loops, nullptr};
-    return {loops, isl_util::condition_expr(isl_util::dims_to_params(guard, p.stmt.loops).params(), known)};
+    return {loops, affine::condition_expr(isl_util::dims_to_params(guard, p.stmt.loops).params(), known)};
 }
 
 // The domain of a statement: that of its loops, restricted to its slabs.

@@ -28,6 +28,7 @@
 #include "schedule/linearize.h"
 #include "schedule/verify_linearization.h"
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/listing.h"
 #include "ir/layout.h"
@@ -302,7 +303,7 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
     }
     for (const std::vector<std::string>& inames : group_inames) {
         const std::optional<isl::pw_aff> g = inames.empty() ? std::nullopt : std::optional(group_count(k, inames));
-        dk.groups.push_back(g ? isl_util::pw_aff_to_expr(*g, ctx) : int_lit(1));
+        dk.groups.push_back(g ? affine::pw_aff_to_expr(*g, ctx) : int_lit(1));
         // Work-group ids have the index type too (hardware inames start at 0, their extent is their end).
         if (dk.groups.back()->kind == ExprKind::IntLit)
             check_index_value(k, dk.groups.back()->ival, "generate_code",
@@ -317,7 +318,7 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
                 const isl::pw_aff fixed = isl_util::extent(constant, 0, ctx);
                 size = isl_util::union_max(size, fixed);
             }
-            dk.local.push_back(isl_util::pw_aff_to_expr(size, ctx));
+            dk.local.push_back(affine::pw_aff_to_expr(size, ctx));
             dk.local_isl.push_back(isl_util::to_str(size));
             continue;
         }

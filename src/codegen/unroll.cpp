@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/affine.h"
 #include "ir/eval.h"
 #include "isl/isl.h"
 #include "support/error.h"
@@ -40,7 +41,7 @@ public:
         while (sets_.size() <= conds_.size()) {
             const isl::set& outer = sets_.back();
             // A condition isl cannot express is left out: what is known is then less, never wrong.
-            const std::optional<isl::set> c = isl_util::condition_set(conds_[sets_.size() - 1]);
+            const std::optional<isl::set> c = affine::condition_set(conds_[sets_.size() - 1]);
             if (!c) {
                 sets_.push_back(outer);
                 continue;
@@ -65,13 +66,13 @@ struct Verdict {
 Verdict decide(const ExprPtr& cond, Facts& facts) {
     if (const std::optional<std::int64_t> v = eval_int(cond, {}))
         return {*v ? Verdict::Kind::Always : Verdict::Kind::Never, nullptr};
-    const std::optional<isl::set> s = isl_util::condition_set(cond);
+    const std::optional<isl::set> s = affine::condition_set(cond);
     if (!s) return {Verdict::Kind::Depends, cond};
     const isl::set known = isl_util::align_params(facts.known(), s->space());
     const isl::set holds = isl_util::align_params(*s, known.space());
     if (holds.intersect(known).is_empty()) return {Verdict::Kind::Never, nullptr};
     if (known.is_subset(holds)) return {Verdict::Kind::Always, nullptr};
-    return {Verdict::Kind::Depends, isl_util::condition_expr(holds, known)};
+    return {Verdict::Kind::Depends, affine::condition_expr(holds, known)};
 }
 
 class Unroller {

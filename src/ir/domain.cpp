@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/derived.h"
 #include "isl/budget.h"
 #include "isl/isl.h"
@@ -285,8 +286,8 @@ long static_extent(const KernelData& k, const std::string& iname) {
 
 isl::set slab_domain(const std::string& iname, const ExprPtr& extent) {
     isl::set d = isl_util::add_named_dims(isl::set(isl_util::ctx(), "{ [] }"), {iname}, false);
-    d = isl_util::add_constraint(d, var(iname), BinOp::Ge, int_lit(0));
-    return isl_util::add_constraint(d, var(iname), BinOp::Lt, extent);
+    d = affine::add_constraint(d, var(iname), BinOp::Ge, int_lit(0));
+    return affine::add_constraint(d, var(iname), BinOp::Lt, extent);
 }
 
 isl::set assumption_context(const KernelData& k) {

@@ -1,6 +1,5 @@
 #include "isl/box.h"
 
-#include <isl/fixed_box.h>
 #include <isl/map.h>
 #include <isl/set.h>
 
@@ -10,27 +9,19 @@ namespace loom::isl_util {
 
 namespace {
 
-std::optional<std::vector<BoxAxis>> range_box(const isl::set& s) {
-    isl_map* m = isl_map_from_range(s.copy());
-    isl_fixed_box* box = isl_map_get_range_simple_fixed_box_hull(m);
-    isl_map_free(m);
-    if (!box) return std::nullopt;
-    std::optional<std::vector<BoxAxis>> out;
-    if (isl_fixed_box_is_valid(box) == isl_bool_true) {
-        const isl::multi_aff offset = isl::manage(isl_fixed_box_get_offset(box));
-        const isl::multi_val size = isl::manage(isl_fixed_box_get_size(box));
-        out.emplace();
-        for (int i = 0; i < isl_multi_val_size(size.get()); ++i) {
-            const isl::val v = isl::manage(isl_multi_val_get_at(size.get(), i));
-            const std::optional<long> n = long_value(v.get());
-            if (!n) {
-                out.reset();
-                break;
-            }
-            out->push_back({aff_to_expr(isl::manage(isl_multi_aff_get_at(offset.get(), i))), *n});
-        }
+std::optional<FixedBox> range_box(const isl::set& s) {
+    const isl::map m = isl::manage(isl_map_from_range(s.copy()));
+    isl_fixed_box* found = isl_map_get_range_simple_fixed_box_hull(m.get());
+    if (!found) return std::nullopt;
+    const isl::fixed_box box = isl::manage(found);  // owned before long_value may throw
+    if (!box.is_valid()) return std::nullopt;
+    const isl::multi_val size = box.size();
+    FixedBox out{box.offset(), {}};
+    for (unsigned i = 0; i < size.size(); ++i) {
+        const std::optional<long> n = long_value(size.at(static_cast<int>(i)));
+        if (!n) return std::nullopt;
+        out.size.push_back(*n);
     }
-    isl_fixed_box_free(box);
     return out;
 }
 
@@ -39,10 +30,10 @@ std::optional<std::vector<BoxAxis>> range_box(const isl::set& s) {
 // First from the constraints on the set's own dimensions alone: a box around that superset holds `s` too,
 // and isl finds it many times faster without the constraints among the parameters (the outer inames of a
 // prefetch). Where those are needed for a fixed size, from all of `s`.
-std::optional<std::vector<BoxAxis>> fixed_box_hull(const isl::set& s) {
+std::optional<FixedBox> fixed_box_hull(const isl::set& s) {
     const int n = static_cast<int>(isl_set_dim(s.get(), isl_dim_set));
     const isl::set own = isl::manage(isl_set_drop_constraints_not_involving_dims(s.copy(), isl_dim_set, 0, n));
-    if (std::optional<std::vector<BoxAxis>> box = range_box(own)) return box;
+    if (std::optional<FixedBox> box = range_box(own)) return box;
     return range_box(s);
 }
 

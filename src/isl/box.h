@@ -6,18 +6,16 @@
 #include <optional>
 #include <vector>
 
-#include "expr/expr.h"
-
 namespace loom::isl_util {
 
-/// One axis of a box: the elements offset <= x < offset + size.
-struct BoxAxis {
-    ExprPtr offset;  // affine in the parameters of the boxed set
-    long size = 0;
+/// A box: per axis, the elements offset <= x < offset + size.
+struct FixedBox {
+    isl::multi_aff offset;  // affine in the parameters of the boxed set
+    std::vector<long> size;
 };
 
 /// isl's simple fixed box hull of `s`: per set dimension an offset depending only on the parameters and a
 /// constant size such that every point of `s` lies in the box. nullopt when isl finds no box of constant size.
-std::optional<std::vector<BoxAxis>> fixed_box_hull(const isl::set& s);
+std::optional<FixedBox> fixed_box_hull(const isl::set& s);
 
 }  // namespace loom::isl_util

@@ -377,14 +377,32 @@ PwQPolynomial& PwQPolynomial::operator=(PwQPolynomial o) noexcept {
 PwQPolynomial::~PwQPolynomial() { isl_pw_qpolynomial_free(p_); }
 isl_pw_qpolynomial* PwQPolynomial::copy() const { return isl_pw_qpolynomial_copy(p_); }
 
-PwQPolynomial PwQPolynomial::constant(const std::vector<std::string>& params, std::int64_t v) {
+namespace {
+
+// The parameter space over `params`, in that order.
+isl_space* params_space(const std::vector<std::string>& params) {
     isl_space* sp = isl_space_params_alloc(ctx().get(), static_cast<unsigned>(params.size()));
     for (std::size_t i = 0; i < params.size(); ++i)
         sp = isl_space_set_dim_name(sp, isl_dim_param, static_cast<unsigned>(i), params[i].c_str());
+    return sp;
+}
+
+}  // namespace
+
+PwQPolynomial PwQPolynomial::constant(const std::vector<std::string>& params, std::int64_t v) {
+    isl_space* sp = params_space(params);
     // Zero is no piece at all, so that it prints as `{ 0 }` and adds without splitting the other's pieces.
     if (v == 0) return PwQPolynomial(isl_pw_qpolynomial_zero(param_domain(sp)));
     isl_qpolynomial* c = isl_qpolynomial_val_on_domain(sp, isl_val_int_from_si(ctx().get(), v));
     return PwQPolynomial(isl_pw_qpolynomial_from_qpolynomial(c));
+}
+
+PwQPolynomial PwQPolynomial::parameter(const std::vector<std::string>& params, const std::string& name) {
+    isl_space* sp = params_space(params);
+    const int pos = isl_space_find_dim_by_name(sp, isl_dim_param, name.c_str());
+    internal_assert(pos >= 0, "parameter: '", name, "' is not one of the parameters");
+    isl_qpolynomial* v = isl_qpolynomial_var_on_domain(sp, isl_dim_param, static_cast<unsigned>(pos));
+    return PwQPolynomial(isl_pw_qpolynomial_from_qpolynomial(v));
 }
 
 PwQPolynomial PwQPolynomial::from_pw_aff(const isl::pw_aff& a) {
@@ -448,51 +466,6 @@ std::string PwQPolynomial::to_str() const {
 }
 
 PwQPolynomial count_of(const isl::pw_aff& size) { return PwQPolynomial(isl_pw_qpolynomial_from_pw_aff(size.copy())); }
-
-namespace {
-
-// e over the domain space `dom` whose parameters are the names e uses; null when e is no polynomial.
-Qp polynomial_of(const ExprPtr& e, const Space& dom) {
-    auto operand = [&](std::size_t i) { return polynomial_of(e->args[i], dom); };
-    switch (e->kind) {
-        case ExprKind::IntLit:
-            return constant(dom, isl_val_int_from_si(ctx().get(), e->ival));
-        case ExprKind::Var: {
-            const int pos = isl_space_find_dim_by_name(dom.get(), isl_dim_param, e->name.c_str());
-            return qp(isl_qpolynomial_var_on_domain(isl_space_copy(dom.get()), isl_dim_param, static_cast<unsigned>(pos)));
-        }
-        case ExprKind::Unary:
-            if (e->unop != "-") return nullptr;
-            if (Qp a = operand(0)) return qp(isl_qpolynomial_neg(a.release()));
-            return nullptr;
-        case ExprKind::Binary: {
-            if (e->op != BinOp::Add && e->op != BinOp::Sub && e->op != BinOp::Mul) return nullptr;
-            Qp a = operand(0), b = operand(1);
-            if (!a || !b) return nullptr;
-            if (e->op == BinOp::Mul) return mul(std::move(a), std::move(b));
-            if (e->op == BinOp::Sub) b = qp(isl_qpolynomial_neg(b.release()));
-            return add(std::move(a), std::move(b));
-        }
-        default:
-            return nullptr;
-    }
-}
-
-}  // namespace
-
-std::optional<std::string> polynomial_text(const ExprPtr& e) {
-    std::vector<std::string> names = referenced_names(e);
-    std::sort(names.begin(), names.end());
-    isl_space* sp = isl_space_params_alloc(ctx().get(), static_cast<unsigned>(names.size()));
-    for (std::size_t i = 0; i < names.size(); ++i)
-        sp = isl_space_set_dim_name(sp, isl_dim_param, static_cast<unsigned>(i), names[i].c_str());
-    Qp q = polynomial_of(e, Space(sp));
-    if (!q) return std::nullopt;
-    // isl prints `[ell, m] -> { ell * m }`: the polynomial is what the braces hold.
-    const std::string text = PwQPolynomial(isl_pw_qpolynomial_from_qpolynomial(q.release())).to_str();
-    const std::size_t open = text.find("{ ");
-    return text.substr(open + 2, text.size() - open - 4);
-}
 
 namespace {
 

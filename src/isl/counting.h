@@ -15,8 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "expr/expr.h"
-
 struct isl_pw_qpolynomial;
 
 namespace loom::isl_util {
@@ -33,6 +31,8 @@ public:
 
     /// The constant `v` over the parameters `params` (in that order).
     static PwQPolynomial constant(const std::vector<std::string>& params, std::int64_t v);
+    /// The parameter `name`, one of `params`, over the parameters `params` (in that order).
+    static PwQPolynomial parameter(const std::vector<std::string>& params, const std::string& name);
     /// A piecewise affine function of the parameters (a grid size) as a count.
     static PwQPolynomial from_pw_aff(const isl::pw_aff& a);
 
@@ -58,10 +58,6 @@ private:
 
 /// A piecewise affine function (a grid size) as a count.
 PwQPolynomial count_of(const isl::pw_aff& size);
-
-/// `e`, a polynomial in the names it uses, as isl prints it over those names sorted (`ell * m`, `128`);
-/// nullopt when `e` is no polynomial (a division, a call, ...). Equal polynomials give equal text.
-std::optional<std::string> polynomial_text(const ExprPtr& e);
 
 /// The number of points of `s` as a function of its parameters (zero where it is empty), exact for every
 /// set isl represents: unions, existentials, strides, floors.

@@ -4,9 +4,8 @@
 #include <isl/aff.h>
 #include <isl/constraint.h>
 #include <isl/id.h>
-#include <isl/ast.h>
-#include <isl/ast_build.h>
 #include <isl/options.h>
+#include <isl/point.h>
 #include <isl/schedule.h>
 #include <isl/set.h>
 #include <isl/union_map.h>
@@ -30,7 +29,6 @@
 
 #include <unistd.h>
 
-#include "isl/ast_expr.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -63,6 +61,13 @@ isl_set* raw_read_set(const std::string& text) {
     isl_stream_flush_tokens(stream);
     isl_stream_free(stream);
     return out;
+}
+
+// Where `name` lives in `s`: (isl_dim_set or isl_dim_param, position), or position -1.
+std::pair<isl_dim_type, int> find_dim(isl_set* s, const std::string& name) {
+    const int pos = isl_set_find_dim_by_name(s, isl_dim_set, name.c_str());
+    if (pos >= 0) return {isl_dim_set, pos};
+    return {isl_dim_param, isl_set_find_dim_by_name(s, isl_dim_param, name.c_str())};
 }
 
 }  // namespace
@@ -127,13 +132,12 @@ std::vector<std::string> param_names(const isl::space& s) {
     return out;
 }
 
+isl::set params_universe() { return isl::manage(isl_set_universe(isl_space_params_alloc(ctx().get(), 0))); }
+
 isl::set align_params(const isl::set& s, const isl::space& model) {
     return isl::manage(isl_set_align_params(s.copy(), isl_space_params(model.copy())));
 }
 
-namespace {
-
-// Adds `names` as parameters of `s` where missing.
 isl::set add_params(const isl::set& s, const std::vector<std::string>& names) {
     isl_space* sp = isl_space_params(isl_set_get_space(s.get()));
     for (const std::string& n : names) {
@@ -145,118 +149,21 @@ isl::set add_params(const isl::set& s, const std::vector<std::string>& names) {
     return isl::manage(isl_set_align_params(s.copy(), sp));
 }
 
-isl_pw_aff* build_pw_aff(const ExprPtr& e, isl_set* dom);
-
-isl_pw_aff* var_aff(const std::string& name, isl_set* dom) {
-    isl_local_space* ls = isl_local_space_from_space(isl_set_get_space(dom));
-    int pos = isl_set_find_dim_by_name(dom, isl_dim_set, name.c_str());
-    isl_dim_type type = isl_dim_set;
-    if (pos < 0) {
-        pos = isl_set_find_dim_by_name(dom, isl_dim_param, name.c_str());
-        type = isl_dim_param;
-    }
-    if (pos < 0) {
-        isl_local_space_free(ls);
-        return nullptr;
-    }
-    return isl_pw_aff_from_aff(isl_aff_var_on_domain(ls, type, pos));
+std::optional<isl::pw_aff> var_on_domain(const isl::set& domain, const std::string& name) {
+    const auto [type, pos] = find_dim(domain.get(), name);
+    if (pos < 0) return std::nullopt;
+    isl_local_space* ls = isl_local_space_from_space(isl_set_get_space(domain.get()));
+    return isl::manage(isl_pw_aff_from_aff(isl_aff_var_on_domain(ls, type, static_cast<unsigned>(pos))));
 }
 
-isl_pw_aff* const_aff(std::int64_t v, isl_set* dom) {
-    isl_local_space* ls = isl_local_space_from_space(isl_set_get_space(dom));
-    isl_val* val = isl_val_int_from_si(isl_set_get_ctx(dom), v);
-    return isl_pw_aff_from_aff(isl_aff_val_on_domain(ls, val));
+isl::pw_aff constant_on_domain(const isl::set& domain, long v) {
+    isl_local_space* ls = isl_local_space_from_space(isl_set_get_space(domain.get()));
+    return isl::manage(isl_pw_aff_from_aff(isl_aff_val_on_domain(ls, isl_val_int_from_si(ctx().get(), v))));
 }
 
-// Integer constant of `e`, if it is one.
-std::optional<std::int64_t> int_constant(const ExprPtr& e) {
-    if (e->kind == ExprKind::IntLit) return e->ival;
-    if (e->kind == ExprKind::Unary && e->unop == "-" && e->args[0]->kind == ExprKind::IntLit) return -e->args[0]->ival;
-    return std::nullopt;
-}
+bool is_constant(const isl::pw_aff& a) { return isl_pw_aff_is_cst(a.get()) == isl_bool_true; }
 
-isl_pw_aff* binary_aff(const ExprPtr& e, isl_set* dom) {
-    const auto rhs_const = int_constant(e->args[1]);
-    // C division and remainder come from isl's own expressions, where they equal the floored ones.
-    const bool division = e->op == BinOp::FloorDiv || e->op == BinOp::CDiv;
-    const bool remainder = e->op == BinOp::Mod || e->op == BinOp::CMod;
-    if ((division || remainder) && !(rhs_const && *rhs_const > 0)) return nullptr;
-    isl_pw_aff* a = build_pw_aff(e->args[0], dom);
-    if (!a) return nullptr;
-    if (division || remainder) {
-        isl_val* d = isl_val_int_from_si(isl_set_get_ctx(dom), *rhs_const);
-        if (remainder) return isl_pw_aff_mod_val(a, d);
-        return isl_pw_aff_floor(isl_pw_aff_scale_down_val(a, d));
-    }
-    isl_pw_aff* b = build_pw_aff(e->args[1], dom);
-    if (!b) {
-        isl_pw_aff_free(a);
-        return nullptr;
-    }
-    switch (e->op) {
-        case BinOp::Add: return isl_pw_aff_add(a, b);
-        case BinOp::Sub: return isl_pw_aff_sub(a, b);
-        case BinOp::Mul:
-            if (isl_pw_aff_is_cst(a) || isl_pw_aff_is_cst(b)) return isl_pw_aff_mul(a, b);
-            break;
-        default: break;
-    }
-    isl_pw_aff_free(a);
-    isl_pw_aff_free(b);
-    return nullptr;
-}
-
-isl_pw_aff* build_pw_aff(const ExprPtr& e, isl_set* dom) {
-    switch (e->kind) {
-        case ExprKind::IntLit: return const_aff(e->ival, dom);
-        case ExprKind::Var: return var_aff(e->name, dom);
-        case ExprKind::Unary:
-            if (e->unop == "-") {
-                isl_pw_aff* a = build_pw_aff(e->args[0], dom);
-                return a ? isl_pw_aff_neg(a) : nullptr;
-            }
-            return nullptr;
-        case ExprKind::Binary: return binary_aff(e, dom);
-        default: return nullptr;
-    }
-}
-
-}  // namespace
-
-std::optional<isl::pw_aff> to_pw_aff(const ExprPtr& e, const isl::set& domain) {
-    std::vector<std::string> names;
-    const std::vector<std::string> dims = set_dim_names(domain);
-    for (const std::string& n : referenced_names(e))
-        if (std::find(dims.begin(), dims.end(), n) == dims.end()) names.push_back(n);
-    const isl::set dom = add_params(domain, names);
-    isl_pw_aff* pa = build_pw_aff(e, dom.get());
-    if (!pa) return std::nullopt;
-    return isl::manage(isl_pw_aff_intersect_domain(pa, dom.copy()));
-}
-
-ExprPtr aff_to_expr(const isl::aff& a) {
-    isl_set* ctx_set = isl_set_universe(isl_space_params(isl_aff_get_domain_space(a.get())));
-    isl_ast_build* build = isl_ast_build_from_context(ctx_set);
-    // The build's space is that of the parameters: an aff over a zero-dimensional set (a fixed box's offset)
-    // must be over them too, or isl cannot print its integer divisions.
-    isl_aff* on_params = isl_aff_project_domain_on_params(a.copy());
-    isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, isl_pw_aff_from_aff(on_params));
-    isl_ast_build_free(build);
-    internal_assert(e != nullptr, "cannot print affine expression");
-    return ast_expr_to_expr(isl::manage(e));
-}
-
-ExprPtr pw_aff_to_expr(const isl::pw_aff& a, const isl::set& context) {
-    // No piece: defined nowhere (an extent over an empty domain, under assumptions that cannot hold), where isl
-    // has no expression to print ("void expression"); an extent is 0 where its domain is empty.
-    if (isl_pw_aff_n_piece(a.get()) == 0) return int_lit(0);
-    isl_set* ctx_set = isl_set_align_params(context.copy(), isl_pw_aff_get_space(a.get()));
-    isl_ast_build* build = isl_ast_build_from_context(isl_set_params(ctx_set));
-    isl_ast_expr* e = isl_ast_build_expr_from_pw_aff(build, a.copy());
-    isl_ast_build_free(build);
-    internal_assert(e != nullptr, "cannot print piecewise affine expression");
-    return ast_expr_to_expr(isl::manage(e));
-}
+isl::aff on_params(const isl::aff& a) { return isl::manage(isl_aff_project_domain_on_params(a.copy())); }
 
 isl::set dims_to_params(const isl::set& s, const std::vector<std::string>& names) {
     isl_set* cur = s.copy();
@@ -602,39 +509,9 @@ isl::map schedule_map(const isl::set& domain, const std::string& name, const std
     return isl::manage(isl_map_intersect_domain(isl_map_from_multi_aff(ma), dom));
 }
 
-namespace {
-
-// The access relation of `indices` on `domain`; `exact` tells whether every index was quasi-affine.
-isl::map access_relation(const isl::set& domain, const std::vector<ExprPtr>& indices, bool& exact) {
-    exact = true;
-    const int n_in = static_cast<int>(isl_set_dim(domain.get(), isl_dim_set));
-    const int n_out = static_cast<int>(indices.size());
-    isl::set d = isl::manage(isl_set_add_dims(domain.copy(), isl_dim_set, static_cast<unsigned>(n_out)));
-    for (int j = 0; j < n_out; ++j)
-        d = isl::manage(isl_set_set_dim_name(d.copy(), isl_dim_set, n_in + j, cat("_loom_idx", j).c_str()));
-    for (int j = 0; j < n_out; ++j) {
-        std::optional<isl::set> indexed =
-            try_add_constraint(d, var(cat("_loom_idx", j)), BinOp::Eq, indices[static_cast<std::size_t>(j)]);
-        exact = exact && indexed.has_value();
-        if (indexed) d = std::move(*indexed);
-    }
-    isl_map* m = isl_map_from_range(d.copy());
-    m = isl_map_move_dims(m, isl_dim_in, 0, isl_dim_out, 0, static_cast<unsigned>(n_in));
-    return isl::manage(m);
-}
-
-}  // namespace
-
-isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices) {
-    bool exact = true;
-    return access_relation(domain, indices, exact);
-}
-
-std::optional<isl::map> exact_access_map(const isl::set& domain, const std::vector<ExprPtr>& indices) {
-    bool exact = true;
-    isl::map m = access_relation(domain, indices, exact);
-    if (!exact) return std::nullopt;
-    return m;
+isl::map as_relation(const isl::set& s, int n_in) {
+    isl_map* m = isl_map_from_range(s.copy());
+    return isl::manage(isl_map_move_dims(m, isl_dim_in, 0, isl_dim_out, 0, static_cast<unsigned>(n_in)));
 }
 
 isl::set as_elements(const isl::set& range, const std::string& array) {
@@ -724,13 +601,6 @@ isl::set beyond(const isl::set& s, int pos, int distance, bool above) {
 
 namespace {
 
-// Where `name` lives in `s`: (isl_dim_set or isl_dim_param, position), or position -1.
-std::pair<isl_dim_type, int> find_dim(isl_set* s, const std::string& name) {
-    const int pos = isl_set_find_dim_by_name(s, isl_dim_set, name.c_str());
-    if (pos >= 0) return {isl_dim_set, pos};
-    return {isl_dim_param, isl_set_find_dim_by_name(s, isl_dim_param, name.c_str())};
-}
-
 // `s` with exactly the set dimensions `names`, in that order: missing ones are added unconstrained.
 isl::set with_set_dims(const isl::set& s, const std::vector<std::string>& names) {
     std::vector<std::string> missing;
@@ -788,11 +658,11 @@ isl::pw_aff dim_size(const isl::set& s, int pos) {
 
 namespace {
 
-// `s` with `pa rel 0` (rel one of =, >=, >), or null where that takes more than adding one constraint to each
-// disjunct. This skips the emptiness test per disjunct that isl_set_intersect (and isl_set_add_constraint) make,
+// `s` with `pa = 0`, `pa >= 0` or `pa > 0` (sign), or null where that takes more than adding one constraint to
+// each disjunct. This skips the emptiness test per disjunct that isl_set_intersect (and isl_set_add_constraint) make,
 // an ILP each: most of a tiled GEMM's split_iname and add_prefetch time went there. A disjunct the constraint
 // empties without isl noticing stays; every later isl operation treats it as empty.
-isl_set* add_single_constraint(const isl::set& s, const isl::pw_aff& pa, BinOp rel) {
+isl_set* add_single_constraint(const isl::set& s, const isl::pw_aff& pa, Sign sign) {
     if (isl_pw_aff_isa_aff(pa.get()) != isl_bool_true) return nullptr;
     isl_aff* aff = isl_pw_aff_as_aff(pa.copy());
     isl_space* aff_space = isl_aff_get_domain_space(aff);
@@ -804,8 +674,8 @@ isl_set* add_single_constraint(const isl::set& s, const isl::pw_aff& pa, BinOp r
         isl_aff_free(aff);
         return nullptr;
     }
-    if (rel == BinOp::Gt) aff = isl_aff_add_constant_si(aff, -1);
-    isl_constraint* c = rel == BinOp::Eq ? isl_equality_from_aff(aff) : isl_inequality_from_aff(aff);
+    if (sign == Sign::Positive) aff = isl_aff_add_constant_si(aff, -1);
+    isl_constraint* c = sign == Sign::Zero ? isl_equality_from_aff(aff) : isl_inequality_from_aff(aff);
     isl_basic_set_list* parts = isl_set_get_basic_set_list(s.get());
     isl_set* out = nullptr;
     for (int i = 0, n = isl_basic_set_list_n_basic_set(parts); i < n; ++i) {
@@ -858,28 +728,18 @@ isl::set plain_flat_product(const isl::set& a, const isl::set& b) {
     return out ? isl::manage(out) : isl::manage(isl_set_flat_product(a.copy(), b.copy()));
 }
 
-std::optional<isl::set> try_add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs) {
-    internal_assert(rel == BinOp::Eq || rel == BinOp::Le || rel == BinOp::Lt || rel == BinOp::Ge || rel == BinOp::Gt,
-                    "add_constraint: '", binop_text(rel), "' is not a comparison");
-    const bool flipped = rel == BinOp::Le || rel == BinOp::Lt;
-    const ExprPtr diff = flipped ? binary(BinOp::Sub, rhs, lhs) : binary(BinOp::Sub, lhs, rhs);
-    const BinOp sign = rel == BinOp::Eq ? BinOp::Eq : rel == BinOp::Le || rel == BinOp::Ge ? BinOp::Ge : BinOp::Gt;
-    // Built on the universe of the space: building it on `s` itself makes isl simplify every piece against `s`.
-    const isl::set universe = isl::manage(isl_set_universe(isl_set_get_space(s.get())));
-    const std::optional<isl::pw_aff> pa = to_pw_aff(diff, universe);
-    if (!pa) return std::nullopt;
-    if (isl_set* direct = add_single_constraint(s, *pa, sign)) return isl::manage(direct);
-    isl_set* where = sign == BinOp::Eq   ? isl_pw_aff_zero_set(pa->copy())
-                     : sign == BinOp::Ge ? isl_pw_aff_nonneg_set(pa->copy())
-                                         : isl_pw_aff_pos_set(pa->copy());
-    return isl::manage(isl_set_intersect(s.copy(), where));
+isl::set sign_set(const isl::pw_aff& d, Sign sign) {
+    switch (sign) {
+        case Sign::Zero: return isl::manage(isl_pw_aff_zero_set(d.copy()));
+        case Sign::NonNegative: return isl::manage(isl_pw_aff_nonneg_set(d.copy()));
+        case Sign::Positive: break;
+    }
+    return isl::manage(isl_pw_aff_pos_set(d.copy()));
 }
 
-isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs) {
-    std::optional<isl::set> out = try_add_constraint(s, lhs, rel, rhs);
-    internal_assert(out.has_value(), "constraint '", to_string(lhs), " ", binop_text(rel), " ", to_string(rhs),
-                    "' is not affine");
-    return *out;
+isl::set constrain(const isl::set& s, const isl::pw_aff& d, Sign sign) {
+    if (isl_set* direct = add_single_constraint(s, d, sign)) return isl::manage(direct);
+    return s.intersect(sign_set(d, sign));
 }
 
 isl::set project_out(const isl::set& s, const std::vector<std::string>& names) {
@@ -1020,83 +880,23 @@ isl::set fix_dim(const isl::set& s, const std::string& name, long value) {
     return isl::manage(isl_set_project_out(fixed, type, static_cast<unsigned>(pos), 1));
 }
 
-std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& context) {
-    const isl::set params = align_params(context, a.space());
-    const isl::pw_aff simple = isl::manage(isl_pw_aff_coalesce(isl_pw_aff_gist_params(a.copy(), params.copy())));
-    if (isl_pw_aff_n_piece(simple.get()) != 1) return std::nullopt;
-    std::optional<isl::aff> piece;
-    isl_pw_aff_foreach_piece(
-        simple.get(),
-        [](isl_set* dom, isl_aff* aff, void* user) {
-            *static_cast<std::optional<isl::aff>*>(user) = isl::manage(aff);
-            isl_set_free(dom);
-            return isl_stat_ok;
-        },
-        &piece);
-    return aff_to_expr(*piece);
-}
-
-namespace {
-
-// One piece of a piecewise affine function, its domain restricted to the parameter context, with the value the
-// function takes at one point of that domain (none when the domain is empty there).
-struct Piece {
-    isl::set domain;
-    isl::aff value;
-    std::optional<isl::point> sample;
-    std::optional<isl::val> sampled;
-};
-
-std::vector<Piece> pieces_of(const isl::pw_aff& a, const isl::set& params) {
-    std::vector<Piece> out;
+std::vector<std::pair<isl::set, isl::aff>> pieces(const isl::pw_aff& a) {
+    std::vector<std::pair<isl::set, isl::aff>> out;
     isl_pw_aff_foreach_piece(
         a.get(),
         [](isl_set* dom, isl_aff* aff, void* user) {
-            static_cast<std::vector<Piece>*>(user)->push_back({isl::manage(dom), isl::manage(aff), {}, {}});
+            static_cast<std::vector<std::pair<isl::set, isl::aff>>*>(user)->emplace_back(isl::manage(dom), isl::manage(aff));
             return isl_stat_ok;
         },
         &out);
-    for (Piece& p : out) {
-        // The context may name parameters the function does not: every piece takes them all.
-        p.domain = p.domain.intersect_params(params);
-        p.value = isl::manage(isl_aff_align_params(p.value.copy(), isl_set_get_space(p.domain.get())));
-        isl::point at = p.domain.sample_point();
-        if (isl_point_is_void(at.get()) == isl_bool_true) continue;
-        p.sampled = p.value.eval(at);
-        p.sample = std::move(at);
-    }
     return out;
 }
 
-// Whether `candidate` is at least every piece on that piece's domain. The sampled points rule out most
-// candidates without an integer program; the rest take one emptiness test per piece, which stays cheap where a
-// single subset test of the whole domain against the comparison with all pieces at once (a union of as many
-// quasi-affine sets) took seconds for 20 pieces (docs/reliability.md, finding 8).
-bool dominates(const isl::aff& candidate, const std::vector<Piece>& pieces) {
-    for (const Piece& p : pieces)
-        if (p.sample && candidate.eval(*p.sample).lt(*p.sampled)) return false;
-    for (const Piece& p : pieces) {
-        if (!p.sample || &p.value == &candidate) continue;
-        if (!p.value.gt_set(candidate).intersect(p.domain).is_empty()) return false;
-    }
-    return true;
+isl::aff align_params(const isl::aff& a, const isl::space& model) {
+    return isl::manage(isl_aff_align_params(a.copy(), model.copy()));
 }
 
-}  // namespace
-
-std::optional<ExprPtr> dominating_piece_expr(const isl::pw_aff& a, const isl::set& context) {
-    const isl::set params = align_params(context, a.space());
-    const isl::pw_aff simple = isl::manage(isl_pw_aff_coalesce(isl_pw_aff_gist_params(a.copy(), params.copy())));
-    const std::vector<Piece> pieces = pieces_of(simple, params);
-    std::vector<const isl::aff*> candidates;
-    for (const Piece& p : pieces) candidates.push_back(&p.value);
-    // Constants first: they make the simplest shapes.
-    std::stable_partition(candidates.begin(), candidates.end(),
-                          [](const isl::aff* c) { return isl_aff_is_cst(c->get()) == isl_bool_true; });
-    for (const isl::aff* candidate : candidates)
-        if (dominates(*candidate, pieces)) return aff_to_expr(*candidate);
-    return std::nullopt;
-}
+bool is_void(const isl::point& p) { return isl_point_is_void(p.get()) == isl_bool_true; }
 
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context) {
     const isl::set params = align_params(context, a.space());
@@ -1105,81 +905,6 @@ std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context) {
     isl_pw_aff* integral = isl_pw_aff_floor(isl_pw_aff_intersect_params(a.copy(), params.copy()));
     const isl::val v = isl::manage(isl_pw_aff_max_val(integral));
     return long_value(v.get());
-}
-
-namespace {
-
-isl::set comparison_set(const ExprPtr& a, BinOp op, const ExprPtr& b);
-
-// Where `a op b` holds with `a` or `b` a min or max: `x <= min(y, z)` is `x <= y and x <= z`, and so on.
-std::optional<isl::set> min_max_comparison(const ExprPtr& a, BinOp op, const ExprPtr& b) {
-    const auto is_min_max = [](const ExprPtr& e) {
-        return e->kind == ExprKind::Call && (e->name == "min" || e->name == "max") && e->args.size() == 2;
-    };
-    const bool left = is_min_max(a);
-    if (!left && !is_min_max(b)) return std::nullopt;
-    const ExprPtr& m = left ? a : b;
-    // Both sides hold (intersection) where the smaller side must be small: min on the left of `<` or max on
-    // the right; otherwise one side suffices.
-    const bool less = op == BinOp::Le || op == BinOp::Lt;
-    const bool both = (m->name == "max") == (left == less);
-    const auto side = [&](std::size_t i) {
-        return left ? comparison_set(m->args[i], op, b) : comparison_set(a, op, m->args[i]);
-    };
-    const isl::set x = side(0), y = side(1);
-    const isl::set x_aligned = align_params(x, y.space()), y_aligned = align_params(y, x_aligned.space());
-    return both ? x_aligned.intersect(y_aligned) : x_aligned.unite(y_aligned);
-}
-
-struct NotAffine {};
-
-// Where `a op b` holds (op a comparison other than !=); throws NotAffine where a side is not quasi-affine.
-isl::set comparison_set(const ExprPtr& a, BinOp op, const ExprPtr& b) {
-    if (const auto m = min_max_comparison(a, op, b)) return *m;
-    const isl::set universe = isl::manage(isl_set_universe(isl_space_params_alloc(ctx().get(), 0)));
-    // Every comparison as `d >= 0`, `d > 0` or `d = 0` of a difference d.
-    const bool less = op == BinOp::Le || op == BinOp::Lt;
-    const ExprPtr difference = less ? binary(BinOp::Sub, b, a) : binary(BinOp::Sub, a, b);
-    const std::optional<isl::pw_aff> d = to_pw_aff(difference, universe);
-    if (!d) throw NotAffine{};
-    switch (op) {
-        case BinOp::Eq: return isl::manage(isl_pw_aff_zero_set(d->copy()));
-        case BinOp::Le:
-        case BinOp::Ge: return isl::manage(isl_pw_aff_nonneg_set(d->copy()));
-        case BinOp::Lt:
-        case BinOp::Gt: return isl::manage(isl_pw_aff_pos_set(d->copy()));
-        default: throw NotAffine{};
-    }
-}
-
-isl::set condition_set_of(const ExprPtr& cond) {
-    if (cond->kind != ExprKind::Binary) throw NotAffine{};
-    if (cond->op == BinOp::And || cond->op == BinOp::Or) {
-        const isl::set a = condition_set_of(cond->args[0]);
-        const isl::set b = align_params(condition_set_of(cond->args[1]), a.space());
-        const isl::set a_aligned = align_params(a, b.space());
-        return cond->op == BinOp::And ? a_aligned.intersect(b) : a_aligned.unite(b);
-    }
-    return comparison_set(cond->args[0], cond->op, cond->args[1]);
-}
-
-}  // namespace
-
-std::optional<isl::set> condition_set(const ExprPtr& cond) {
-    try {
-        return condition_set_of(cond);
-    } catch (const NotAffine&) {
-        return std::nullopt;
-    }
-}
-
-ExprPtr condition_expr(const isl::set& s, const isl::set& context) {
-    const isl::set known = align_params(context, s.space());
-    isl_ast_build* build = isl_ast_build_from_context(known.copy());
-    isl_ast_expr* e = isl_ast_build_expr_from_set(build, align_params(s, known.space()).release());
-    isl_ast_build_free(build);
-    internal_assert(e != nullptr, "cannot print condition ", to_str(s));
-    return ast_expr_to_expr(isl::manage(e));
 }
 
 namespace {

@@ -1,5 +1,6 @@
 // Loom's access to isl: the shared context, conversion of isl failures into Loom errors, and the few
-// helpers isl's C++ interface (isl/cpp.h) lacks. Raw isl_* pointers appear only in src/isl/.
+// helpers isl's C++ interface (isl/cpp.h) lacks. Raw isl_* pointers appear only in src/isl/, which knows
+// nothing of Loom's expressions (ir/affine.h bridges the two).
 #pragma once
 
 #include <isl/cpp.h>
@@ -9,8 +10,6 @@
 #include <utility>
 #include <string>
 #include <vector>
-
-#include "expr/expr.h"
 
 namespace loom::isl_util {
 
@@ -42,18 +41,31 @@ std::pair<bool, bool> dim_has_bounds(const isl::set& s, int pos);
 std::vector<std::string> set_dim_names(const isl::set& s);
 std::vector<std::string> param_names(const isl::space& s);
 
+/// The parameter set without parameters or constraints (`{ : }`), on which add_params builds.
+isl::set params_universe();
+
 /// Aligns a (parameter) set to the parameters of `model` so that the two can be intersected.
 isl::set align_params(const isl::set& s, const isl::space& model);
 
-/// `e` as a piecewise affine function on `domain` (its set dims are inames, its params parameters);
-/// nullopt when `e` is not quasi-affine (data-dependent, non-constant product, ...).
-std::optional<isl::pw_aff> to_pw_aff(const ExprPtr& e, const isl::set& domain);
+/// `s` with those of `names` that are not yet its parameters added as parameters, after its own.
+isl::set add_params(const isl::set& s, const std::vector<std::string>& names);
+/// Set dimension or parameter `name` of `domain` as a function on the space of `domain` (defined everywhere
+/// there), nullopt where `domain` has no such dimension.
+std::optional<isl::pw_aff> var_on_domain(const isl::set& domain, const std::string& name);
+/// The constant `v` as a function on the space of `domain` (defined everywhere there).
+isl::pw_aff constant_on_domain(const isl::set& domain, long v);
+/// Whether `a` is constant (isl_pw_aff_is_cst).
+bool is_constant(const isl::pw_aff& a);
 
-/// An isl affine expression back as a Loom expression (constant first, as loopy prints bounds).
-ExprPtr aff_to_expr(const isl::aff& a);
-
-/// A piecewise affine function as one expression (pieces become conditionals), valid where `context` holds.
-ExprPtr pw_aff_to_expr(const isl::pw_aff& a, const isl::set& context);
+/// `a` as a function of the parameters alone (isl_aff_project_domain_on_params): an AST build over the
+/// parameters prints only such functions.
+isl::aff on_params(const isl::aff& a);
+/// The pieces of `a`: each domain with the affine function that `a` is on it.
+std::vector<std::pair<isl::set, isl::aff>> pieces(const isl::pw_aff& a);
+/// Aligns an affine function to the parameters of `model`.
+isl::aff align_params(const isl::aff& a, const isl::space& model);
+/// Whether `p` is isl's void point (the sample of an empty set).
+bool is_void(const isl::point& p);
 
 /// Turns the set dimensions named in `names` into parameters of the same names.
 isl::set dims_to_params(const isl::set& s, const std::vector<std::string>& names);
@@ -73,6 +85,8 @@ std::optional<long> static_extent(const isl::set& one_dim);
 /// `v` (not taken) as a long: nullopt where it is no integer (NaN, infinity, a fraction). isl computes with
 /// unbounded integers, the generated code with 64 bits: an integer beyond them is a LoopyError naming it.
 std::optional<long> long_value(isl_val* v);
+/// long_value of an owned value.
+inline std::optional<long> long_value(const isl::val& v) { return long_value(v.get()); }
 
 /// Whether `v` is an integer that a long holds (long_value without the error, for isl's C callbacks).
 bool fits_long(isl_val* v);
@@ -124,12 +138,8 @@ isl::schedule insert_band(const isl::schedule& body, const isl::union_map& times
 isl::map schedule_map(const isl::set& domain, const std::string& name, const std::vector<int>& dim_of,
                       const std::vector<long>& constant);
 
-/// The relation { instance of `domain` -> [indices...] }. An index that is not quasi-affine leaves its axis
-/// unconstrained (any element may be touched), which keeps analyses based on it conservative.
-isl::map access_map(const isl::set& domain, const std::vector<ExprPtr>& indices);
-/// The access relation when every index is quasi-affine (names other than set dimensions taken as parameters),
-/// nullopt otherwise.
-std::optional<isl::map> exact_access_map(const isl::set& domain, const std::vector<ExprPtr>& indices);
+/// `s` as the relation from its first `n_in` set dimensions to the others.
+isl::map as_relation(const isl::set& s, int n_in);
 
 /// The range of an access relation as elements of `array`: its tuple named `array`, its dimensions unnamed
 /// (isl prints them i0, i1, ...), so that the elements of all accesses to `array` share one space.
@@ -182,16 +192,18 @@ isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names
 /// the parameters.
 isl::pw_aff dim_size(const isl::set& s, int pos);
 
-/// `s` intersected with `lhs rel rhs` (rel: Eq, Le, Lt, Ge or Gt), both quasi-affine in the dimensions and
-/// parameters of `s`; other names they use become parameters.
-isl::set add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs);
+/// How a constraint compares a function d to 0: `d = 0`, `d >= 0` or `d > 0`.
+enum class Sign { Zero, NonNegative, Positive };
+/// Where `d` has `sign`.
+isl::set sign_set(const isl::pw_aff& d, Sign sign);
+/// `s` intersected with sign_set(d, sign), `d` being on the space of `s`. Where `d` is one affine function
+/// without divisions, its constraint goes into every disjunct of `s` without isl's emptiness test of each (an
+/// ILP): a disjunct it empties without isl noticing stays, and every later isl operation treats it as empty.
+isl::set constrain(const isl::set& s, const isl::pw_aff& d, Sign sign);
 /// s.intersect_params(params) and isl_set_flat_product(a, b) without isl's emptiness test of every
 /// disjunct (an ILP each): a disjunct that is empty without isl noticing may stay.
 isl::set plain_intersect_params(const isl::set& s, const isl::set& params);
 isl::set plain_flat_product(const isl::set& a, const isl::set& b);
-
-/// add_constraint, or nullopt where a side is not quasi-affine.
-std::optional<isl::set> try_add_constraint(const isl::set& s, const ExprPtr& lhs, BinOp rel, const ExprPtr& rhs);
 
 /// Whether set dimension `name` of `s` takes every value that `range` (a parameter set with a parameter
 /// `name`) allows, whatever values the other dimensions take: `s` constrains it no further.
@@ -217,26 +229,8 @@ isl::set duplicate_dim(const isl::set& s, const std::string& original, const std
 /// `s` with the set dimension or parameter `name` fixed to `value` and projected out.
 isl::set fix_dim(const isl::set& s, const std::string& name, long value);
 
-/// `a` simplified under the parameter set `context` as one expression; nullopt when it keeps several pieces.
-std::optional<ExprPtr> single_piece_expr(const isl::pw_aff& a, const isl::set& context);
-
-/// The piece of `a` that is at least every other piece wherever `a` is defined under `context` (constants
-/// tried first), as loopy's static_max_of_pw_aff picks a shape from a piecewise extent; nullopt if none is.
-/// Quadratic in the number of pieces at worst, but a candidate costs integer programs only once it has held
-/// at one point of every piece.
-std::optional<ExprPtr> dominating_piece_expr(const isl::pw_aff& a, const isl::set& context);
-
 /// The largest value `a` takes where the parameter set `context` holds; nullopt when unbounded or empty.
 std::optional<long> static_max(const isl::pw_aff& a, const isl::set& context);
-
-/// The parameter set where `cond` holds: comparisons of quasi-affine expressions (a side may be a `min` or
-/// `max` of them, as isl's loop bounds are) joined by `and`/`or`, every name a parameter. nullopt for any
-/// other condition.
-std::optional<isl::set> condition_set(const ExprPtr& cond);
-
-/// The parameter set `s` as one condition, as isl's AST generator writes guards, simplified where the
-/// parameter set `context` holds.
-ExprPtr condition_expr(const isl::set& s, const isl::set& context);
 
 std::string to_str(const isl::set& s);
 std::string to_str(const isl::pw_aff& a);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/atomic.h"
 #include "ir/layout.h"
 #include "ir/names.h"
@@ -350,7 +351,7 @@ struct Footprint {
 bool undetermined_index(const KernelData& k, const ExprPtr& index, const isl::set& dom) {
     for (const std::string& n : referenced_names(index))
         if (is_temporary(k, n)) return true;
-    return !isl_util::to_pw_aff(index, dom);
+    return !affine::to_pw_aff(index, dom);
 }
 
 // The subscripted accesses of each variable, with the instruction and the loops they run in: its inames, and
@@ -392,7 +393,7 @@ Footprint access_footprint(const KernelData& k, const std::string& name, const A
             out.undetermined = cat("'", to_string(*bad), "' in instruction '", insn->id, "'");
             continue;
         }
-        const isl::set d = isl_util::exact_access_map(dom, a.indices)->range();
+        const isl::set d = affine::exact_access_map(dom, a.indices)->range();
         out.accesses.emplace_back(dom, a.indices);
         out.touched = out.touched ? isl_util::unite(*out.touched, d) : d;
     }
@@ -402,12 +403,12 @@ Footprint access_footprint(const KernelData& k, const std::string& name, const A
 // An extent found from a footprint. A temporary's must be a constant to declare it: the largest value the
 // extent takes under the assumptions when it depends on the parameters.
 ExprPtr auto_extent(const isl::pw_aff& size, const isl::set& ctx, const Variable& v) {
-    const std::optional<ExprPtr> exact = isl_util::single_piece_expr(size, ctx);
+    const std::optional<ExprPtr> exact = affine::single_piece_expr(size, ctx);
     if (exact && (*exact)->kind == ExprKind::IntLit) return *exact;
     if (v.kind == VarKind::Temporary)
         if (const std::optional<long> most = isl_util::static_max(size, ctx)) return int_lit(*most);
     if (exact) return *exact;
-    if (const std::optional<ExprPtr> bound = isl_util::dominating_piece_expr(size, ctx)) return *bound;
+    if (const std::optional<ExprPtr> bound = affine::dominating_piece_expr(size, ctx)) return *bound;
     throw Error(error_kind::StaticValueFindingError, cat("a static maximum was not found for PwAff '", isl_util::to_str(size), "'"));
 }
 
@@ -429,7 +430,7 @@ isl::pw_aff term_bound(const ExprPtr& e, const isl::set& dom, bool upper) {
             const isl::pw_aff bound = term_bound(e->args[1 - c], dom, factor >= 0 ? upper : !upper);
             return isl_util::scale(bound, factor);
         }
-    const std::optional<isl::map> values = isl_util::exact_access_map(dom, {e});
+    const std::optional<isl::map> values = affine::exact_access_map(dom, {e});
     user_assert(values.has_value(), error_kind::StaticValueFindingError, "cannot bound the index term '", to_string(e), "'");
     return upper ? isl_util::dim_max(values->range(), 0) : isl_util::dim_min(values->range(), 0);
 }

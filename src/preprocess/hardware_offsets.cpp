@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
@@ -20,7 +21,7 @@ std::optional<ExprPtr> nonzero_start(const KernelData& k, const std::string& ina
         if (isl_util::is_param(d, iname)) return std::nullopt;
     const isl::set values = domain_of(k, {iname});
     if (!isl_util::has_lower_bound(values, 0)) return std::nullopt;
-    const std::optional<ExprPtr> lo = isl_util::single_piece_expr(isl_util::dim_min(values, 0), assumption_context(k));
+    const std::optional<ExprPtr> lo = affine::single_piece_expr(isl_util::dim_min(values, 0), assumption_context(k));
     if (!lo || ((*lo)->kind == ExprKind::IntLit && (*lo)->ival == 0)) return std::nullopt;
     return lo;
 }
@@ -29,7 +30,7 @@ std::optional<ExprPtr> nonzero_start(const KernelData& k, const std::string& ina
 isl::set shifted(const isl::set& d, const std::string& iname, const ExprPtr& lo) {
     const std::string fresh = iname + "__loom_shifted";
     isl::set s = isl_util::add_named_dims(d, {fresh}, false);
-    s = isl_util::add_constraint(s, var(iname), BinOp::Eq, binary(BinOp::Add, var(fresh), lo));
+    s = affine::add_constraint(s, var(iname), BinOp::Eq, binary(BinOp::Add, var(fresh), lo));
     return isl_util::rename_dim(isl_util::project_out(s, {iname}), fresh, iname);
 }
 

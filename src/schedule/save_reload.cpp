@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/names.h"
 #include "isl/isl.h"
@@ -252,7 +253,7 @@ private:
                 groups = groups ? isl_util::union_max(*groups, e) : e;
             }
         }
-        return groups ? isl_util::pw_aff_to_expr(*groups, assumption_context(k_)) : int_lit(local);
+        return groups ? affine::pw_aff_to_expr(*groups, assumption_context(k_)) : int_lit(local);
     }
 
     const Slot& slot_of(const std::string& temporary) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
@@ -328,8 +329,8 @@ private:
         for (const Access& a : accesses_of(*p.insn)) {
             if (a.name != variable) continue;
             const std::vector<ExprPtr> indices = storage_indices(k_, a);
-            const std::optional<isl::map> exact = data_dependent(k_, a) ? std::nullopt : isl_util::exact_access_map(set, indices);
-            const isl::map touched = isl_util::with_tuple_names(exact ? *exact : isl_util::access_map(set, indices), p.insn->id, "");
+            const std::optional<isl::map> exact = data_dependent(k_, a) ? std::nullopt : affine::exact_access_map(set, indices);
+            const isl::map touched = isl_util::with_tuple_names(exact ? *exact : affine::access_map(set, indices), p.insn->id, "");
             const isl::map element = isl_util::with_tuple_names(isl_util::flat_range_product(copy, touched), p.insn->id, variable);
             const bool certain = exact && p.insn->predicates.empty();
             if (a.is_write) add(certain ? out.certain_writes : out.possible_writes, element);

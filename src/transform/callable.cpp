@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/names.h"
 #include "isl/isl.h"
 #include "support/error.h"
@@ -39,7 +40,7 @@ ExprPtr sweep_start(const KernelData& k, const std::string& s) {
         if (!isl_util::has_dim(d, s) || isl_util::is_param(d, s)) continue;
         const isl::set range = isl_util::project_onto(d, {s});
         user_assert(isl_util::has_lower_bound(range, 0), error_kind::LoopyError, "swept iname '", s, "' has no lower bound");
-        return isl_util::pw_aff_to_expr(isl_util::dim_min(range, 0), range.params());
+        return affine::pw_aff_to_expr(isl_util::dim_min(range, 0), range.params());
     }
     user_error(error_kind::LoopyError, "swept iname '", s, "' is not an iname of kernel '", k.name, "'");
 }
@@ -48,7 +49,7 @@ ExprPtr sweep_start(const KernelData& k, const std::string& s) {
 std::optional<long> sweep_extent(const KernelData& k, const std::string& s) {
     for (const isl::set& d : k.domains)
         if (isl_util::has_dim(d, s) && !isl_util::is_param(d, s)) {
-            const ExprPtr n = isl_util::pw_aff_to_expr(isl_util::dim_size(isl_util::project_onto(d, {s}), 0), d.params());
+            const ExprPtr n = affine::pw_aff_to_expr(isl_util::dim_size(isl_util::project_onto(d, {s}), 0), d.params());
             if (n->kind == ExprKind::IntLit) return n->ival;
         }
     return std::nullopt;
@@ -154,7 +155,7 @@ private:
             KernelData c = callee_.copy();
             for (isl::set& d : c.domains) {
                 if (!isl_util::is_param(d, fresh)) continue;
-                const std::optional<isl::set> fixed = isl_util::try_add_constraint(d, var(fresh), BinOp::Eq, e);
+                const std::optional<isl::set> fixed = affine::try_add_constraint(d, var(fresh), BinOp::Eq, e);
                 user_assert(fixed.has_value(), error_kind::LoopyError, where_, ": value argument '", v.name,
                             "' bounds a domain, so it must be affine in the caller's parameters and inames, got '",
                             to_string(e), "'");

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/names.h"
 #include "isl/isl.h"
@@ -225,10 +226,10 @@ isl::set split_domain(const isl::set& d, const std::string& old, const std::stri
     isl::set s = isl_util::add_named_dims(d, {outer, inner}, isl_util::is_param(d, old));
     const ExprPtr fixed = var(plan.fixed_is_inner ? inner : outer);
     const ExprPtr varying = var(plan.fixed_is_inner ? outer : inner);
-    s = isl_util::add_constraint(s, fixed, BinOp::Ge, int_lit(0));
-    s = isl_util::add_constraint(s, fixed, BinOp::Lt, int_lit(plan.fixed_length));
+    s = affine::add_constraint(s, fixed, BinOp::Ge, int_lit(0));
+    s = affine::add_constraint(s, fixed, BinOp::Lt, int_lit(plan.fixed_length));
     const ExprPtr lhs = plan.offset ? binary(BinOp::Sub, var(old), plan.offset) : var(old);
-    return isl_util::add_constraint(s, lhs, BinOp::Eq,
+    return affine::add_constraint(s, lhs, BinOp::Eq,
                                     binary(BinOp::Add, fixed, binary(BinOp::Mul, int_lit(plan.fixed_length), varying)));
 }
 
@@ -272,7 +273,7 @@ Kernel split_backend(const Kernel& kernel, const std::string& iname, const Split
 // `bound` (dim_min or dim_size) of `iname` over the domain, as one expression in the parameters.
 ExprPtr iname_bound(const KernelData& k, const std::string& iname, isl::pw_aff (*bound)(const isl::set&, int),
                     const char* transform) {
-    const auto e = isl_util::single_piece_expr(bound(domain_of(k, {iname}), 0), assumption_context(k));
+    const auto e = affine::single_piece_expr(bound(domain_of(k, {iname}), 0), assumption_context(k));
     user_assert(e.has_value(), error_kind::LoopyError, transform, ": the bounds of iname '", iname,
                 "' are not single affine expressions of the parameters");
     return *e;
@@ -285,8 +286,8 @@ void check_box(const KernelData& k, const std::string& iname, const ExprPtr& lo,
     for (const isl::set& d : k.domains) {
         if (!isl_util::has_dim(d, iname) || isl_util::is_param(d, iname)) continue;
         isl::set box = isl_util::eliminate_dim(d, iname);
-        box = isl_util::add_constraint(box, var(iname), BinOp::Ge, lo);
-        box = isl_util::add_constraint(box, var(iname), BinOp::Lt, binary(BinOp::Add, lo, size));
+        box = affine::add_constraint(box, var(iname), BinOp::Ge, lo);
+        box = affine::add_constraint(box, var(iname), BinOp::Lt, binary(BinOp::Add, lo, size));
         const isl::set dom = d.intersect_params(isl_util::align_params(ctx, d.space()));
         box = box.intersect_params(isl_util::align_params(ctx, box.space()));
         user_assert(dom.is_equal(isl_util::align_params(box, dom.space())), error_kind::LoopyError, transform, ": domain '",
@@ -505,7 +506,7 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
     const JoinMap map = join_map(src, inames, name, transform);
     KernelData k = kernel.copy();
     isl::set& d = k.domains[home];
-    d = isl_util::add_constraint(isl_util::add_named_dims(d, {name}, false), var(name), BinOp::Eq, map.joint);
+    d = affine::add_constraint(isl_util::add_named_dims(d, {name}, false), var(name), BinOp::Eq, map.joint);
     rewrite_selected(k, sel, inames, transform, [&](const ExprPtr& e) {
         return map_inames(e, map.values, [&](const std::vector<std::string>& red) {
             return join_reduction(red, inames, name, transform);

@@ -13,10 +13,10 @@
 #include <utility>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/names.h"
 #include "ir/subst_rule.h"
-#include "isl/box.h"
 #include "isl/isl.h"
 #include "parse/instructions.h"
 #include "parse/make_kernel.h"
@@ -48,9 +48,9 @@ bool only_inames_and_constants(const KernelData& k, const std::vector<ExprPtr>& 
 // not affine, or affine only piecewise (`i % 3` is partial to isl, which then cannot print it).
 ExprPtr simplify_affine(const ExprPtr& e) {
     const isl::set universe(isl_util::ctx(), "{ : }");
-    const std::optional<isl::pw_aff> pa = isl_util::to_pw_aff(e, universe);
+    const std::optional<isl::pw_aff> pa = affine::to_pw_aff(e, universe);
     if (!pa) return e;
-    return isl_util::pw_aff_to_expr(*pa, universe);
+    return affine::pw_aff_to_expr(*pa, universe);
 }
 
 ExprPtr plus(const ExprPtr& a, const ExprPtr& b) { return simplify_affine(binary(BinOp::Add, a, b)); }
@@ -227,7 +227,7 @@ isl::set access_footprint(const Plan& p, const std::vector<ExprPtr>& args) {
     const std::vector<std::string> dims = storage_dims(p);
     isl::set s = isl_util::add_named_dims(p.context, dims, false);
     for (std::size_t i = 0; i < exprs.size(); ++i) {
-        const std::optional<isl::set> indexed = isl_util::try_add_constraint(s, var(dims[i]), BinOp::Eq, exprs[i]);
+        const std::optional<isl::set> indexed = affine::try_add_constraint(s, var(dims[i]), BinOp::Eq, exprs[i]);
         user_assert(indexed.has_value(), error_kind::LoopyError, "precompute: index '", to_string(exprs[i]), "' of a use of '",
                     p.rule->name, "' is not affine");
         s = *indexed;
@@ -247,12 +247,12 @@ std::vector<std::string> outer_dims(const Plan& p) {
 // loopy's find_max_of_pwaff_with_params: the largest value of `size` (in the parameters and the outer inames)
 // over the outer iterations of the footprint, as an expression in the parameters alone.
 std::optional<ExprPtr> max_over_outer(const Plan& p, const isl::pw_aff& size, const isl::set& context) {
-    const std::optional<ExprPtr> in_outer = isl_util::dominating_piece_expr(size, context);
+    const std::optional<ExprPtr> in_outer = affine::dominating_piece_expr(size, context);
     if (!in_outer) return std::nullopt;
     const std::string value = "_loom_size";
     isl::set sizes = isl_util::add_named_dims(isl_util::project_onto(p.footprint, outer_dims(p)), {value}, false);
-    sizes = isl_util::project_onto(isl_util::add_constraint(sizes, var(value), BinOp::Eq, *in_outer), {value});
-    return isl_util::dominating_piece_expr(isl_util::dim_max(sizes, 0), context);
+    sizes = isl_util::project_onto(affine::add_constraint(sizes, var(value), BinOp::Eq, *in_outer), {value});
+    return affine::dominating_piece_expr(isl_util::dim_max(sizes, 0), context);
 }
 
 // loopy's base_index_and_length for storage axis `pos`: the smallest index (one affine piece in the outer
@@ -260,7 +260,7 @@ std::optional<ExprPtr> max_over_outer(const Plan& p, const isl::pw_aff& size, co
 // constant where there is one, else (as loopy's static_max_of_pw_aff) one in the parameters.
 std::optional<std::pair<ExprPtr, ExprPtr>> widest_extent(const Plan& p, const isl::set& per_outer, int pos,
                                                          const isl::set& context) {
-    const std::optional<ExprPtr> base = isl_util::single_piece_expr(isl_util::dim_min(per_outer, pos), context);
+    const std::optional<ExprPtr> base = affine::single_piece_expr(isl_util::dim_min(per_outer, pos), context);
     if (!base) return std::nullopt;
     const isl::pw_aff size = isl_util::dim_size(per_outer, pos);
     if (const std::optional<long> n = isl_util::static_max(size, context)) return std::pair{*base, int_lit(*n)};
@@ -273,7 +273,7 @@ std::optional<std::pair<ExprPtr, ExprPtr>> widest_extent(const Plan& p, const is
 // isl finds none (the footprint's size varies with the outer inames), by the largest extent it takes.
 void box_footprint(const KernelData& k, Plan& p, const std::string& temporary) {
     const isl::set per_outer = isl_util::dims_to_params(p.footprint, outer_dims(p));
-    const auto box = isl_util::guard(error_kind::LoopyError, "precompute", [&] { return isl_util::fixed_box_hull(per_outer); });
+    const auto box = isl_util::guard(error_kind::LoopyError, "precompute", [&] { return affine::fixed_box_hull(per_outer); });
     for (std::size_t i = 0; i < p.axes.size(); ++i) {
         const auto axis = box ? std::optional(std::pair{(*box)[i].offset, int_lit((*box)[i].size)})
                               : widest_extent(p, per_outer, static_cast<int>(i), assumption_context(k));
@@ -372,8 +372,8 @@ isl::set bounding_box_of(const isl::set& footprint, const std::vector<std::strin
             if (o != x) others.push_back(o);
         const isl::set values = isl_util::rename_dim(isl_util::project_out(s, others).coalesce(), x, x + "'");
         const isl::set pairs = isl_util::add_named_dims(values, {x}, false);
-        const isl::set above_min = isl_util::project_out(isl_util::add_constraint(pairs, var(x + "'"), BinOp::Le, var(x)), {x + "'"});
-        const isl::set below_max = isl_util::project_out(isl_util::add_constraint(pairs, var(x + "'"), BinOp::Ge, var(x)), {x + "'"});
+        const isl::set above_min = isl_util::project_out(affine::add_constraint(pairs, var(x + "'"), BinOp::Le, var(x)), {x + "'"});
+        const isl::set below_max = isl_util::project_out(affine::add_constraint(pairs, var(x + "'"), BinOp::Ge, var(x)), {x + "'"});
         const isl::set slab = above_min.coalesce().intersect(below_max.coalesce());
         box = box.intersect(isl_util::project_onto(isl_util::add_named_dims(slab, others, false), order));
     }
@@ -391,7 +391,7 @@ isl::set new_iname_domain(const Plan& p, bool bounding_box) {
         if (!p.axes[i].kept()) continue;
         kept.push_back(p.axes[i].name);
         s = isl_util::add_named_dims(s, {p.axes[i].name}, false);
-        s = isl_util::add_constraint(s, var(storage_dim(i)), BinOp::Eq, plus(var(p.axes[i].name), p.axes[i].offset));
+        s = affine::add_constraint(s, var(storage_dim(i)), BinOp::Eq, plus(var(p.axes[i].name), p.axes[i].offset));
     }
     s = isl_util::project_out(s, storage);
     std::vector<std::string> order = outer_dims(p);
@@ -868,8 +868,8 @@ void add_slice_axis(KernelData& k, const std::string& name, const ExprPtr& exten
     for (const std::string& i : near) d = std::max(d, home_domain(k, i));
     isl::set& dom = k.domains[static_cast<std::size_t>(d)];
     dom = isl_util::add_named_dims(dom, {name}, false);
-    dom = isl_util::add_constraint(dom, var(name), BinOp::Ge, int_lit(0));
-    dom = isl_util::add_constraint(dom, var(name), BinOp::Lt, extent);
+    dom = affine::add_constraint(dom, var(name), BinOp::Ge, int_lit(0));
+    dom = affine::add_constraint(dom, var(name), BinOp::Lt, extent);
 }
 
 // A use or footprint subscript as the user wrote it, in terms of inames that splits have since replaced.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ir/access.h"
+#include "ir/affine.h"
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "ir/layout.h"
@@ -117,7 +118,7 @@ Kernel privatize_temporaries_with_inames(const Kernel& kernel, const std::set<st
         for (const std::string& i : axes) {
             const isl::set dom = domain_of(src, {i});
             const auto length = constant_length(src, i);
-            const auto lower = isl_util::single_piece_expr(isl_util::dim_min(dom, 0), ctx);
+            const auto lower = affine::single_piece_expr(isl_util::dim_min(dom, 0), ctx);
             user_assert(length.has_value() && lower.has_value(), error_kind::LoopyError, "privatizing '", name,
                         "' over iname '", i, "' needs a bounded length and a single lower bound of that iname");
             extents.push_back(int_lit(*length));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/affine.h"
 #include "isl/counting.h"
 #include "isl/isl.h"
 #include "parse/instructions.h"
@@ -18,6 +19,7 @@
 
 using namespace loom;
 using namespace loom::isl_util;
+using namespace loom::affine;
 
 namespace {
 

@@ -1,17 +1,17 @@
-// isl_util::fixed_box_hull (src/isl/box.h): the constant-size box around a footprint that precompute and
+// affine::fixed_box_hull (src/ir/affine.h): the constant-size box around a footprint that precompute and
 // add_prefetch store, with an offset in the parameters (the outer inames), and no box when the size varies.
 #include <catch2/catch.hpp>
 
+#include "ir/affine.h"
 #include "ir/eval.h"
-#include "isl/box.h"
 #include "isl/isl.h"
 
 using namespace loom;
-using namespace loom::isl_util;
+using namespace loom::affine;
 
 namespace {
 
-isl::set set_of(const std::string& text) { return isl::set(ctx(), text); }
+isl::set set_of(const std::string& text) { return isl::set(isl_util::ctx(), text); }
 
 }  // namespace
 

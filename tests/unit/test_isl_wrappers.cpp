@@ -1,6 +1,7 @@
-// Loom's isl helpers (src/isl/): domain parsing with automatic parameters, expressions as affine functions,
-// projections, extents and index boxes, schedule maps, and isl's AST as Loom's tree. References are isl
-// objects parsed from text, compared semantically, or values at fixed parameters.
+// Loom's isl helpers (src/isl/) and their bridge to expressions (src/ir/affine.h): domain parsing with
+// automatic parameters, expressions as affine functions, projections, extents and index boxes, schedule maps,
+// and isl's AST as Loom's tree. References are isl objects parsed from text, compared semantically, or values
+// at fixed parameters.
 #include <catch2/catch.hpp>
 
 #include <optional>
@@ -9,6 +10,7 @@
 
 #include "helpers.h"
 #include "codegen/isl_ast.h"
+#include "ir/affine.h"
 #include "isl/isl.h"
 #include "parse/domain_text.h"
 #include "parse/instructions.h"
@@ -16,6 +18,7 @@
 
 using namespace loom;
 using namespace loom::isl_util;
+using namespace loom::affine;
 
 namespace {
 
