@@ -47,7 +47,7 @@ public:
 
     // gcc -O3 unrolls the small constant loops of a register tile itself and packs the copies into vector
     // operations, which it does not do with the same copies written out: written-out 4x4 and 8x8 GEMM tiles ran
-    // at 0.54x and 0.30x the speed of the same tiles as loops (bench/unrolled_tiles.lua), and cost gcc seconds
+    // at 0.56x and 0.48x the speed of the same tiles as loops (bench/unrolled_tiles.lua), and cost gcc seconds
     // to compile. Asking it to unroll them all (`#pragma GCC unroll N` on each) was no better on 8x8 (6.4
     // against 18 GFLOP/s): it decides.
     bool compiler_unrolls() const override { return true; }
