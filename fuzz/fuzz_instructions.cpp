@@ -6,12 +6,14 @@
 #include "parse/make_kernel.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    loom::fuzz::run_guarded([&] {
-        loom::MakeKernelInput in;
-        in.instructions = loom::fuzz::split(loom::fuzz::text(data, size), '\x1e');
-        loom::parse_instructions(in.instructions);
-        in.domains = {"{ [i, j, k]: 0 <= i, j, k < n }", "{ [l]: 0 <= l < 4 }"};
-        loom::make_kernel(in);
+    loom::fuzz::check_isl_leaks([&] {
+        loom::fuzz::run_guarded([&] {
+            loom::MakeKernelInput in;
+            in.instructions = loom::fuzz::split(loom::fuzz::text(data, size), '\x1e');
+            loom::parse_instructions(in.instructions);
+            in.domains = {"{ [i, j, k]: 0 <= i, j, k < n }", "{ [l]: 0 <= l < 4 }"};
+            loom::make_kernel(in);
+        });
     });
     return 0;
 }

@@ -5,12 +5,14 @@
 #include "parse/okl_lower.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    std::vector<loom::Kernel> kernels;
-    // No include paths: an `#include` resolves next to a file of this name, which does not exist.
-    loom::fuzz::run_guarded([&] {
-        kernels = loom::okl_kernels(std::string(loom::fuzz::text(data, size)), "/nonexistent/fuzz.okl", {});
+    loom::fuzz::check_isl_leaks([&] {
+        std::vector<loom::Kernel> kernels;
+        // No include paths: an `#include` resolves next to a file of this name, which does not exist.
+        loom::fuzz::run_guarded([&] {
+            kernels = loom::okl_kernels(std::string(loom::fuzz::text(data, size)), "/nonexistent/fuzz.okl", {});
+        });
+        for (const loom::Kernel& k : kernels)
+            loom::fuzz::run_guarded([&] { loom::generate_code(k, loom::TargetKind::OpenCL); });
     });
-    for (const loom::Kernel& k : kernels)
-        loom::fuzz::run_guarded([&] { loom::generate_code(k, loom::TargetKind::OpenCL); });
     return 0;
 }

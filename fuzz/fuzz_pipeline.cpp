@@ -205,9 +205,7 @@ std::map<std::string, DType> default_dtypes(const Kernel& k) {
 
 constexpr int kMaxSteps = 8;
 
-}  // namespace
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+void run_input(const std::uint8_t* data, std::size_t size) {
     std::vector<std::string> parts = fuzz::split(fuzz::text(data, size), '\0', 3);
     parts.resize(3);
     Program p(parts[2]);
@@ -219,10 +217,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         trace(cat("make_kernel(", quoted(in.domains), ", [[", parts[1], "]])"));
         k = make_kernel(in);
     });
-    if (!k) return 0;
+    if (!k) return;
     for (int n = 0; n < kMaxSteps && !p.done(); ++n) fuzz::run_guarded([&] { k = step(*k, p); });
     const TargetKind target = p.byte() % 2 ? TargetKind::C : TargetKind::OpenCL;
     trace(cat("generate_code(k) for ", target == TargetKind::C ? "C" : "OpenCL"));
     fuzz::run_guarded([&] { generate_code(*k, target, default_dtypes(*k)); });
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    fuzz::check_isl_leaks([&] { run_input(data, size); });
     return 0;
 }

@@ -8,6 +8,8 @@
 # OUT gets few files (the lent machine returns at most eight): OUT/TARGET/log for each target run,
 # OUT/findings.tgz (TARGET/crash-*, timeout-*, oom-*, leak-*: replay them with build-fuzz/fuzz/fuzz_TARGET) and
 # OUT/corpus.tgz (each target's corpus as the run left it: unpack into build-fuzz/fuzz/corpus to go on from it).
+# findings.tgz also holds reports/TARGET/sanitizer.PID, the sanitizer reports of the jobs, whose logs fork mode
+# deletes: a leak is reported when a job exits, after many inputs, and its stack is all there is to go on.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,18 +30,19 @@ case "${1:-}" in
     ;;
   run)
     seconds=${2:?seconds} jobs=${3:?jobs} out=${4:?output folder}
-    export LD_LIBRARY_PATH="$PWD/fuzz-bundle/lib" ASAN_OPTIONS=detect_leaks=1
+    export LD_LIBRARY_PATH="$PWD/fuzz-bundle/lib"
     work=$(mktemp -d)
     ran=() && declare -A workers
     for t in "${targets[@]}"; do
       var="JOBS_$t" && n=${!var:-$jobs}
       [ "$n" -gt 0 ] || continue
       ran+=("$t") && workers[$t]=$n
-      mkdir -p "$work/findings/$t" "$work/corpus/$t" "$out/$t"
+      mkdir -p "$work/findings/$t" "$work/corpus/$t" "$work/reports/$t" "$out/$t"
       cp -r "fuzz-bundle/corpus/$t/." "$work/corpus/$t/"
       # -detect_leaks=0 per input, as in CI (isl keeps memory between calls); -timeout=10: an input slower than
       # 10 s is kept as a finding, not one over CI's 1 s, which a loaded machine reaches by chance.
-      ./fuzz-bundle/fuzz_$t -fork="$n" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+      ASAN_OPTIONS="detect_leaks=1:log_path=$work/reports/$t/sanitizer" UBSAN_OPTIONS="log_path=$work/reports/$t/sanitizer" \
+        ./fuzz-bundle/fuzz_$t -fork="$n" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
         -max_total_time="$seconds" -timeout=10 -detect_leaks=0 -artifact_prefix="$work/findings/$t/" \
         "$work/corpus/$t" > "$out/$t/log" 2>&1 &
     done
@@ -47,8 +50,9 @@ case "${1:-}" in
     for t in "${ran[@]}"; do
       echo "== $t (${workers[$t]} workers): $(grep -E '^#[0-9]+' "$out/$t/log" | tail -1)"
       ls "$work/findings/$t" | sed 's/^/   finding: /'
+      grep -h -m1 -E 'ERROR:|runtime error:' "$work/reports/$t"/* 2>/dev/null | sed 's/^/   report: /'
     done
-    tar czf "$out/findings.tgz" -C "$work" findings
+    tar czf "$out/findings.tgz" -C "$work" findings reports
     tar czf "$out/corpus.tgz" -C "$work" corpus
     rm -rf "$work"
     ;;

@@ -116,6 +116,8 @@ public:
         return product;
     }
 
+    void clear() { entries_.clear(); }
+
 private:
     struct Entry {
         std::vector<const void*> key;
@@ -228,6 +230,8 @@ int home_domain(const KernelData& k, const std::string& iname) {
         return -1;
     });
 }
+
+void drop_shared_domain_products() { shared_products().clear(); }
 
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) {
     // Only the domains of `inames` and their ancestors constrain them: an instruction outside the loops of

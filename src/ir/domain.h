@@ -28,6 +28,10 @@ void check_loop_bounds(const KernelData& k);
 /// The index of the domain declaring `iname` as a set dimension, or -1.
 int home_domain(const KernelData& k, const std::string& iname);
 
+/// Empties the cache of domain products that kernels with the same domains share (the 64 used last are kept):
+/// the isl objects that outlive a kernel are then those of other kernels alone (the fuzz targets' leak check).
+void drop_shared_domain_products();
+
 /// The iteration domain of `inames` (in that order); other inames are quantified existentially. LoopyError
 /// when the inames need a branch of the domain forest.
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);

@@ -247,6 +247,46 @@ void check_powers(const std::string& text) {
     }
 }
 
+// The first offset of `text` from `at` that is neither blank nor in one of isl's comments ('#' to the end of
+// the line), which isl's reader skips between any two tokens.
+std::size_t skip_blanks(const std::string& text, std::size_t at) {
+    while (at < text.size()) {
+        if (text[at] == '#') {
+            at = text.find('\n', at);
+            if (at == std::string::npos) return text.size();
+        } else if (std::isspace(static_cast<unsigned char>(text[at]))) {
+            ++at;
+        } else {
+            break;
+        }
+    }
+    return at;
+}
+
+bool all_zeros(const std::string& digits) { return digits.find_first_not_of('0') == std::string::npos; }
+
+// isl's reader computes the integer division `a // b` of a literal by a literal itself, with GMP, which kills
+// the process (SIGFPE) where `b` is 0 (`0 <= i < 1//0`, found by fuzz/fuzz_pipeline). The divisor isl takes is
+// the literal after `//`, or its power where `^` and a literal follow (`0^2` is 0, `0^0` is 1); a zero divisor
+// is a ParseError before isl sees the text, whatever precedes `//` (isl allows a literal only).
+void check_divisions(const std::string& text) {
+    for (std::size_t at = skip_blanks(text, 0); at + 1 < text.size(); at = skip_blanks(text, at + 1)) {
+        if (text[at] != '/' || text[at + 1] != '/') continue;
+        const std::size_t begin = skip_blanks(text, at + 2);
+        std::size_t end = begin;
+        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+        if (end == begin || !all_zeros(text.substr(begin, end - begin))) continue;
+        const std::size_t power = skip_blanks(text, end);
+        if (power < text.size() && text[power] == '^') {
+            const std::size_t e_begin = skip_blanks(text, power + 1);
+            std::size_t e_end = e_begin;
+            while (e_end < text.size() && std::isdigit(static_cast<unsigned char>(text[e_end]))) ++e_end;
+            if (e_end > e_begin && all_zeros(text.substr(e_begin, e_end - e_begin))) continue;  // 0^0 is 1
+        }
+        fail_at(text, at, "division by zero: '//' by the literal 0");
+    }
+}
+
 // isl's reader takes text that starts with a number for PolyLib's matrix format, whose leading numbers are
 // sizes it allocates (`77777777777 7 [` asked for terabytes; found by fuzz/fuzz_domain): a domain is isl's
 // set notation, `{ ... }` or `[params] -> { ... }`.
@@ -267,6 +307,7 @@ void check_set_notation(const std::string& text) {
 isl::set parse_domain(const std::string& text) {
     check_set_notation(text);
     check_powers(text);
+    check_divisions(text);
     const std::vector<std::string> undeclared = undeclared_names(text);
     const WithParams full = with_params(text, undeclared);
     const isl_util::SetReading read = isl_util::read_set(full.text, kDomainReadOperations);
