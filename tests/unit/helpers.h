@@ -11,13 +11,15 @@
 
 namespace loom::test {
 
-/// make_kernel of `domains` and `instructions` (untyped arguments, as loopy's "..."), under `assumptions`.
+/// make_kernel of `domains` and `instructions` (untyped arguments, as loopy's "..."), under `assumptions`,
+/// named `name` (make_kernel's default where empty).
 inline Kernel kernel(std::vector<std::string> domains, std::vector<std::string> instructions,
-                     std::string assumptions = "") {
+                     std::string assumptions = "", std::string name = "") {
     MakeKernelInput in;
     in.domains = std::move(domains);
     in.instructions = std::move(instructions);
     in.assumptions = std::move(assumptions);
+    if (!name.empty()) in.name = std::move(name);
     return make_kernel(in);
 }
 

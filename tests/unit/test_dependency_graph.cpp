@@ -6,19 +6,15 @@
 #include <vector>
 
 #include "analysis/dependency_graph.h"
-#include "parse/make_kernel.h"
+#include "helpers.h"
 #include "schedule/linearize.h"
 
 using namespace loom;
 
 namespace {
 
-Kernel kernel(const std::vector<std::string>& instructions) {
-    MakeKernelInput in;
-    in.domains = {"{ [i, j]: 0<=i,j<n }"};
-    in.instructions = instructions;
-    in.name = "graph_knl";
-    return make_kernel(in);
+Kernel kernel(std::vector<std::string> instructions) {
+    return test::kernel({"{ [i, j]: 0<=i,j<n }"}, std::move(instructions), "", "graph_knl");
 }
 
 }  // namespace
