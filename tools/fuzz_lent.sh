@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Long fuzz runs on another machine (many cores, no isl), with the fuzz build made here (docs/reliability.md).
-#   bash tools/fuzz_lent.sh bundle                 here: fuzz-bundle/ = the four targets, isl and gmp, seeds, corpus
+#   bash tools/fuzz_lent.sh bundle [TARGET...]     here: fuzz-bundle/ = the targets (default all four), isl and gmp,
+#                                                  seeds, corpus; name only those the run gives workers, as all four
+#                                                  with their corpora pass the lent machine's 64 MiB
 #   bash tools/fuzz_lent.sh run SECONDS JOBS OUT   there: each target in libFuzzer's fork mode with JOBS workers
 #                                                  for SECONDS, going on past crashes and slow inputs
 # JOBS_domain, JOBS_instructions, JOBS_pipeline, JOBS_okl override JOBS for one target (0 leaves it out), so
@@ -17,6 +19,8 @@ targets=(domain instructions pipeline okl)
 
 case "${1:-}" in
   bundle)
+    shift
+    [ $# -gt 0 ] && targets=("$@")
     rm -rf fuzz-bundle && mkdir -p fuzz-bundle/lib
     for t in "${targets[@]}"; do
       strip -o "fuzz-bundle/fuzz_$t" "build-fuzz/fuzz/fuzz_$t"
@@ -36,6 +40,7 @@ case "${1:-}" in
     for t in "${targets[@]}"; do
       var="JOBS_$t" && n=${!var:-$jobs}
       [ "$n" -gt 0 ] || continue
+      if [ ! -x "fuzz-bundle/fuzz_$t" ]; then echo "== $t: not in the bundle, not run"; continue; fi
       ran+=("$t") && workers[$t]=$n
       mkdir -p "$work/findings/$t" "$work/corpus/$t" "$work/reports/$t" "$out/$t"
       cp -r "fuzz-bundle/corpus/$t/." "$work/corpus/$t/"
@@ -57,7 +62,7 @@ case "${1:-}" in
     rm -rf "$work"
     ;;
   *)
-    echo "usage: bash tools/fuzz_lent.sh bundle | [JOBS_TARGET=N ...] bash tools/fuzz_lent.sh run SECONDS JOBS OUT" >&2
+    echo "usage: bash tools/fuzz_lent.sh bundle [TARGET...] | [JOBS_TARGET=N ...] bash tools/fuzz_lent.sh run SECONDS JOBS OUT" >&2
     exit 2
     ;;
 esac
