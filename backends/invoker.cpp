@@ -127,34 +127,39 @@ std::map<std::string, std::int64_t> solve_from_extents(const std::vector<std::pa
     return out;
 }
 
+// The value arguments of `k` that `c` does not give.
+std::vector<std::string> unknown_values(const KernelData& k, const CallArgs& c) {
+    std::vector<std::string> out;
+    for (const Variable& v : k.args)
+        if (v.kind == VarKind::ValueArg && !c.ints.count(v.name) && !c.floats.count(v.name) && !c.complexes.count(v.name))
+            out.push_back(v.name);
+    return out;
+}
+
+// Value argument `name` from the first extent affine in it alone, else 0 for an array's offset, else an auto
+// stride of the arrays passed; nothing where none of them gives it.
+std::optional<std::int64_t> direct_value(const KernelData& k, const CallArgs& c, const std::string& name,
+                                         const std::vector<std::pair<ExprPtr, std::int64_t>>& extents) {
+    for (const auto& [extent, size] : extents)
+        if (const auto value = solve_extent(extent, name, size, c.ints)) return value;
+    if (is_offset_of_an_array(k, name)) return 0;
+    return auto_stride(k, name, c);
+}
+
 // Value arguments not passed are read off the shapes of the arrays that were (n from a of shape (n)), offsets
 // default to 0 and auto strides come from the arrays, as often as one found value lets another be found (a
 // stride of the arrays passed, then an extent that names it). An extent affine in one unknown is solved by
 // arithmetic, at no cost to a call; isl solves what is left (a call whose shapes change every time pays for it).
 void find_values_from_shapes(const KernelData& k, CallArgs& c) {
+    std::vector<std::string> left = unknown_values(k, c);
+    if (left.empty()) return;
     const std::vector<std::pair<ExprPtr, std::int64_t>> extents = passed_extents(k, c);
-    const auto unknowns = [&] {
-        std::vector<std::string> out;
-        for (const Variable& v : k.args)
-            if (v.kind == VarKind::ValueArg && !c.ints.count(v.name) && !c.floats.count(v.name) && !c.complexes.count(v.name))
-                out.push_back(v.name);
-        return out;
-    };
-    const auto find_each = [&](const std::vector<std::string>& names) {
-        for (const std::string& name : names) {
-            for (const auto& [extent, size] : extents)
-                if (!c.ints.count(name))
-                    if (const auto value = solve_extent(extent, name, size, c.ints)) c.ints[name] = *value;
-            if (c.ints.count(name)) continue;
-            if (is_offset_of_an_array(k, name)) c.ints[name] = 0;
-            else if (const auto stride = auto_stride(k, name, c)) c.ints[name] = *stride;
-        }
-    };
-    for (std::vector<std::string> left = unknowns(); !left.empty();) {
-        find_each(left);
-        if (const std::vector<std::string> rest = unknowns(); !rest.empty())
+    while (!left.empty()) {
+        for (const std::string& name : left)
+            if (const auto value = direct_value(k, c, name, extents)) c.ints[name] = *value;
+        if (const std::vector<std::string> rest = unknown_values(k, c); !rest.empty())
             for (const auto& [name, value] : solve_from_extents(extents, rest, c.ints)) c.ints[name] = value;
-        const std::vector<std::string> still = unknowns();
+        const std::vector<std::string> still = unknown_values(k, c);
         if (still.size() == left.size())
             throw Error(error_kind::ArgumentError, cat("value argument '", still.front(), "' of kernel '", k.name,
                                                        "' was not given and cannot be found from the shapes of the arrays passed"));

@@ -319,16 +319,17 @@ std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vec
     return out;
 }
 
-// The inames some subscript along a `sep` or `vec` axis uses: that index must be a constant in the code
-// (one of the separate arrays, one vector entry), so their loops are unrolled whatever the target.
-std::set<std::string> indexing_constant_axes(const KernelData& k) {
+// The inames some subscript along a `sep` axis uses, or along a `vec` axis where the target has vector types
+// (CExprPrinter::print_subscript): that index must be a constant in the code (one of the separate arrays, one
+// vector entry), so their loops are unrolled whatever the target.
+std::set<std::string> indexing_constant_axes(const KernelData& k, bool vector_types) {
     std::set<std::string> out;
     for (const Instruction& insn : k.instructions)
         for (const Access& a : accesses_of(insn)) {
             const Variable* v = find_variable(k, a.name);
             if (!v || a.linear) continue;
             std::vector<std::size_t> axes = sep_axes(*v);
-            if (const std::optional<std::size_t> lanes = vec_axis(*v)) axes.push_back(*lanes);
+            if (const std::optional<std::size_t> lanes = vec_axis(*v); lanes && vector_types) axes.push_back(*lanes);
             for (std::size_t axis : axes)
                 if (axis < a.indices.size())
                     for (const std::string& n : referenced_names(a.indices[axis])) out.insert(n);
@@ -338,12 +339,12 @@ std::set<std::string> indexing_constant_axes(const KernelData& k) {
 
 // Of the unrolled inames, those whose copies are written out where the compiler unrolls the loops tagged to
 // be unrolled (Target::compiler_unrolls): the lanes of `vec` loops that are no vector operation, and the
-// inames that index `sep` and `vec` axes.
-std::map<std::string, long> written_out(const KernelData& k, std::map<std::string, long> lengths) {
-    const std::set<std::string> constant = indexing_constant_axes(k);
-    std::erase_if(lengths, [&](const auto& entry) {
-        return iname_tag(k, entry.first).is_unrolled() && !constant.count(entry.first);
-    });
+// inames that must be constants in subscripts.
+std::map<std::string, long> written_out(const KernelData& k, std::map<std::string, long> lengths, const Target& target) {
+    const auto tagged = [&](const auto& entry) { return iname_tag(k, entry.first).is_unrolled(); };
+    if (std::none_of(lengths.begin(), lengths.end(), tagged)) return lengths;
+    const std::set<std::string> constant = indexing_constant_axes(k, target.has_vector_types());
+    std::erase_if(lengths, [&](const auto& entry) { return tagged(entry) && !constant.count(entry.first); });
     return lengths;
 }
 
@@ -692,7 +693,7 @@ LoopNest build_loop_nest(const KernelData& k, const Target& target) {
     add_guards(loops, guards, out.statements);
     expand_runs(loops, runs);
     rename_iterators(loops, {}, out.statements);
-    out.root = unroll_loops(loops, target.compiler_unrolls() ? written_out(k, lengths) : lengths, context);
+    out.root = unroll_loops(loops, target.compiler_unrolls() ? written_out(k, lengths, target) : lengths, context);
     return out;
 }
 

@@ -197,8 +197,24 @@ void check_bounded(const std::string& text, const isl::set& s, const std::set<st
 
 namespace {
 
-// Decimal digits of `text` that end just before `end` (after spaces), or start at `begin` (after spaces).
-// Digits that end a name (`z1`, `i_2`) are no literal: empty then.
+// The first offset of `text` from `at` that is neither blank nor in one of isl's comments ('#' to the end of
+// the line), which isl's reader skips between any two tokens.
+std::size_t skip_blanks(const std::string& text, std::size_t at) {
+    while (at < text.size()) {
+        if (text[at] == '#') {
+            at = text.find('\n', at);
+            if (at == std::string::npos) return text.size();
+        } else if (std::isspace(static_cast<unsigned char>(text[at]))) {
+            ++at;
+        } else {
+            break;
+        }
+    }
+    return at;
+}
+
+// Decimal digits of `text` that end just before `end` (after spaces), or start at `begin` (after blanks and
+// comments, as isl reads them). Digits that end a name (`z1`, `i_2`) are no literal: empty then.
 std::string literal_before(const std::string& text, std::size_t end) {
     while (end > 0 && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
     std::size_t begin = end;
@@ -212,7 +228,7 @@ std::string literal_before(const std::string& text, std::size_t end) {
 }
 
 std::string literal_after(const std::string& text, std::size_t begin) {
-    while (begin < text.size() && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+    begin = skip_blanks(text, begin);
     std::size_t end = begin;
     while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
     return text.substr(begin, end - begin);
@@ -247,22 +263,6 @@ void check_powers(const std::string& text) {
     }
 }
 
-// The first offset of `text` from `at` that is neither blank nor in one of isl's comments ('#' to the end of
-// the line), which isl's reader skips between any two tokens.
-std::size_t skip_blanks(const std::string& text, std::size_t at) {
-    while (at < text.size()) {
-        if (text[at] == '#') {
-            at = text.find('\n', at);
-            if (at == std::string::npos) return text.size();
-        } else if (std::isspace(static_cast<unsigned char>(text[at]))) {
-            ++at;
-        } else {
-            break;
-        }
-    }
-    return at;
-}
-
 bool all_zeros(const std::string& digits) { return digits.find_first_not_of('0') == std::string::npos; }
 
 // isl's reader computes the integer division `a // b` of a literal by a literal itself, with GMP, which kills
@@ -273,15 +273,12 @@ void check_divisions(const std::string& text) {
     for (std::size_t at = skip_blanks(text, 0); at + 1 < text.size(); at = skip_blanks(text, at + 1)) {
         if (text[at] != '/' || text[at + 1] != '/') continue;
         const std::size_t begin = skip_blanks(text, at + 2);
-        std::size_t end = begin;
-        while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-        if (end == begin || !all_zeros(text.substr(begin, end - begin))) continue;
-        const std::size_t power = skip_blanks(text, end);
+        const std::string divisor = literal_after(text, begin);
+        if (divisor.empty() || !all_zeros(divisor)) continue;
+        const std::size_t power = skip_blanks(text, begin + divisor.size());
         if (power < text.size() && text[power] == '^') {
-            const std::size_t e_begin = skip_blanks(text, power + 1);
-            std::size_t e_end = e_begin;
-            while (e_end < text.size() && std::isdigit(static_cast<unsigned char>(text[e_end]))) ++e_end;
-            if (e_end > e_begin && all_zeros(text.substr(e_begin, e_end - e_begin))) continue;  // 0^0 is 1
+            const std::string exponent = literal_after(text, power + 1);
+            if (!exponent.empty() && all_zeros(exponent)) continue;  // 0^0 is 1
         }
         fail_at(text, at, "division by zero: '//' by the literal 0");
     }
