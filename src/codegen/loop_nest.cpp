@@ -348,22 +348,24 @@ std::map<std::string, long> written_out(const KernelData& k, std::map<std::strin
     return lengths;
 }
 
-// Unrolled loops whose iname takes the same constant range for every value of the others in each statement
-// in them (the register tiles of a tuned kernel): isl sees a mark for each, not a dimension, which spares
-// its AST generator most of its work; the mark becomes the loop again (generate_ast), then its copies.
-MarkedLoops independent_unrolled_loops(const KernelData& k, const std::vector<Placed>& placed,
-                                                 const std::vector<isl::set>& domains) {
+// Loops whose iname takes the same constant range for every value of the others in each statement in them
+// (the register tiles of a tuned kernel, the rounds of a prefetch): isl sees a mark for each, not a
+// dimension, which spares its AST generator most of its work; the mark becomes the loop again
+// (generate_ast), then its copies where it is unrolled. Hardware axes are no loops on a device, and on the
+// host their loops get the names of the grid; a loop run once is left to isl, which writes no loop for it.
+MarkedLoops independent_loops(const KernelData& k, const std::vector<Placed>& placed, const std::vector<isl::set>& domains) {
     MarkedLoops out;
     std::set<std::string> refused;
     for (std::size_t s = 0; s < placed.size(); ++s) {
         const Placed& p = placed[s];
         for (std::size_t d = 0; d < p.nest.size(); ++d) {
             const std::string& iname = p.nest[d];
-            if (p.lanes == d || !unrolled(k, p, d) || refused.count(iname)) continue;
+            if (p.lanes == d || iname_tag(k, iname).is_hardware() || refused.count(iname)) continue;
             const int dim = isl_util::set_dim_position(domains[s], iname);
             const auto range = dim < 0 ? std::nullopt : isl_util::independent_range(domains[s], dim);
             const auto known = out.find(iname);
-            if (range && (known == out.end() || known->second == *range)) {
+            const bool loop = range && (range->first < range->second || unrolled(k, p, d));
+            if (loop && (known == out.end() || known->second == *range)) {
                 out[iname] = *range;
                 continue;
             }
@@ -681,7 +683,7 @@ LoopNest build_loop_nest(const KernelData& k, const Target& target) {
         last = std::move(d);
     }
     const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);
-    MarkedLoops marked = independent_unrolled_loops(k, leaders, domains);
+    MarkedLoops marked = independent_loops(k, leaders, domains);
     std::optional<AstNode> ast = generate_marked_ast(leaders, domains, context, marked);
     if (!ast) {
         marked.clear();
