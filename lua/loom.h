@@ -65,6 +65,47 @@ typedef struct loom_array_view {
  * loom_push_array); returns 0, leaving `view` alone, for any other value. */
 LOOM_API int loom_check_array(lua_State* L, int idx, loom_array_view* view);
 
+/* Calling a kernel from the host with no Lua in the call: a frame loop or a simulation step runs a kernel that a
+ * script built, on the host's own buffers, through the same argument checks, builds and plans of repeated calls as
+ * knl{...} in Lua. */
+typedef struct loom_kernel loom_kernel;
+
+typedef enum loom_arg_kind { LOOM_ARG_ARRAY, LOOM_ARG_INT, LOOM_ARG_FLOAT } loom_arg_kind;
+
+/* One argument of a call, by the kernel's name for it: an array over the host's memory (`array`, laid out as
+ * loom_push_array takes it: strides in elements, NULL for C order), or an integer or float value. */
+typedef struct loom_arg {
+    const char* name;
+    loom_arg_kind kind;
+    loom_array_view array; /* LOOM_ARG_ARRAY */
+    int64_t integer;       /* LOOM_ARG_INT */
+    double number;         /* LOOM_ARG_FLOAT */
+} loom_arg;
+
+/* A handle on the kernel at stack index `idx` of L (as lp.make_kernel returns it) that runs on the executor at
+ * `exec_idx` (lp.c.executor(...), lp.cl.queue(...)), or, when `exec_idx` is 0, on the one knl{...} uses for the
+ * kernel's target. It holds the kernel, its builds and the executor, so it needs neither the stack nor L
+ * afterwards; in a sandbox its builds go to the sandbox's cache directory and the memory Loom allocates for its
+ * calls counts against the sandbox's cap (no deadline applies: the host calls it). Returns NULL with a Loom
+ * error object on the stack (kind "ArgumentError") when either value is not what it should be. Use a handle
+ * from one thread at a time; free it with loom_kernel_free. */
+LOOM_API loom_kernel* loom_kernel_new(lua_State* L, int idx, int exec_idx);
+
+/* Runs the kernel on the `nargs` arguments `args`: arrays are read and written in place, values not passed are
+ * found from the arrays' shapes (n from an array of shape (n)), as in a Lua call. Every array the kernel writes
+ * must be passed. The first call with a combination of dtypes builds the kernel; later calls with the same
+ * argument signature reuse everything but the memory. Returns 0 when the kernel ran (and finished: its results
+ * are in the host's arrays), or -1 with the reason in loom_kernel_error; errors in the arguments are found before
+ * anything runs. */
+LOOM_API int loom_kernel_call(loom_kernel* k, const loom_arg* args, int nargs);
+
+/* "KIND: message" of the last call that failed ("ArgumentError: ...", "BuildError: ..."), or "" after a call
+ * that succeeded. Valid until the next call on `k`. */
+LOOM_API const char* loom_kernel_error(const loom_kernel* k);
+
+/* Frees a handle of loom_kernel_new (NULL is allowed). */
+LOOM_API void loom_kernel_free(loom_kernel* k);
+
 /* What a sandboxed state may use. A zero field means no limit (NULL: Loom's default). */
 typedef struct loom_limits {
     /* Bytes the state may hold: Lua's heap plus what Loom allocates for it (host arrays, device buffers, compiled

@@ -330,6 +330,11 @@ std::string BoundCall::cap_message() const {
     return cat("memory limit of ", account.cap(), " bytes exceeded (", account.used(), " in use)");
 }
 
+const Limits* sandbox_limits(lua_State* L) {
+    const Sandbox* s = sandbox_of(L);
+    return s ? &s->limits : nullptr;
+}
+
 bool is_sandboxed(lua_State* L) { return sandbox_of(L) != nullptr; }
 
 void refuse_in_sandbox(lua_State* L, const std::string& what) {

@@ -35,6 +35,9 @@ private:
     LimitsScope scope_;
 };
 
+/// The limits of L when it is a sandboxed state (its memory account and cache directory among them), else null.
+const Limits* sandbox_limits(lua_State* L);
+
 /// Whether L is a sandboxed state.
 bool is_sandboxed(lua_State* L);
 
