@@ -56,7 +56,7 @@ Arrays host_arrays(const loom_arg* args, int nargs) {
         user_assert(arg.name != nullptr, error_kind::ArgumentError, "loom_kernel_call: argument ", a, " has no name");
         user_assert(arg.kind == LOOM_ARG_ARRAY || arg.kind == LOOM_ARG_INT || arg.kind == LOOM_ARG_FLOAT,
                     error_kind::ArgumentError, "loom_kernel_call: argument '", arg.name, "' has an unknown kind ",
-                    static_cast<int>(arg.kind));
+                    arg.kind);
         for (int b = 0; b < a; ++b)
             user_assert(std::string(args[b].name) != arg.name, error_kind::ArgumentError, "loom_kernel_call: argument '",
                         arg.name, "' is passed twice");
@@ -74,7 +74,7 @@ Arrays host_arrays(const loom_arg* args, int nargs) {
     return out;
 }
 
-Slot::Kind slot_kind(loom_arg_kind kind) {
+Slot::Kind slot_kind(int kind) {
     return kind == LOOM_ARG_ARRAY ? Slot::Kind::Host : kind == LOOM_ARG_INT ? Slot::Kind::Integer : Slot::Kind::Float;
 }
 

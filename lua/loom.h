@@ -76,7 +76,7 @@ typedef enum loom_arg_kind { LOOM_ARG_ARRAY, LOOM_ARG_INT, LOOM_ARG_FLOAT } loom
  * loom_push_array takes it: strides in elements, NULL for C order), or an integer or float value. */
 typedef struct loom_arg {
     const char* name;
-    loom_arg_kind kind;
+    int kind;              /* a loom_arg_kind */
     loom_array_view array; /* LOOM_ARG_ARRAY */
     int64_t integer;       /* LOOM_ARG_INT */
     double number;         /* LOOM_ARG_FLOAT */

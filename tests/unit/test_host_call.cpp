@@ -149,7 +149,7 @@ TEST_CASE("a host's wrong arguments are errors it reads, found before the kernel
     CHECK_THAT(failure(k, {a, nameless, ys}, y), Catch::Contains("has no name"));
     CHECK_THAT(failure(k, {a, xs, ys, xs}, y), Catch::Contains("'x' is passed twice"));
     loom_arg bad_kind = a;
-    bad_kind.kind = static_cast<loom_arg_kind>(7);
+    bad_kind.kind = 7;
     CHECK_THAT(failure(k, {bad_kind, xs, ys}, y), Catch::Contains("unknown kind 7"));
     loom_arg no_data = xs;
     no_data.array.data = nullptr;
