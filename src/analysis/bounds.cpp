@@ -26,17 +26,6 @@ isl::set meet(const isl::set& a, const isl::set& b) {
     return isl_util::align_params(a, b_aligned.space()).intersect(b_aligned);
 }
 
-// Value arguments no instruction writes: their value is one number for the whole call.
-std::set<std::string> fixed_values(const KernelData& k) {
-    std::set<std::string> written;
-    for (const Instruction& insn : k.instructions)
-        for (const std::string& w : written_names(insn)) written.insert(w);
-    std::set<std::string> out;
-    for (const Variable& v : k.args)
-        if (v.kind == VarKind::ValueArg && !written.count(v.name)) out.insert(v.name);
-    return out;
-}
-
 // Instances an access is checked over (an instruction's domain with the assumptions, its predicates and the
 // `if` conditions around the access), with a text that names exactly these constraints.
 struct Region {

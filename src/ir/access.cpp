@@ -89,6 +89,16 @@ std::set<std::string> read_names(const Instruction& insn) {
     return out;
 }
 
+std::set<std::string> fixed_values(const KernelData& k) {
+    std::set<std::string> written;
+    for (const Instruction& insn : k.instructions)
+        for (const std::string& w : written_names(insn)) written.insert(w);
+    std::set<std::string> out;
+    for (const Variable& v : k.args)
+        if (v.kind == VarKind::ValueArg && !written.count(v.name)) out.insert(v.name);
+    return out;
+}
+
 std::map<std::string, std::vector<const Instruction*>> writer_map(const KernelData& k) {
     std::map<std::string, std::vector<const Instruction*>> out;
     for (const Instruction& insn : k.instructions)

@@ -43,6 +43,9 @@ std::set<std::string> written_names(const Instruction& insn);
 /// Names of variables read by `insn` (including index variables).
 std::set<std::string> read_names(const Instruction& insn);
 
+/// Value arguments that no instruction writes: each is one number for the whole call.
+std::set<std::string> fixed_values(const KernelData& k);
+
 /// The instructions that write each variable, in kernel order (pointers into `k.instructions`).
 std::map<std::string, std::vector<const Instruction*>> writer_map(const KernelData& k);
 

@@ -165,3 +165,34 @@ do
 end
 
 print("parallel: ok")
+
+-- Predicates narrow the instances that run where isl can follow them: each work-item (i, j) with i < j swaps
+-- a[i,j] and a[j,i], which no other work-item touches, so the swap needs no synchronization between groups.
+-- Without the predicates every work-item would swap, and the swap would need a global barrier.
+do
+  local function swap(predicate)
+    local knl = lp.make_kernel("{[i,j]: 0<=i,j<16}", ([[
+      <> t = a[i,j] {id=r%s}
+      a[i,j] = a[j,i] {id=w1, dep=r%s}
+      a[j,i] = t {id=w2, dep=w1%s}
+      ]]):format(predicate, predicate, predicate), {lp.GlobalArg("a", "float32", {shape = {16, 16}}), "..."})
+    return lp.tag_inames(knl, {i = "g.0", j = "l.0"})
+  end
+  for _, predicate in ipairs({", if=i < j", ", if=not (i >= j)", ", if=j > i and i >= 0"}) do
+    local knl = swap(predicate)
+    h.on_each_executor(function(ex, name)
+      local a = lp.rand({16, 16}, "float32", 11)
+      local before = a:copy()
+      knl(ex, {a = a})
+      h.check_array(a, function(i, j) return before:get(j, i) end, name .. " in-place transpose" .. predicate)
+    end)
+  end
+  h.expect_error("MissingBarrierError", {"global barrier"}, lp.generate_code, swap(""))
+  -- A predicate on data decides nothing: every instance may run, and the barrier is needed.
+  local masked = lp.make_kernel("{[i,j]: 0<=i,j<16}", [[
+      <> t = a[i,j] {id=r, if=m[i] > 0}
+      a[i,j] = a[j,i] {id=w1, dep=r, if=m[i] > 0}
+      a[j,i] = t {id=w2, dep=w1, if=m[i] > 0}
+      ]], {lp.GlobalArg("a", "float32", {shape = {16, 16}}), lp.GlobalArg("m", "int32", {shape = {16}}), "..."})
+  h.expect_error("MissingBarrierError", {"global barrier"}, lp.generate_code, lp.tag_inames(masked, {i = "g.0", j = "l.0"}))
+end
