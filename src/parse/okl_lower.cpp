@@ -229,11 +229,18 @@ private:
                             (e->kind == OklExprKind::Unary && (e->op == "++" || e->op == "--" || e->op == "&"));
         if (writes && e->args[0]->kind == OklExprKind::Name) assigned_.insert(e->args[0]->name);
         if (e->kind == OklExprKind::Call && e->args[0]->kind == OklExprKind::Name) {
-            for (const OklFunction& f : program_.functions)
-                if (f.name == e->args[0]->name && f.body && !collecting_.count(f.name)) {
+            for (const OklFunction& f : program_.functions) {
+                if (f.name != e->args[0]->name || !f.body) continue;
+                if (!collecting_.count(f.name)) {
                     collecting_.insert(f.name);
                     collect_assigned(*f.body);
                 }
+                // A reference parameter the function assigns assigns the caller's variable.
+                for (std::size_t k = 0; k < f.params.size() && k + 1 < e->args.size(); ++k)
+                    if (f.params[k].type.is_reference && assigned_.count(f.params[k].name) &&
+                        e->args[k + 1]->kind == OklExprKind::Name)
+                        assigned_.insert(e->args[k + 1]->name);
+            }
         }
         for (const OklExprPtr& a : e->args) collect_assigned(a);
     }
@@ -935,6 +942,7 @@ private:
 
     Binding argument(const OklDecl& param, const OklExprPtr& arg, bool snapshot) {
         Binding b;
+        if (param.type.is_reference && !param.type.pointers && assigned_.count(param.name)) return referenced(param, arg);
         if (param.type.pointers) {
             PointerRef p = pointer(arg);
             b.kind = Binding::Kind::Pointer;
@@ -961,6 +969,17 @@ private:
         return b;
     }
 
+    // The caller's variable that reference parameter `param`, which the function assigns, stands for. One it
+    // only reads is bound as a value parameter is.
+    Binding referenced(const OklDecl& param, const OklExprPtr& arg) {
+        if (arg->kind == OklExprKind::Name) {
+            const Binding& b = bound(*arg);
+            if (b.kind == Binding::Kind::Scalar && b.dtype == param.type.base) return b;
+        }
+        fail(arg->pos, "reference parameter '", param.name, "' (", param.type.base,
+             "&) is assigned: its argument must be a local ", param.type.base, " variable");
+    }
+
     static Val converted_arg(Val v, const std::string& dtype) {
         v.text = "cast(" + dtype + ", " + v.text + ")";
         v.dtype = dtype;
@@ -983,24 +1002,32 @@ private:
         if (x.kind == OklExprKind::Binary && (x.op == "+" || x.op == "-")) {
             const bool left = is_pointer_expr(x.args[0]);
             if (!left && x.op == "-") fail(x.pos, "pointer arithmetic must add an integer to a pointer");
-            PointerRef p = pointer(x.args[left ? 0 : 1]);
-            Val n = rvalue(x.args[left ? 1 : 0]);
-            if (is_float_type(n.dtype)) fail(x.pos, "pointer arithmetic needs an integer");
-            if (!p.struct_name.empty()) n = binary_val("*", n, constant_val(layout(p.struct_name, x.pos).size), x.pos);
-            p.offset = binary_val(x.op, p.offset, n, x.pos);
-            return p;
+            return moved(pointer(x.args[left ? 0 : 1]), x.op, rvalue(x.args[left ? 1 : 0]), x.pos);
         }
-        if (x.kind == OklExprKind::Unary && x.op == "&") {
-            auto [val, ref] = element(x.args[0]);
-            (void)val;
-            return ref;
-        }
+        if (x.kind == OklExprKind::Unary && x.op == "&") return address_of(*x.args[0], x.pos);
         if (x.kind == OklExprKind::Cast && x.type->pointers == 1) {
             PointerRef p = pointer(x.args[0]);
             if (x.type->base != p.dtype) fail(x.pos, "casting a ", p.dtype, " pointer to ", x.type->base, "* is not supported");
             return p;
         }
         fail(x.pos, "unsupported pointer expression");
+    }
+
+    // `p + n` or `p - n`: n elements (structs for a pointer to structs) on from where p points.
+    PointerRef moved(PointerRef p, const std::string& op, Val n, const OklPos& pos) {
+        if (is_float_type(n.dtype)) fail(pos, "pointer arithmetic needs an integer");
+        if (!p.struct_name.empty()) n = binary_val("*", n, constant_val(layout(p.struct_name, pos).size), pos);
+        p.offset = binary_val(op, p.offset, n, pos);
+        return p;
+    }
+
+    // `&x`: a pointer to the element x (`&a[i]`, `&m(i, j)` with @dim, `&*p`), which only its indices read.
+    PointerRef address_of(const OklExpr& x, const OklPos& pos) {
+        if (x.kind == OklExprKind::Unary && x.op == "*") return pointer(x.args[0]);
+        if (x.kind == OklExprKind::Call) return moved(pointer(x.args[0]), "+", dim_element_index(x), pos);
+        if (x.kind == OklExprKind::Index && x.args[0]->kind != OklExprKind::Index)
+            return moved(pointer(x.args[0]), "+", rvalue(x.args[1]), pos);
+        fail(pos, "the address of this expression is not supported (only of an element of a pointer or of a one-dimensional array)");
     }
 
     bool is_pointer_expr(const OklExprPtr& e) const {
@@ -1018,13 +1045,8 @@ private:
         std::vector<OklExprPtr> indices;
         OklExprPtr base = e;
         if (e->kind == OklExprKind::Call) {
-            indices.assign(e->args.begin() + 1, e->args.end());
-            base = e->args[0];
-            const Binding& b = bound(*base);
-            if (b.dim_sizes.empty()) fail(e->pos, "'", base->name, "' is indexed with (...) but has no [@dim]");
-            if (indices.size() != b.dim_sizes.size())
-                fail(e->pos, "[@dim] of '", base->name, "' has ", b.dim_sizes.size(), " dimensions, indexed with ", indices.size());
-            return {element_at(pointer(base), dim_index(b, indices, e->pos), e->pos, is_read), pointer(base)};
+            const PointerRef p = pointer(e->args[0]);
+            return {element_at(p, dim_element_index(*e), e->pos, is_read), p};
         }
         if (e->kind == OklExprKind::Unary && e->op == "*") {
             PointerRef p = pointer(e->args[0]);
@@ -1063,6 +1085,17 @@ private:
         v.dtype = b.dtype;
         if (reads_ && is_read) reads_->insert(b.name);
         return v;
+    }
+
+    // The index of `m(i, j, ...)` into the pointer m with @dim.
+    Val dim_element_index(const OklExpr& call) {
+        const OklExprPtr& base = call.args[0];
+        const std::vector<OklExprPtr> indices(call.args.begin() + 1, call.args.end());
+        const Binding& b = bound(*base);
+        if (b.dim_sizes.empty()) fail(call.pos, "'", base->name, "' is indexed with (...) but has no [@dim]");
+        if (indices.size() != b.dim_sizes.size())
+            fail(call.pos, "[@dim] of '", base->name, "' has ", b.dim_sizes.size(), " dimensions, indexed with ", indices.size());
+        return dim_index(b, indices, call.pos);
     }
 
     // OCCA's @dim layout: the first index moves fastest unless @dimOrder permutes them.
@@ -1424,7 +1457,11 @@ private:
         const OklAttr* tile = okl_find_attr(s.attrs, "tile");
         auto axis0 = axes_.find({&s, 0});
         const bool okl = tile || axis0 != axes_.end();
-        if (okl && !predicates_.empty()) fail(s.pos, "[@outer]/[@inner] loops inside an if statement are not supported");
+        // An if around @inner loops guards each of their statements (its condition is the same for the whole
+        // work-group, and the barriers between the loops stay unconditional); one around @outer loops would
+        // guard launches.
+        const bool outer = tile ? okl_tile_kinds(*tile).kind[0] == "outer" : okl && axis0->second.outer;
+        if (outer && !predicates_.empty()) fail(s.pos, "[@outer] loops inside an if statement are not supported");
         Scope scope(*this);
         LoopShape l = loop_shape(s, okl);
         if (!l.update.empty()) return table_loop(s, l);

@@ -248,7 +248,7 @@ private:
     }
 
     // `*`s (with const/restrict/attributes after each) and the declarator name with its array sizes.
-    OklDecl declarator(OklType ty, std::vector<OklAttr> attrs, bool name_optional = false) {
+    OklDecl declarator(OklType ty, std::vector<OklAttr> attrs, bool name_optional = false, bool parameter = false) {
         OklDecl d;
         while (true) {
             if (accept("*")) {
@@ -258,7 +258,10 @@ private:
             } else if (peek().is("restrict") || peek().is("__restrict__") || peek().is("__restrict")) {
                 attrs.push_back(OklAttr{"restrict", {}, false, pos(take())});
             } else if (peek().is("&")) {
-                fail(peek(), "C++ references are not supported");
+                if (!parameter) fail(peek(), "C++ references are supported only as function parameters");
+                if (ty.is_reference) fail(peek(), "a reference to a reference");
+                take();
+                ty.is_reference = true;
             } else if (at_attribute()) {
                 attrs.push_back(attribute());
             } else {
@@ -331,7 +334,7 @@ private:
             do {
                 std::vector<OklAttr> attrs = attributes();
                 OklType ty = specifiers(attrs);
-                f.params.push_back(declarator(ty, attrs, true));
+                f.params.push_back(declarator(ty, attrs, true, true));
             } while (accept(","));
         } else {
             accept("void");

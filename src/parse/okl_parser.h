@@ -48,6 +48,7 @@ struct OklType {
     std::string base;
     bool is_const = false;
     int pointers = 0;
+    bool is_reference = false;  // `T&`: function parameters only
     std::vector<OklAttr> attrs;  // @dim, @dimOrder, @shared, @exclusive, @restrict (typedefs carry theirs)
 };
 

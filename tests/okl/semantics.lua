@@ -429,4 +429,47 @@ do
   T.check_equal(barriers("", "t"), 0, "barriers where each work-item reads its own value")
 end
 
+-- `&x` points at the element x: `&a[k]` at a's element k (its index kept, as C does), `&m(i, j)` at m's element
+-- with @dim, `&*p` where p points. A kernel's `T&` arguments are values, as OCCA passes them to a device; a
+-- device function's `T&` parameter that it assigns is the caller's variable, one it only reads a value.
+do
+  local knl = kernel([==[
+    static void scale(float& x, const int& k) { x *= k; }
+    typedef float *Mat @dim(4, 8);
+    @kernel void k(const int& n, float *a, Mat m, float *out) {
+      for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) {
+        float *row = &a[2 * i + 1];
+        float *at = &m(i % 4, i / 4);
+        float *same = &*at;
+        float x = row[0] + row[1];
+        scale(x, 3);
+        out[i] = x + same[0] + *(&out[i]) * 0;
+      }
+    }]==])
+  local n = 32
+  local a = T.array_from({ 2 * n + 2 }, "float32", function(k) return k * 0.5 end)
+  local m = T.array_from({ n }, "float32", function(k) return 100 + k end)
+  T.on_each_executor(function(exec, name)
+    local out = lp.zeros({ n }, "float32")
+    knl(exec, { n = n, a = a, m = m, out = out })
+    T.check_array(out, function(i)
+      local x = (a:get(2 * i + 1) + a:get(2 * i + 2)) * 3
+      return x + m:get(i % 4 + 4 * (i // 4))
+    end, "addresses and references on " .. name)
+  end)
+  T.expect_error("OKLError", "its argument must be a local float32 variable", lp.parse_okl, [==[
+    static void bump(float& x) { x += 1; }
+    @kernel void k(float *a) {
+      for (int i = 0; i < 8; ++i; @tile(4, @outer, @inner)) { bump(a[i]); }
+    }]==])
+  T.expect_error("OKLError", "[@outer] loops inside an if statement are not supported", lp.parse_okl, [==[
+    @kernel void k(const int n, float *a) {
+      if (n > 0) { for (int i = 0; i < 8; ++i; @tile(4, @outer, @inner)) { a[i] = 1; } }
+    }]==])
+  T.expect_error("OKLError", "references are supported only as function parameters", lp.parse_okl, [==[
+    @kernel void k(float *a) {
+      for (int i = 0; i < 8; ++i; @tile(4, @outer, @inner)) { float& r = a[i]; r = 1; }
+    }]==])
+end
+
 print("okl semantics: ok")
