@@ -242,4 +242,32 @@ do
     lp.generate_code, lp.split_iname(mods, "i", 4, { outer_tag = "l.0" }))
 end
 
+-- isl's reader drops a name's primes: an undeclared `i'`, taken for a parameter, became a second `i` beside the
+-- iname, and a split then left the kernel without a domain (found by fuzz_pipeline; reliability.md 26). A prime
+-- is a ParseError at its position; one in an isl comment is not.
+do
+  local err = h.expect_error("ParseError", "primed names (i') are not supported", lp.make_kernel,
+    "{[i]: 0<=i<m and i'<28}", "out[i] = 1")
+  h.check_equal(err.column, 19, "column of the prime")
+  h.expect_error("ParseError", "primed names", lp.make_kernel, "{[i]: 0<=i<n}", "out[i] = 1", nil, { assumptions = "n' > 0" })
+  local k = lp.add_dtypes(lp.make_kernel("{[i]: 0<=i<n # n' is n\n}", "out[i] = 1"), { out = "float32" })
+  local code = lp.generate_code(k)
+  h.check(code:find("out[i] =", 1, true) and code:find("int const n,", 1, true) and not code:find("is,", 1, true),
+    "the domain with a commented prime, whose words are no parameters:\n%s", code)
+end
+
+-- The convex hull of a fetch's footprint in pieces (add_prefetch without fetch_bounding_box) can take isl minutes
+-- for a stencil swept over a parametric loop (found by fuzz_pipeline: over 5 minutes; reliability.md 27). Past
+-- its budget of isl operations it is a typed error that names the footprint and the way out.
+do
+  local k = lp.make_kernel("{ [i,j]: 1<=i,j<n-1}", "out[i,j] = a[i-1,j] + a[i+1,j] + a[i,j-1] + a[i,j+2] - 4*a[i,j]")
+  k = lp.split_iname(k, "i", 4, { outer_tag = "g.0", inner_tag = "l.0" })
+  k = lp.split_iname(k, "j", 4, { outer_tag = "g.1", inner_tag = "unr" })
+  h.expect_error("LoopyError", { "the footprint of 'a_fetch_rule' takes isl more than", "fetch_bounding_box=true" },
+    lp.add_prefetch, k, "a", { "i_outer" }, { default_tag = "l.auto" })
+  local boxed = lp.add_prefetch(k, "a", { "i_outer" }, { default_tag = "l.auto", fetch_bounding_box = true })
+  h.check(lp.generate_code(lp.add_dtypes(boxed, { a = "float32" })):find("a_fetch", 1, true) ~= nil,
+    "the bounding box of the same footprint")
+end
+
 print("hostile_input: ok")
