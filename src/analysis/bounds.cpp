@@ -108,14 +108,7 @@ private:
     std::optional<isl::set> condition(const ExprPtr& cond) const {
         for (const std::string& n : referenced_names(cond))
             if (!known_.count(n)) return std::nullopt;
-        if (cond->kind == ExprKind::Unary && cond->unop == "not") {
-            const std::optional<isl::set> c = condition(cond->args[0]);
-            if (!c) return std::nullopt;
-            return isl_util::complement(*c);
-        }
-        if (std::optional<isl::set> c = affine::condition_set(cond)) return c;
-        // A number as a condition holds where it is not 0, as in C: `x[i-1] if i else 0`.
-        return affine::condition_set(binary(BinOp::Or, binary(BinOp::Lt, cond, int_lit(0)), binary(BinOp::Gt, cond, int_lit(0))));
+        return affine::predicate_set(cond);
     }
 
     void check_access(const ExprPtr& access, const Region& where) {

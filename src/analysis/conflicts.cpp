@@ -16,14 +16,6 @@ namespace {
 
 void add(std::optional<isl::map>& acc, const isl::map& m) { acc = acc ? isl_util::unite(*acc, m) : m; }
 
-// The parameter set where predicate `p` holds (`not` of a comparison included: an `else` branch); nullopt
-// where isl cannot follow it.
-std::optional<isl::set> predicate_set(const ExprPtr& p) {
-    if (p->kind != ExprKind::Unary || p->unop != "not") return affine::condition_set(p);
-    const std::optional<isl::set> c = predicate_set(p->args[0]);
-    return c ? std::optional(isl_util::complement(*c)) : std::nullopt;
-}
-
 // The instances of `insn` that run: its domain where its predicates hold, of those that isl can follow
 // (comparisons of its inames and of value arguments no instruction writes). A predicate on data leaves every
 // instance: any may run. Instances that do not run touch nothing, so that the work-items of an OKL kernel's
@@ -37,7 +29,7 @@ isl::set running_instances(const KernelData& k, const Instruction& insn, const s
     for (const ExprPtr& p : insn.predicates) {
         const std::vector<std::string> names = referenced_names(p);
         if (!std::all_of(names.begin(), names.end(), [&](const std::string& n) { return known.count(n) != 0; })) continue;
-        if (const std::optional<isl::set> c = predicate_set(p))
+        if (const std::optional<isl::set> c = affine::predicate_set(p))
             held = held ? isl_util::align_params(*held, c->space()).intersect(isl_util::align_params(*c, held->space())) : *c;
     }
     if (!held) return dom;

@@ -286,6 +286,15 @@ std::optional<isl::set> condition_set(const ExprPtr& cond) {
     }
 }
 
+std::optional<isl::set> predicate_set(const ExprPtr& cond) {
+    if (cond->kind == ExprKind::Unary && cond->unop == "not") {
+        const std::optional<isl::set> c = predicate_set(cond->args[0]);
+        return c ? std::optional(isl_util::complement(*c)) : std::nullopt;
+    }
+    if (std::optional<isl::set> c = condition_set(cond)) return c;
+    return condition_set(binary(BinOp::Or, binary(BinOp::Lt, cond, int_lit(0)), binary(BinOp::Gt, cond, int_lit(0))));
+}
+
 ExprPtr condition_expr(const isl::set& s, const isl::set& context) {
     const isl::set known = isl_util::align_params(context, s.space());
     return ast_expr_to_expr(isl::ast_build::from_context(known).expr_from(isl_util::align_params(s, known.space())));

@@ -51,6 +51,9 @@ std::optional<isl::map> exact_access_map(const isl::set& domain, const std::vect
 /// `max` of them, as isl's loop bounds are) joined by `and`/`or`, every name a parameter. nullopt for any
 /// other condition.
 std::optional<isl::set> condition_set(const ExprPtr& cond);
+/// The parameter set where the predicate `cond` holds as C reads it: condition_set's comparisons, `not` of a
+/// predicate, and a number, which holds where it is not 0 (`x[i-1] if i else 0`). nullopt for any other.
+std::optional<isl::set> predicate_set(const ExprPtr& cond);
 
 /// The parameter set `s` as one condition, as isl's AST generator writes guards, simplified where the
 /// parameter set `context` holds.
