@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "analysis/delinearize.h"
 #include "ir/access.h"
 #include "ir/affine.h"
 #include "ir/atomic.h"
@@ -37,15 +38,27 @@ isl::set running_instances(const KernelData& k, const Instruction& insn, const s
     return isl_util::bind_params_to_dims(dom.intersect_params(isl_util::align_params(*held, dom.space())));
 }
 
+isl::set running_instances(const KernelData& k, const Instruction& insn) {
+    return running_instances(k, insn, std::vector<std::string>(insn.within_inames.begin(), insn.within_inames.end()));
+}
+
+// The radix in which every access of `variable` writes its flat index, where one makes them exact (delinearize.h).
+std::optional<std::vector<std::string>> radix(const KernelData& k, const std::string& variable) {
+    return derived(k, &DerivedFacts::radixes, variable, [&] {
+        return radix_bases(k, variable, [&](const Instruction& insn) { return running_instances(k, insn); });
+    });
+}
+
 AccessRelations relations(const KernelData& k, const Instruction& insn, const std::string& variable) {
     return derived(k, &DerivedFacts::access_relations, std::pair{insn.id, variable}, [&] {
-        const std::vector<std::string> inames(insn.within_inames.begin(), insn.within_inames.end());
-        const isl::set dom = running_instances(k, insn, inames);
+        const isl::set dom = running_instances(k, insn);
+        const std::optional<std::vector<std::string>> bases = radix(k, variable);
         AccessRelations r;
         for (const Access& a : accesses_of(insn)) {
             if (a.name != variable) continue;
-            add(is_atomic_update_access(insn, a) ? r.atomic : a.is_write ? r.writes : r.reads,
-                affine::access_map(dom, storage_indices(k, a)));
+            std::vector<ExprPtr> indices = storage_indices(k, a);
+            if (bases) indices = radix_digits(indices[0], *bases);
+            add(is_atomic_update_access(insn, a) ? r.atomic : a.is_write ? r.writes : r.reads, affine::access_map(dom, indices));
         }
         return r;
     });

@@ -164,7 +164,6 @@ do
   end)
 end
 
-print("parallel: ok")
 
 -- Predicates narrow the instances that run where isl can follow them: each work-item (i, j) with i < j swaps
 -- a[i,j] and a[j,i], which no other work-item touches, so the swap needs no synchronization between groups.
@@ -196,3 +195,31 @@ do
       ]], {lp.GlobalArg("a", "float32", {shape = {16, 16}}), lp.GlobalArg("m", "int32", {shape = {16}}), "..."})
   h.expect_error("MissingBarrierError", {"global barrier"}, lp.generate_code, lp.tag_inames(masked, {i = "g.0", j = "l.0"}))
 end
+
+-- A flat index with a stride passed to the call (b[i + n*j]) is read in the radix n, where its digit i is
+-- within n on every instance: work-items (i, j) then touch different elements, and the read of b after its write
+-- needs no barrier between groups. Where the digit can reach n (0 <= i <= n), element n + n*j is also element
+-- 0 + n*(j+1), which the next group writes: the same kernel is a MissingBarrierError.
+do
+  local function kernel(domain)
+    local flat = {shape = {"n*4 + 1"}}
+    local knl = lp.make_kernel(domain, {
+      "b[i + n*j] = 2*a[i + n*j] + j {id=w}",
+      "c[i + n*j] = b[i + n*j] + 1 {dep=w}"},
+      {lp.GlobalArg("a", "float32", flat), lp.GlobalArg("b", "float32", flat), lp.GlobalArg("c", "float32", flat),
+       lp.ValueArg("n", "int32")})
+    return lp.tag_inames(knl, {j = "g.0", i = "l.0"})
+  end
+  local knl = kernel("{[i,j]: 0<=i<n and 0<=j<4}")
+  h.on_each_executor(function(ex, name)
+    local a = lp.rand({33}, "float32", 12)
+    local b, c = lp.zeros({33}, "float32"), lp.zeros({33}, "float32")
+    knl(ex, {a = a, b = b, c = c, n = 8})
+    local function want(extra) return function(k) return k < 32 and 2 * a:get(k) + k // 8 + extra or 0 end end
+    h.check_array(b, want(0), name .. " write through a flat index in the radix n", {rtol = 1e-6})
+    h.check_array(c, want(1), name .. " read back through a flat index in the radix n", {rtol = 1e-6})
+  end)
+  h.expect_error("MissingBarrierError", {"global barrier"}, lp.generate_code, kernel("{[i,j]: 0<=i<=n and 0<=j<4}"))
+end
+
+print("parallel: ok")

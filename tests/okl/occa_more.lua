@@ -182,10 +182,11 @@ local function reference(prev, next0, vel, coeff, pad, neighbours)
   return function(k) return want[k] end
 end
 
-local function run(src, pad, neighbours, what)
+-- `fixed`: the sizes are fixed when the kernel is built (parse_okl's `parameters`), else passed to the call.
+local function run(src, pad, neighbours, fixed, what)
   local params = {n1 = n1, n2 = n2, n3 = n3}
   if pad > 0 then params.halfpad = pad end
-  local knl = lp.parse_okl(src, {parameters = params, defines = {WGSX = n1}}).iso_kernel
+  local knl = lp.parse_okl(src, {parameters = fixed and params or nil, defines = {WGSX = n1}}).iso_kernel
   local size = (n1 + 2 * pad) * n2 * n3
   local prev, vel = lp.rand({size}, "float32", 41), lp.rand({size}, "float32", 42)
   local next0 = lp.rand({size}, "float32", 43)
@@ -200,17 +201,23 @@ local function run(src, pad, neighbours, what)
   end)
 end
 
-run(iso_plain, 0, true, "iso3dfd")
-run(iso_function, 0, false, "iso3dfd with a device function")
-run(iso_shared, halfpad, true, "iso3dfd with a @shared halo")
-
--- With the sizes left to the call, the flat indices (iz*n1*n2 + iy*n1 + ix) are products of arguments and
--- loop indices: isl cannot follow them, so nothing proves that the work-items touch different points.
-T.expect_error("MissingBarrierError", {"ptr_next", "global barrier"}, lp.generate_code, lp.parse_okl(iso_plain).iso_kernel)
+-- With the sizes passed to the call, the flat index iz*n1*n2 + iy*n1 + ix is read in the radix (n1, n2): its
+-- digits ix and iy are within n1 and n2 on every point updated, so the work-items touch different points.
+for _, fixed in ipairs({true, false}) do
+  local sizes = fixed and " (sizes fixed)" or " (sizes passed)"
+  run(iso_plain, 0, true, fixed, "iso3dfd" .. sizes)
+  run(iso_function, 0, false, fixed, "iso3dfd with a device function" .. sizes)
+end
+run(iso_shared, halfpad, true, true, "iso3dfd with a @shared halo")
+-- Its rows are n1 + 2*halfpad long, a stride that is no single argument: with the sizes passed, nothing proves
+-- that the work-items touch different points.
+T.expect_error("MissingBarrierError", {"ptr_next", "global barrier"}, lp.generate_code,
+  lp.parse_okl(iso_shared, {defines = {WGSX = n1}}).iso_kernel)
 
 -- examples/cpp/6_arrays/smallTranspose.okl: @dim and @dimOrder views, each work-item (j, i) with i < j swapping
--- a pair no other work-item touches (the predicate i < j is part of the barrier analysis).
-local transpose = lp.parse_okl([==[
+-- a pair no other work-item touches (the predicate i < j is part of the barrier analysis, and A(i,j), that is
+-- A[i + entries*j], is read in the radix (entries)).
+local transpose_text = [==[
 typedef int *iMatrix  @dim(entries, entries);
 typedef int *iTMatrix @dim(entries, entries) @dimOrder(1,0);
 
@@ -231,15 +238,18 @@ typedef int *iTMatrix @dim(entries, entries) @dimOrder(1,0);
     }
   }
 }
-]==], {parameters = {entries = 16}}).smallTranspose
-T.on_each_executor(function(exec, name)
-  local A = T.array_from({256}, "int32", function(k) return k end)
-  local B = T.array_from({256}, "int32", function(k) return 1000 + k end)
-  transpose(exec, {entries = 16, A = A, B = B})
-  -- A(i,j) is A[i + 16 j]; B(i,j) with @dimOrder(1,0) is B[16 i + j]: both come out transposed.
-  T.check_array(A, function(k) return 16 * (k % 16) + k // 16 end, "smallTranspose A on " .. name)
-  T.check_array(B, function(k) return 1000 + 16 * (k % 16) + k // 16 end, "smallTranspose B on " .. name)
-end)
+]==]
+for _, options in ipairs({{parameters = {entries = 16}}, {}}) do
+  local transpose = lp.parse_okl(transpose_text, options).smallTranspose
+  T.on_each_executor(function(exec, name)
+    local A = T.array_from({256}, "int32", function(k) return k end)
+    local B = T.array_from({256}, "int32", function(k) return 1000 + k end)
+    transpose(exec, {entries = 16, A = A, B = B})
+    -- A(i,j) is A[i + 16 j]; B(i,j) with @dimOrder(1,0) is B[16 i + j]: both come out transposed.
+    T.check_array(A, function(k) return 16 * (k % 16) + k // 16 end, "smallTranspose A on " .. name)
+    T.check_array(B, function(k) return 1000 + 16 * (k % 16) + k // 16 end, "smallTranspose B on " .. name)
+  end)
+end
 
 -- examples/cpp/6_dtypes/addVectors.okl: structs without typedefs (C++ names them by their tags).
 local dtypes = lp.parse_okl([==[
