@@ -206,16 +206,62 @@ void CExprPrinter::set_statement_inames(std::vector<std::string> inames) {
     if (inames == statement_inames_) return;  // unrolled copies share their domain
     statement_inames_ = std::move(inames);
     statement_domain_.reset();
+    iname_minimum_.clear();
+    nonnegative_.clear();
+}
+
+const isl::set& CExprPrinter::statement_domain() {
+    if (!statement_domain_) statement_domain_ = domain_of(k_, statement_inames_);
+    return *statement_domain_;
+}
+
+// A lower bound of `e` on the statement's domain from the smallest value of each of its inames, where `e` is a
+// sum of numbers and of inames times non-negative numbers (the subscripts of unrolled copies); nullopt
+// otherwise. It spares isl a question per copy: the minimum of each iname is asked once per domain.
+std::optional<long> CExprPrinter::lower_bound(const ExprPtr& e) {
+    if (e->kind == ExprKind::IntLit) return e->ival;
+    if (e->kind == ExprKind::Var) {
+        if (std::find(statement_inames_.begin(), statement_inames_.end(), e->name) == statement_inames_.end())
+            return std::nullopt;
+        const auto known = iname_minimum_.find(e->name);
+        if (known != iname_minimum_.end()) return known->second;
+        const isl::set values = isl_util::project_onto(statement_domain(), {e->name});
+        std::optional<long> least;
+        if (isl_util::has_lower_bound(values, 0))
+            if (const std::optional<long> most = isl_util::static_max(isl_util::scale(isl_util::dim_min(values, 0), -1),
+                                                                        assumption_context(k_)))
+                least = -*most;
+        return iname_minimum_[e->name] = least;
+    }
+    if (e->kind != ExprKind::Binary) return std::nullopt;
+    if (e->op == BinOp::Add) {
+        const std::optional<long> a = lower_bound(e->args[0]), b = lower_bound(e->args[1]);
+        long sum = 0;
+        if (!a || !b || __builtin_add_overflow(*a, *b, &sum)) return std::nullopt;
+        return sum;
+    }
+    if (e->op != BinOp::Mul) return std::nullopt;
+    for (std::size_t c = 0; c < 2; ++c) {
+        const ExprPtr& factor = e->args[c];
+        if (factor->kind != ExprKind::IntLit || factor->ival < 0) continue;
+        const std::optional<long> other = lower_bound(e->args[1 - c]);
+        long product = 0;
+        if (!other || __builtin_mul_overflow(factor->ival, *other, &product)) return std::nullopt;
+        return product;
+    }
+    return std::nullopt;
 }
 
 // Whether isl proves `e` >= 0 on the statement's domain (under the assumptions); false where `e` is not affine
-// in inames and parameters.
+// in inames and parameters. Unrolled copies of a statement ask again about the same operands (a bound in the
+// parameters): each is answered once.
 bool CExprPrinter::nonnegative(const ExprPtr& e) {
-    if (e->kind == ExprKind::IntLit) return e->ival >= 0;
     try {
-        if (!statement_domain_) statement_domain_ = domain_of(k_, statement_inames_);
-        const std::optional<isl::pw_aff> value = affine::to_pw_aff(e, *statement_domain_);
-        return value && value->domain().is_subset(value->ge_set(value->scale(0)));
+        if (const std::optional<long> least = lower_bound(e); least && *least >= 0) return true;
+        const std::string text = to_string(e);
+        if (const auto known = nonnegative_.find(text); known != nonnegative_.end()) return known->second;
+        const std::optional<isl::pw_aff> value = affine::to_pw_aff(e, statement_domain());
+        return nonnegative_[text] = value && value->domain().is_subset(value->ge_set(value->scale(0)));
     } catch (const isl::exception&) {
         return false;
     }

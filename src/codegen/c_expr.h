@@ -81,6 +81,8 @@ private:
     std::string division_guards(const std::string& op, DType t) const;
     std::string imaginary_unit() const;
     bool nonnegative(const ExprPtr& e);
+    std::optional<long> lower_bound(const ExprPtr& e);
+    const isl::set& statement_domain();
     bool complex_helpers() const { return target_.complex_style() == ComplexStyle::Helpers; }
 
     std::string define(const std::string& name, const std::string& ret, const std::string& params,
@@ -99,6 +101,8 @@ private:
     std::vector<std::string> statement_inames_;
     std::string vector_iname_;
     std::optional<isl::set> statement_domain_;  // computed when a `//` or `%` first needs it
+    std::map<std::string, std::optional<long>> iname_minimum_;  // on statement_domain_
+    std::map<std::string, bool> nonnegative_;                   // by expression text, on statement_domain_
 };
 
 /// Formats a floating-point number as a C literal of type `t` (shortest round-trip digits, ".0" when
