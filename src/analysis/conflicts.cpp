@@ -21,7 +21,8 @@ void add(std::optional<isl::map>& acc, const isl::map& m) { acc = acc ? isl_util
 // (comparisons of its inames and of value arguments no instruction writes). A predicate on data leaves every
 // instance: any may run. Instances that do not run touch nothing, so that the work-items of an OKL kernel's
 // `if (i < j) swap(A(i,j), A(j,i))` conflict with no other.
-isl::set running_instances(const KernelData& k, const Instruction& insn, const std::vector<std::string>& inames) {
+isl::set running_instances(const KernelData& k, const Instruction& insn) {
+    const std::vector<std::string> inames(insn.within_inames.begin(), insn.within_inames.end());
     isl::set dom = domain_of(k, inames);
     if (insn.predicates.empty()) return dom;
     std::set<std::string> known = fixed_values(k);
@@ -36,10 +37,6 @@ isl::set running_instances(const KernelData& k, const Instruction& insn, const s
     if (!held) return dom;
     dom = isl_util::align_params(dom, held->space());
     return isl_util::bind_params_to_dims(dom.intersect_params(isl_util::align_params(*held, dom.space())));
-}
-
-isl::set running_instances(const KernelData& k, const Instruction& insn) {
-    return running_instances(k, insn, std::vector<std::string>(insn.within_inames.begin(), insn.within_inames.end()));
 }
 
 // The radix in which every access of `variable` writes its flat index, where one makes them exact (delinearize.h).
