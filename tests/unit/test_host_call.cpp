@@ -12,10 +12,14 @@
 #include <vector>
 
 #include "lua/loom.h"
+#include "tests/unit/embed_helpers.h"
 
 namespace {
 
 namespace fs = std::filesystem;
+using loom::test::new_loom_state;
+using loom::test::run_lua;
+using loom::test::temp_dir;
 
 // y[i] = a*x[i] + y[i] on the C target: y is read and written, n comes from the shapes.
 const char* const kAxpy = R"(
@@ -25,21 +29,6 @@ const char* const kAxpy = R"(
          lp.GlobalArg("y", "float32", {shape = "n"}), "..."}, {target = "c"})
     exec = lp.c.executor()
 )";
-
-void run(lua_State* L, const char* code) {
-    INFO(code);
-    const int status = luaL_dostring(L, code);
-    INFO((status == LUA_OK ? "" : luaL_tolstring(L, -1, nullptr)));
-    REQUIRE(status == LUA_OK);
-}
-
-lua_State* new_state() {
-    lua_State* L = luaL_newstate();
-    luaL_openlibs(L);
-    luaL_requiref(L, "loom", luaopen_loom, 1);
-    lua_pop(L, 1);
-    return L;
-}
 
 // The handle on the global `knl`, on the global `exec` when `with_exec`.
 loom_kernel* handle(lua_State* L, bool with_exec) {
@@ -92,17 +81,11 @@ std::string failure(loom_kernel* k, const std::vector<loom_arg>& args, const std
     return loom_kernel_error(k);
 }
 
-fs::path temp_dir() {
-    std::string name = (fs::temp_directory_path() / "loom-host-call-XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    return name;
-}
-
 }  // namespace
 
 TEST_CASE("the host calls a script's kernel on its own buffers, again and with new shapes", "[host_call]") {
-    lua_State* L = new_state();
-    run(L, kAxpy);
+    lua_State* L = new_loom_state();
+    run_lua(L, kAxpy);
     for (const bool with_exec : {true, false}) {
         loom_kernel* k = handle(L, with_exec);
         check_axpy(k, 16, 2.0f);
@@ -120,8 +103,8 @@ TEST_CASE("the host calls a script's kernel on its own buffers, again and with n
 }
 
 TEST_CASE("a host's wrong arguments are errors it reads, found before the kernel runs", "[host_call]") {
-    lua_State* L = new_state();
-    run(L, kAxpy);
+    lua_State* L = new_loom_state();
+    run_lua(L, kAxpy);
     loom_kernel* k = handle(L, true);
     std::vector<float> x(8, 1.0f), y(8, 2.0f);
     std::vector<double> wide(8, 1.0);

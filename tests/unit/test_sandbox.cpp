@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "lua/loom.h"
+#include "tests/unit/embed_helpers.h"
 #include "support/error.h"
 #include "support/limits.h"
 #include "support/process.h"
@@ -22,6 +23,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using loom::test::temp_dir;
 
 struct Outcome {
     int status;
@@ -81,13 +83,6 @@ std::string doubling_kernel(int constant) {
     char text[512];
     std::snprintf(text, sizeof text, kDouble, constant);
     return text;
-}
-
-/// A new empty directory under the system's temporary directory.
-fs::path temp_dir() {
-    std::string name = (fs::temp_directory_path() / "loom-sandbox-XXXXXX").string();
-    REQUIRE(::mkdtemp(name.data()) != nullptr);
-    return name;
 }
 
 }  // namespace
