@@ -360,9 +360,12 @@ MarkedLoops independent_loops(const KernelData& k, const std::vector<Placed>& pl
         const Placed& p = placed[s];
         for (std::size_t d = 0; d < p.nest.size(); ++d) {
             const std::string& iname = p.nest[d];
-            if (p.lanes == d || iname_tag(k, iname).is_hardware() || refused.count(iname)) continue;
+            if (refused.count(iname)) continue;
+            // The lanes of a `vec` loop stay a dimension of the statements that run on them (ScheduleTree::item),
+            // so a loop that is some statement's lanes is no mark for any (found by fuzz_pipeline).
+            const bool markable = p.lanes != d && !iname_tag(k, iname).is_hardware();
             const int dim = isl_util::set_dim_position(domains[s], iname);
-            const auto range = dim < 0 ? std::nullopt : isl_util::independent_range(domains[s], dim);
+            const auto range = !markable || dim < 0 ? std::nullopt : isl_util::independent_range(domains[s], dim);
             const auto known = out.find(iname);
             const bool loop = range && (range->first < range->second || unrolled(k, p, d));
             if (loop && (known == out.end() || known->second == *range)) {

@@ -270,4 +270,22 @@ do
     "the bounding box of the same footprint")
 end
 
+-- A `vec` loop that is the lanes of some statements and an unrolled loop of others went to isl as a mark, so the
+-- statements running on its lanes lost their dimension: isl's "NULL input" (found by fuzz_pipeline;
+-- reliability.md 28).
+do
+  local k = lp.make_kernel("{[i,j]: 0<=i<3 and 0<=j<4}", "<> t = 2*a[i,j] {id=f}\nout[i] = su")
+  k = lp.split_iname(k, "j", 16, { inner_tag = "vec" })
+  k = lp.split_iname(k, "i", 1)
+  k = lp.add_prefetch(k, "a", { "j_inner" })
+  k = lp.set_temporary_address_space(k, "t", "global")
+  k = lp.privatize_temporaries_with_inames(k, { "i_outer", "j_outer" })
+  k = lp.split_iname(k, "j_outer", 16, { inner_tag = "vec" })
+  k = lp.add_dtypes(k, { a = "float32", su = "float32" })
+  h.on_each_executor(function(ex, name)
+    local out = select(1, k(ex, { a = lp.rand({ 3, 4 }, "float32", 5), su = 2.5 }))
+    h.check_array(out, function() return 2.5 end, name .. " out beside lanes and copies of one vec loop")
+  end)
+end
+
 print("hostile_input: ok")
