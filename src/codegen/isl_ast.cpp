@@ -1,6 +1,7 @@
 #include "codegen/isl_ast.h"
 
 #include <set>
+#include <sstream>
 
 #include "ir/ast_expr.h"
 #include "isl/isl.h"
@@ -142,10 +143,27 @@ isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts) {
     return sequence_of(parts, 0, parts.size());
 }
 
-std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked) {
+namespace {
+
+// isl's AST for `schedule`. isl 0.25 fails on some statement domains with several divisions ("input involves
+// unknown divs": finding 29 of docs/reliability.md): a LoopyError that names them, not an InternalError.
+isl::ast_node ast_of(const isl::schedule& schedule, const isl::set& context) {
     const isl::ast_build build = isl::ast_build::from_context(context);
     const std::optional<isl::union_map> band = single_band_map(schedule);
-    const isl::ast_node tree = band ? build.node_from_schedule_map(*band) : build.node_from(schedule);
+    try {
+        return band ? build.node_from_schedule_map(*band) : build.node_from(schedule);
+    } catch (const isl::exception& e) {
+        std::ostringstream domains;
+        domains << schedule.domain();
+        throw Error(error_kind::LoopyError, cat("isl's AST generator cannot build the loops of the statement domains ",
+                                                domains.str(), " (", e.what(), "): simplify the domain's divisions"));
+    }
+}
+
+}  // namespace
+
+std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked) {
+    const isl::ast_node tree = ast_of(schedule, context);
     Conversion conv{marked, {}, false};
     AstNode out = as_block(convert(tree, conv));
     if (conv.split) return std::nullopt;

@@ -288,4 +288,13 @@ do
   end)
 end
 
+-- isl 0.25's AST generator fails on some statement domains with several divisions ("input involves unknown
+-- divs", found by fuzz_pipeline; reliability.md 29): a LoopyError that names the domains, not an InternalError.
+do
+  local k = lp.make_kernel("{ [i]: 0<i<n and i mod 2 = 0 and i mod 7 = c }", "out[i] = 2*i")
+  k = lp.split_iname(k, "i", 6, { outer_tag = "g.0", inner_tag = "l.0" })
+  h.expect_error("LoopyError", { "isl's AST generator cannot build the loops of the statement domains",
+    "simplify the domain's divisions" }, lp.generate_code, k)
+end
+
 print("hostile_input: ok")
