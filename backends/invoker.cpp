@@ -723,6 +723,25 @@ std::optional<std::vector<Output>> Invoker::call_planned(CallPlan& plan, const s
     return run_plan(plan, std::move(buffers), args, devices);
 }
 
+std::optional<std::vector<Output>> Invoker::call_fitting_plan(
+    const Executor* exec, std::size_t passed, const std::function<PlanArg(const CallPlan::Slot&, bool& given)>& read) {
+    for (const std::shared_ptr<CallPlan>& plan : plans_) {
+        if (plan->exec != exec) continue;
+        std::vector<PlanArg> values(plan->slots.size());
+        std::size_t given = 0;
+        bool fits = true;
+        for (std::size_t s = 0; s < plan->slots.size() && fits; ++s) {
+            bool passed_here = false;
+            values[s] = read(plan->slots[s], passed_here);
+            given += passed_here;
+            fits = values[s].of_kind;
+        }
+        if (fits && given == passed)
+            if (std::optional<std::vector<Output>> outputs = call_planned(*plan, values)) return outputs;
+    }
+    return std::nullopt;
+}
+
 TimedCall Invoker::prepare_timed(const std::shared_ptr<Executor>& exec, CallArgs args, int warmup, int runs) {
     PreparedCall call = prepare(exec, std::move(args));
     // The part that may run on a worker holds no kernel: the engine's (isl's) objects must be released on the

@@ -146,6 +146,12 @@ public:
     /// they do not.
     std::optional<std::vector<Output>> call_planned(CallPlan& plan, const std::vector<PlanArg>& args);
 
+    /// Runs the first plan made on `exec` that fits a call of `passed` arguments: `read(slot, given)` gives the
+    /// call's value for each of its slots (and whether the call passed one), each must be of its slot's kind,
+    /// and every argument passed must be a slot's. Nothing (and nothing done) when no plan fits.
+    std::optional<std::vector<Output>> call_fitting_plan(
+        const Executor* exec, std::size_t passed, const std::function<PlanArg(const CallPlan::Slot&, bool& given)>& read);
+
     /// The build for a call of `args` on `exec`: found in the build cache, or the code generated now and built
     /// here, or by `workers` when given (then the build is under way when this returns).
     std::shared_ptr<CompiledKernel> build(const std::shared_ptr<Executor>& exec, CallArgs args,

@@ -322,29 +322,20 @@ backend::PlanArg read_plan_arg(lua_State* L, Slot::Kind kind) {
 // results, or -1 (nothing done) when there is no such plan.
 int call_with_plan(lua_State* L, KernelHandle& h, int args) {
     ExecutorHandle* eh = test_executor(L, 2);
-    if (!eh || !eh->exec || !lua_istable(L, args) || !h.invoker) return -1;
-    for (const std::shared_ptr<backend::CallPlan>& plan : h.invoker->plans()) {
-        if (plan->exec != eh->exec.get()) continue;
-        std::vector<backend::PlanArg> values(plan->slots.size());
-        std::size_t given = 0;
-        bool of_kind = true;
-        for (std::size_t k = 0; k < plan->slots.size() && of_kind; ++k) {
-            get_field(L, args, plan->slots[k].name.c_str());
-            values[k] = read_plan_arg(L, plan->slots[k].kind);
-            of_kind = values[k].of_kind;
-            given += !lua_isnil(L, -1);
+    if (!eh || !eh->exec || !lua_istable(L, args) || !h.invoker || h.invoker->plans().empty()) return -1;
+    // Every key of the table must be an argument a plan reads (else the general path names the stray one).
+    std::size_t keys = 0;
+    for (lua_pushnil(L); lua_next(L, args) != 0; lua_pop(L, 1)) ++keys;
+    // The arrays read stay alive in the argument table for the call.
+    const std::optional<std::vector<backend::Output>> outputs =
+        h.invoker->call_fitting_plan(eh->exec.get(), keys, [&](const Slot& slot, bool& given) {
+            get_field(L, args, slot.name.c_str());
+            const backend::PlanArg a = read_plan_arg(L, slot.kind);
+            given = !lua_isnil(L, -1);
             lua_pop(L, 1);
-        }
-        if (!of_kind) continue;
-        // Every key of the table must be an argument the plan read (else the general path names the stray one).
-        std::size_t keys = 0;
-        for (lua_pushnil(L); lua_next(L, args) != 0; lua_pop(L, 1)) ++keys;
-        if (keys != given) continue;
-        // The arrays read stay alive in the argument table for the call.
-        if (std::optional<std::vector<backend::Output>> outputs = h.invoker->call_planned(*plan, values))
-            return push_outputs(L, h, *outputs, args);
-    }
-    return -1;
+            return a;
+        });
+    return outputs ? push_outputs(L, h, *outputs, args) : -1;
 }
 
 int call_kernel_body(lua_State* L) {

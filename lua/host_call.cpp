@@ -81,31 +81,23 @@ Slot::Kind slot_kind(int kind) {
 // Runs the call through the plan of an earlier call with the same signature: every argument passed is a slot of
 // the plan, of the slot's kind. False (nothing done) when no plan fits.
 bool call_with_plan(loom_kernel& k, const loom_arg* args, int nargs, const Arrays& arrays) {
-    for (const std::shared_ptr<CallPlan>& plan : k.invoker.plans()) {
-        if (plan->exec != k.exec.get()) continue;
-        std::vector<backend::PlanArg> values(plan->slots.size());
-        int given = 0;
-        bool fits = true;
-        for (std::size_t s = 0; s < plan->slots.size() && fits; ++s) {
-            const Slot& slot = plan->slots[s];
-            backend::PlanArg& value = values[s];
-            int a = 0;
-            while (a < nargs && slot.name != args[a].name) ++a;
-            if (a == nargs) {
-                value.of_kind = slot.kind == Slot::Kind::Absent;
-            } else {
-                ++given;
-                value.of_kind = slot.kind == slot_kind(args[a].kind);
-                const std::optional<HostArray>& array = arrays[static_cast<std::size_t>(a)];
-                value.host = array ? &*array : nullptr;
-                value.integer = args[a].integer;
-                value.number = args[a].number;
-            }
-            fits = value.of_kind;
+    const auto read = [&](const Slot& slot, bool& given) {
+        backend::PlanArg value;
+        int a = 0;
+        while (a < nargs && slot.name != args[a].name) ++a;
+        given = a < nargs;
+        if (!given) {
+            value.of_kind = slot.kind == Slot::Kind::Absent;
+            return value;
         }
-        if (fits && given == nargs && k.invoker.call_planned(*plan, values)) return true;
-    }
-    return false;
+        value.of_kind = slot.kind == slot_kind(args[a].kind);
+        const std::optional<HostArray>& array = arrays[static_cast<std::size_t>(a)];
+        value.host = array ? &*array : nullptr;
+        value.integer = args[a].integer;
+        value.number = args[a].number;
+        return value;
+    };
+    return k.invoker.call_fitting_plan(k.exec.get(), static_cast<std::size_t>(nargs), read).has_value();
 }
 
 // The general path: the build for these types first, so that an array the kernel writes and the host did not

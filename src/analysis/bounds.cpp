@@ -62,8 +62,8 @@ private:
         return out;
     }
 
-    // The instances of the instruction as a parameter set over its inames and the kernel's parameters, with the
-    // assumptions and its predicates; nullopt when its domain depends on data.
+    // The instances of the instruction that run as a parameter set over its inames and the kernel's parameters,
+    // with the assumptions; nullopt when its domain depends on data.
     std::optional<Region> instances() {
         const std::vector<std::string> inames(insn_->within_inames.begin(), insn_->within_inames.end());
         std::string key = join(inames, ",");
@@ -75,13 +75,10 @@ private:
     }
 
     std::optional<isl::set> instance_set(const std::vector<std::string>& inames) const {
-        isl::set where = isl_util::dims_to_params(domain_of(k_, inames), inames).params();
+        const isl::set where = isl_util::dims_to_params(running_instances(k_, *insn_), inames).params();
         for (const std::string& p : isl_util::param_names(where.space()))
             if (const Variable* v = find_variable(k_, p); v && !v->is_arg()) return std::nullopt;
-        where = meet(where, assumptions_);
-        for (const ExprPtr& p : insn_->predicates)
-            if (const std::optional<isl::set> c = condition(p)) where = meet(where, *c);
-        return where;
+        return meet(where, assumptions_);
     }
 
     void walk(const ExprPtr& e, const Region& where) {

@@ -17,32 +17,12 @@ namespace {
 
 void add(std::optional<isl::map>& acc, const isl::map& m) { acc = acc ? isl_util::unite(*acc, m) : m; }
 
-// The instances of `insn` that run: its domain where its predicates hold, of those that isl can follow
-// (comparisons of its inames and of value arguments no instruction writes). A predicate on data leaves every
-// instance: any may run. Instances that do not run touch nothing, so that the work-items of an OKL kernel's
-// `if (i < j) swap(A(i,j), A(j,i))` conflict with no other.
-isl::set running_instances(const KernelData& k, const Instruction& insn) {
-    const std::vector<std::string> inames(insn.within_inames.begin(), insn.within_inames.end());
-    isl::set dom = domain_of(k, inames);
-    if (insn.predicates.empty()) return dom;
-    std::set<std::string> known = fixed_values(k);
-    known.insert(inames.begin(), inames.end());
-    std::optional<isl::set> held;
-    for (const ExprPtr& p : insn.predicates) {
-        const std::vector<std::string> names = referenced_names(p);
-        if (!std::all_of(names.begin(), names.end(), [&](const std::string& n) { return known.count(n) != 0; })) continue;
-        if (const std::optional<isl::set> c = affine::predicate_set(p))
-            held = held ? isl_util::align_params(*held, c->space()).intersect(isl_util::align_params(*c, held->space())) : *c;
-    }
-    if (!held) return dom;
-    dom = isl_util::align_params(dom, held->space());
-    return isl_util::bind_params_to_dims(dom.intersect_params(isl_util::align_params(*held, dom.space())));
-}
-
 // The radix in which every access of `variable` writes its flat index, where one makes them exact (delinearize.h).
+// Instances that do not run touch nothing: the access relations are over running_instances, so that the
+// work-items of an OKL kernel's `if (i < j) swap(A(i,j), A(j,i))` conflict with no other.
 std::optional<std::vector<std::string>> radix(const KernelData& k, const std::string& variable) {
     return derived(k, &DerivedFacts::radixes, variable, [&] {
-        return radix_bases(k, variable, [&](const Instruction& insn) { return running_instances(k, insn); });
+        return radix_bases(k, variable);
     });
 }
 

@@ -7,6 +7,7 @@
 
 #include "ir/access.h"
 #include "ir/affine.h"
+#include "ir/domain.h"
 #include "isl/isl.h"
 
 namespace loom {
@@ -172,8 +173,7 @@ std::vector<ExprPtr> radix_digits(const ExprPtr& index, const std::vector<std::s
     return digits;
 }
 
-std::optional<std::vector<std::string>> radix_bases(const KernelData& k, const std::string& variable,
-                                                    const std::function<isl::set(const Instruction&)>& instances) {
+std::optional<std::vector<std::string>> radix_bases(const KernelData& k, const std::string& variable) {
     const std::set<std::string> candidates = fixed_values(k);
     std::vector<std::pair<const Instruction*, ExprPtr>> uses;
     std::vector<Poly> polys;
@@ -191,7 +191,7 @@ std::optional<std::vector<std::string>> radix_bases(const KernelData& k, const s
     if (!bases || bases->empty()) return std::nullopt;
     for (const auto& [insn, index] : uses) {
         const std::vector<ExprPtr> digits = radix_digits(index, *bases);
-        const isl::set where = instances(*insn);
+        const isl::set where = running_instances(k, *insn);
         // digits[m - 1 - j] is g_j, which base b_(j+1) bounds.
         for (std::size_t j = 0; j < bases->size(); ++j)
             if (!within_base(where, digits[digits.size() - 1 - j], (*bases)[j])) return std::nullopt;

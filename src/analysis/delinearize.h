@@ -6,7 +6,6 @@
 // exact multi-dimensional index.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,10 +15,9 @@
 namespace loom {
 
 /// The bases [b1, b2, ...] of the radix shared by every access of `variable` in `k`, when its flat indices are
-/// not all affine and each is in that radix with its digits within their bases on `instances(insn)` (the
-/// instances of an instruction that run); nullopt otherwise.
-std::optional<std::vector<std::string>> radix_bases(const KernelData& k, const std::string& variable,
-                                                    const std::function<isl::set(const Instruction&)>& instances);
+/// not all affine and each is in that radix with its digits within their bases on the instances of its
+/// instruction that run (running_instances); nullopt otherwise.
+std::optional<std::vector<std::string>> radix_bases(const KernelData& k, const std::string& variable);
 
 /// The digits [g_m, ..., g_1, g_0] of `index` in the radix `bases` (the most significant first), as
 /// radix_bases found them for every access of its variable.

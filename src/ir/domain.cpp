@@ -246,6 +246,24 @@ isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) 
     });
 }
 
+isl::set running_instances(const KernelData& k, const Instruction& insn) {
+    const std::vector<std::string> inames(insn.within_inames.begin(), insn.within_inames.end());
+    const isl::set dom = domain_of(k, inames);
+    if (insn.predicates.empty()) return dom;
+    std::set<std::string> known = fixed_values(k);
+    known.insert(inames.begin(), inames.end());
+    std::optional<isl::set> held;
+    for (const ExprPtr& p : insn.predicates) {
+        const std::vector<std::string> names = referenced_names(p);
+        if (!std::all_of(names.begin(), names.end(), [&](const std::string& n) { return known.count(n) != 0; })) continue;
+        if (const std::optional<isl::set> c = affine::predicate_set(p))
+            held = held ? isl_util::align_params(*held, c->space()).intersect(isl_util::align_params(*c, held->space())) : *c;
+    }
+    if (!held) return dom;
+    const isl::set aligned = isl_util::align_params(dom, held->space());
+    return isl_util::bind_params_to_dims(aligned.intersect_params(isl_util::align_params(*held, aligned.space())));
+}
+
 isl::set iname_factor(const KernelData& k, const std::vector<std::string>& inames, const std::string& iname) {
     const std::shared_ptr<DomainProduct> product = shared_products().get(k, needed_domains(k, inames));
     for (const isl::set& f : product->factors)

@@ -36,6 +36,11 @@ void drop_shared_domain_products();
 /// when the inames need a branch of the domain forest.
 isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);
 
+/// The instances of `insn` that run: the domain of its inames (in within_inames order) where those of its
+/// predicates hold that isl can follow, comparisons (and their negations) of its inames and of value arguments
+/// that no instruction writes. A predicate on data leaves every instance: any may run.
+isl::set running_instances(const KernelData& k, const Instruction& insn);
+
 /// The constraints that relate `iname` to other inames where the domain of `inames` (which has it) is
 /// formed: over the group of inames that constraints tie to it (isl_util::independent_factors), all of
 /// them, not only `inames`. What holds for `iname` whatever the others of the group are holds in the domain

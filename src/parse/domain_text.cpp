@@ -30,14 +30,17 @@ struct Token {
     bool ident;
 };
 
-// The words and symbols of isl's set notation; its comments (`#` to the end of the line) are skipped.
+// The end of the isl comment (`#` to the end of the line) that starts at `at`: its newline, or the text's end.
+std::size_t comment_end(const std::string& text, std::size_t at) { return std::min(text.find('\n', at), text.size()); }
+
+// The words and symbols of isl's set notation; its comments are skipped.
 std::vector<Token> tokenize(const std::string& s) {
     std::vector<Token> out;
     std::size_t i = 0;
     while (i < s.size()) {
         const unsigned char c = s[i];
         if (c == '#') {
-            i = std::min(s.find('\n', i), s.size());
+            i = comment_end(s, i);
         } else if (std::isalpha(c) || c == '_') {
             std::size_t j = i;
             while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_'))
@@ -205,8 +208,7 @@ namespace {
 std::size_t skip_blanks(const std::string& text, std::size_t at) {
     while (at < text.size()) {
         if (text[at] == '#') {
-            at = text.find('\n', at);
-            if (at == std::string::npos) return text.size();
+            at = comment_end(text, at);
         } else if (std::isspace(static_cast<unsigned char>(text[at]))) {
             ++at;
         } else {
@@ -224,7 +226,7 @@ std::string literal_before(const std::string& text, std::size_t end) {
     while (begin > 0 && std::isdigit(static_cast<unsigned char>(text[begin - 1]))) --begin;
     const auto ends_name = [&] {
         const char c = text[begin - 1];
-        return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '\'';
+        return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
     };
     if (begin > 0 && begin < end && ends_name()) return "";
     return text.substr(begin, end - begin);
@@ -271,7 +273,7 @@ void check_powers(const std::string& text) {
 // outside isl's comments is a ParseError.
 void check_primes(const std::string& text) {
     for (std::size_t at = 0; at < text.size(); ++at) {
-        if (text[at] == '#') at = std::min(text.find('\n', at), text.size());
+        if (text[at] == '#') at = comment_end(text, at);
         else if (text[at] == '\'') fail_at(text, at, "primed names (i') are not supported: isl reads i' as i");
     }
 }

@@ -4,7 +4,6 @@
 
 #include "analysis/delinearize.h"
 #include "ir/access.h"
-#include "ir/domain.h"
 #include "parse/instructions.h"
 #include "tests/unit/helpers.h"
 
@@ -19,9 +18,7 @@ std::vector<std::string> digits_text(const std::string& index, const std::vector
 }
 
 std::optional<std::vector<std::string>> bases_of(const Kernel& k, const std::string& variable) {
-    return radix_bases(*k, variable, [&](const Instruction& insn) {
-        return domain_of(*k, std::vector<std::string>(insn.within_inames.begin(), insn.within_inames.end()));
-    });
+    return radix_bases(*k, variable);
 }
 
 }  // namespace
