@@ -312,10 +312,21 @@ print(string.format("goals met: %d of %d", met, #results))
 -- The floor: isl's AST generator alone on the loop of `double`, the schedule and context Loom hands it, compiled
 -- here with the system compiler (bench/isl_ast_floor.c). Loom keeps isl's AST generator for every loop (issue 9),
 -- so no kernel can be generated faster than this.
+-- It links the isl .ci/setup builds for Loom (tools/build_isl.sh, small integers) where there is one, else the system's.
+local function isl_for_floor()
+    local root = script_dir() .. "/../build-deps/isl"
+    local archive = io.open(root .. "/lib/libisl.a", "rb")
+    if not archive then return "-lisl", "the system's isl" end
+    archive:close()
+    return string.format("-I%s %s", shell_quote(root .. "/include"), shell_quote(root .. "/lib/libisl.a")),
+        "build-deps/isl"
+end
+
 local function isl_ast_floor_ms()
     local exe = os.tmpname()
-    local built = os.execute(string.format("cc -O2 -o %s %s -lisl 2>/dev/null", shell_quote(exe),
-        shell_quote(script_dir() .. "/isl_ast_floor.c")))
+    local flags, which = isl_for_floor()
+    local built = os.execute(string.format("cc -O2 -o %s %s %s 2>/dev/null", shell_quote(exe),
+        shell_quote(script_dir() .. "/isl_ast_floor.c"), flags))
     if not built then
         os.remove(exe)
         return nil
@@ -325,13 +336,13 @@ local function isl_ast_floor_ms()
     local ms = tonumber(pipe:read("a"))
     pipe:close()
     os.remove(exe)
-    return ms
+    return ms, which
 end
 
-local floor = isl_ast_floor_ms()
+local floor, floor_isl = isl_ast_floor_ms()
 if floor then
     local double = loopy and loopy.double and loopy.double.p50
-    print(string.format("isl's AST generator alone on double's one loop: %.3f ms per build%s", floor,
+    print(string.format("isl's AST generator alone (%s) on double's one loop: %.3f ms per build%s", floor_isl, floor,
         double and string.format(" = loopy's double / %.0f (>=100x would need <= %.3f ms for the whole codegen)",
             double / floor, double / 100) or ""))
 else
