@@ -20,7 +20,7 @@ void add(std::optional<isl::map>& acc, const isl::map& m) { acc = acc ? isl_util
 // The radix in which every access of `variable` writes its flat index, where one makes them exact (delinearize.h).
 // Instances that do not run touch nothing: the access relations are over running_instances, so that the
 // work-items of an OKL kernel's `if (i < j) swap(A(i,j), A(j,i))` conflict with no other.
-std::optional<std::vector<std::string>> radix(const KernelData& k, const std::string& variable) {
+std::optional<std::vector<ExprPtr>> radix(const KernelData& k, const std::string& variable) {
     return derived(k, &DerivedFacts::radixes, variable, [&] {
         return radix_bases(k, variable);
     });
@@ -29,7 +29,7 @@ std::optional<std::vector<std::string>> radix(const KernelData& k, const std::st
 AccessRelations relations(const KernelData& k, const Instruction& insn, const std::string& variable) {
     return derived(k, &DerivedFacts::access_relations, std::pair{insn.id, variable}, [&] {
         const isl::set dom = running_instances(k, insn);
-        const std::optional<std::vector<std::string>> bases = radix(k, variable);
+        const std::optional<std::vector<ExprPtr>> bases = radix(k, variable);
         AccessRelations r;
         for (const Access& a : accesses_of(insn)) {
             if (a.name != variable) continue;

@@ -147,10 +147,64 @@ std::optional<std::vector<std::string>> radix_of(std::vector<Poly> polys) {
     return bases;
 }
 
-// Whether 0 <= digit < base on every instance in `instances` (a set over the instruction's inames).
-bool within_base(const isl::set& instances, const ExprPtr& digit, const std::string& base) {
+// A base may be a sum of values (a row of `n1 + 2*halfpad` elements): such a factor of a product is taken as one
+// name, its text in parentheses, which no variable has.
+std::string atom_name(const ExprPtr& e) { return "(" + to_string(e) + ")"; }
+
+bool atom_candidate(const ExprPtr& e, const std::set<std::string>& values) {
+    if (e->kind != ExprKind::Binary || (e->op != BinOp::Add && e->op != BinOp::Sub)) return false;
+    const std::vector<std::string> names = referenced_names(e);
+    return !names.empty() &&
+           std::all_of(names.begin(), names.end(), [&](const std::string& n) { return values.count(n) != 0; });
+}
+
+// `e` with each factor of a product that is a sum of `values` (and, with `only`, one of those) replaced by its
+// atom name, recorded in `atoms`.
+ExprPtr with_atoms(const ExprPtr& e, const std::set<std::string>& values, std::map<std::string, ExprPtr>& atoms,
+                   const std::set<std::string>* only = nullptr) {
+    return rewrite(e, [&](const ExprPtr& node) {
+        if (node->kind != ExprKind::Binary || node->op != BinOp::Mul) return node;
+        std::vector<ExprPtr> args = node->args;
+        bool changed = false;
+        for (ExprPtr& a : args) {
+            if (!atom_candidate(a, values)) continue;
+            const std::string name = atom_name(a);
+            if (only && !only->count(name)) continue;
+            atoms.emplace(name, a);
+            a = var(name);
+            changed = true;
+        }
+        return changed ? with_args(node, std::move(args)) : node;
+    });
+}
+
+// The digits of `p` in the radix `bases` (names), the least significant first, the last one unbounded.
+std::vector<Poly> digit_polys(Poly p, const std::vector<std::string>& bases) {
+    std::vector<Poly> digits;
+    for (const std::string& b : bases) {
+        auto [low, high] = split(p, b);
+        digits.push_back(std::move(low));
+        p = std::move(high);
+    }
+    digits.push_back(std::move(p));
+    return digits;
+}
+
+// A digit's terms in the values alone (`halfpad` in `halfpad + ix`, the offset of a pointer into an array).
+Poly shift_terms(const Poly& digit) {
+    Poly shift;
+    for (const auto& [m, c] : digit)
+        if (!m.empty() && c->kind == ExprKind::IntLit) shift[m] = c;
+    return shift;
+}
+
+// Whether shift <= digit < shift + base on every instance in `instances` (a set over the instruction's inames).
+// Where every access's digits lie in such a window of their base, with the same shifts, equal flat indices
+// have equal digits.
+bool within_base(const isl::set& instances, const ExprPtr& digit, const ExprPtr& shift, const ExprPtr& base) {
+    const ExprPtr h = binary(BinOp::Sub, digit, shift);
     const std::optional<isl::set> held = affine::condition_set(
-        binary(BinOp::And, binary(BinOp::Ge, digit, int_lit(0)), binary(BinOp::Lt, digit, var(base))));
+        binary(BinOp::And, binary(BinOp::Ge, h, int_lit(0)), binary(BinOp::Lt, h, base)));
     if (!held) return false;
     const isl::set where = isl_util::dims_to_params(instances, isl_util::set_dim_names(instances)).params();
     const isl::set need = isl_util::align_params(*held, where.space());
@@ -159,42 +213,58 @@ bool within_base(const isl::set& instances, const ExprPtr& digit, const std::str
 
 }  // namespace
 
-std::vector<ExprPtr> radix_digits(const ExprPtr& index, const std::vector<std::string>& bases) {
-    const std::set<std::string> known(bases.begin(), bases.end());
-    Poly p = *poly_of(index, known);
-    std::vector<ExprPtr> digits;
-    for (const std::string& b : bases) {
-        auto [low, high] = split(p, b);
-        digits.push_back(expr_of(low));
-        p = std::move(high);
+std::vector<ExprPtr> radix_digits(const ExprPtr& index, const std::vector<ExprPtr>& bases) {
+    std::vector<std::string> names;
+    std::set<std::string> atoms_wanted, values;
+    for (const ExprPtr& b : bases) {
+        names.push_back(b->kind == ExprKind::Var ? b->name : atom_name(b));
+        if (b->kind != ExprKind::Var) atoms_wanted.insert(names.back());
+        for (const std::string& n : referenced_names(b)) values.insert(n);
     }
-    digits.push_back(expr_of(p));
+    std::map<std::string, ExprPtr> atoms;
+    const ExprPtr flat = with_atoms(index, values, atoms, &atoms_wanted);
+    std::vector<ExprPtr> digits;
+    for (const Poly& d : digit_polys(*poly_of(flat, std::set<std::string>(names.begin(), names.end())), names))
+        digits.push_back(substitute(expr_of(d), atoms));
     std::reverse(digits.begin(), digits.end());
     return digits;
 }
 
-std::optional<std::vector<std::string>> radix_bases(const KernelData& k, const std::string& variable) {
-    const std::set<std::string> candidates = fixed_values(k);
+std::optional<std::vector<ExprPtr>> radix_bases(const KernelData& k, const std::string& variable) {
+    const std::set<std::string> values = fixed_values(k);
+    std::map<std::string, ExprPtr> atoms;
     std::vector<std::pair<const Instruction*, ExprPtr>> uses;
-    std::vector<Poly> polys;
     for (const Instruction& insn : k.instructions)
         for (const Access& a : accesses_of(insn)) {
             if (a.name != variable) continue;
             const std::vector<ExprPtr> indices = storage_indices(k, a);
             if (indices.size() != 1 || data_dependent(k, a)) return std::nullopt;
-            std::optional<Poly> p = poly_of(indices[0], candidates);
-            if (!p) return std::nullopt;
-            uses.emplace_back(&insn, indices[0]);
-            polys.push_back(std::move(*p));
+            uses.emplace_back(&insn, with_atoms(indices[0], values, atoms));
         }
-    const std::optional<std::vector<std::string>> bases = radix_of(polys);
-    if (!bases || bases->empty()) return std::nullopt;
+    std::set<std::string> candidates = values;
+    for (const auto& [name, e] : atoms) candidates.insert(name);
+    std::vector<Poly> polys;
     for (const auto& [insn, index] : uses) {
-        const std::vector<ExprPtr> digits = radix_digits(index, *bases);
-        const isl::set where = running_instances(k, *insn);
-        // digits[m - 1 - j] is g_j, which base b_(j+1) bounds.
-        for (std::size_t j = 0; j < bases->size(); ++j)
-            if (!within_base(where, digits[digits.size() - 1 - j], (*bases)[j])) return std::nullopt;
+        std::optional<Poly> p = poly_of(index, candidates);
+        if (!p) return std::nullopt;
+        polys.push_back(std::move(*p));
+    }
+    const std::optional<std::vector<std::string>> names = radix_of(polys);
+    if (!names || names->empty()) return std::nullopt;
+    std::vector<ExprPtr> bases;
+    for (const std::string& n : *names) bases.push_back(atoms.count(n) ? atoms.at(n) : var(n));
+    // Each digit's window starts at its shift where all accesses share it, else at 0.
+    std::vector<std::vector<Poly>> digits;
+    for (const Poly& p : polys) digits.push_back(digit_polys(p, *names));
+    for (std::size_t j = 0; j < names->size(); ++j) {
+        const ExprPtr shift = expr_of(shift_terms(digits[0][j]));
+        const bool shared = std::all_of(digits.begin(), digits.end(), [&](const std::vector<Poly>& d) {
+            return to_string(expr_of(shift_terms(d[j]))) == to_string(shift);
+        });
+        const ExprPtr window = shared ? substitute(shift, atoms) : int_lit(0);
+        for (std::size_t u = 0; u < uses.size(); ++u)
+            if (!within_base(running_instances(k, *uses[u].first), substitute(expr_of(digits[u][j]), atoms), window, bases[j]))
+                return std::nullopt;
     }
     return bases;
 }

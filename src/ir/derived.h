@@ -32,7 +32,7 @@ struct DerivedFacts {
     std::map<std::pair<std::string, std::string>, AccessRelations> access_relations;  // (instruction, variable)
     std::optional<std::set<std::string>> linearly_indexed;  // variables some instruction indexes as a[[e]]
     std::map<std::pair<std::string, std::string>, bool> self_conflicts;  // (instruction, variable), in any iterations
-    std::map<std::string, std::optional<std::vector<std::string>>> radixes;  // variable -> the bases of its flat indices
+    std::map<std::string, std::optional<std::vector<ExprPtr>>> radixes;  // variable -> the bases of its flat indices
 };
 
 /// The value `compute()` gives for the facts of `k` that `field` selects: cached where `k` caches.

@@ -182,11 +182,13 @@ local function reference(prev, next0, vel, coeff, pad, neighbours)
   return function(k) return want[k] end
 end
 
--- `fixed`: the sizes are fixed when the kernel is built (parse_okl's `parameters`), else passed to the call.
-local function run(src, pad, neighbours, fixed, what)
+-- `fixed`: the sizes are fixed when the kernel is built (parse_okl's `parameters`: true for all, or a table of
+-- some), else passed to the call; `assumption`, if any, is assumed of them (lp.assume).
+local function run(src, pad, neighbours, fixed, what, assumption)
   local params = {n1 = n1, n2 = n2, n3 = n3}
   if pad > 0 then params.halfpad = pad end
-  local knl = lp.parse_okl(src, {parameters = fixed and params or nil, defines = {WGSX = n1}}).iso_kernel
+  local knl = lp.parse_okl(src, {parameters = fixed == true and params or fixed or nil, defines = {WGSX = n1}}).iso_kernel
+  if assumption then knl = lp.assume(knl, assumption) end
   local size = (n1 + 2 * pad) * n2 * n3
   local prev, vel = lp.rand({size}, "float32", 41), lp.rand({size}, "float32", 42)
   local next0 = lp.rand({size}, "float32", 43)
@@ -209,8 +211,12 @@ for _, fixed in ipairs({true, false}) do
   run(iso_function, 0, false, fixed, "iso3dfd with a device function" .. sizes)
 end
 run(iso_shared, halfpad, true, true, "iso3dfd with a @shared halo")
--- Its rows are n1 + 2*halfpad long, a stride that is no single argument: with the sizes passed, nothing proves
--- that the work-items touch different points.
+-- With the sizes passed, its index halfpad + iz*(n1 + 2*halfpad)*n2 + iy*(n1 + 2*halfpad) + ix is read in the
+-- radix (n1 + 2*halfpad, n2), the row's digit ix + halfpad in the window [halfpad, halfpad + n1 + 2*halfpad)
+-- that every access of ptr_next shares: the work-items touch different points where halfpad >= 0. (n1 is the
+-- work-group size, fixed as OCCA's host fixes WGSX.)
+run(iso_shared, halfpad, true, {n1 = n1}, "iso3dfd with a @shared halo (n2, n3, halfpad passed)", "halfpad >= 0")
+-- A negative halfpad makes the rows overlap, and nothing else rules it out: a race, so no code.
 T.expect_error("MissingBarrierError", {"ptr_next", "global barrier"}, lp.generate_code,
   lp.parse_okl(iso_shared, {defines = {WGSX = n1}}).iso_kernel)
 
