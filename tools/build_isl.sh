@@ -35,10 +35,13 @@ apt-get "${apt_private[@]}" update -qq
 tar xf "$work"/isl_"$version".orig.tar.* -C "$work"
 
 cd "$work/isl-$version"
-./configure -q --prefix="$prefix" --with-int=imath-32 --disable-shared --with-pic CFLAGS="-O2 -g"
-make -s -j "$(nproc)"
-rm -rf "$prefix"
-make -s install >/dev/null
+quiet() {  # quiet LOG COMMAND...: its output only when it fails
+  "${@:2}" > "$work/$1" 2>&1 || { tail -40 "$work/$1"; echo "tools/build_isl.sh: $2 failed" >&2; return 1; }
+}
+rm -rf "$prefix" && mkdir -p "$prefix"
+quiet configure.log ./configure --prefix="$prefix" --with-int=imath-32 --disable-shared --with-pic CFLAGS="-O2 -g"
+quiet make.log make -j "$(nproc)"
+quiet install.log make install
 # isl's configure writes its own build's include folder for imath into the .pc file, a relative path the
 # installed headers do not need.
 sed -i 's| -I\./imath_wrap||' "$prefix/lib/pkgconfig/isl.pc"
