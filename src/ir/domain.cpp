@@ -289,9 +289,25 @@ std::optional<long> product_memo(const KernelData& k, const std::string& iname,
 
 }  // namespace
 
+// isl operations allowed to the exact length of one iname: the parametric extremes of a domain that ties an
+// iname to a parameter through splits (`j = q`, j split by 17, then by 3) are a parametric integer program that
+// took isl minutes (finding 31 of docs/reliability.md). Every length of the suite, the benchmarks and the
+// differential cases takes under 20,000 (28 of the suite's take over 2,000; 200,000 take isl seconds). Past them,
+// the span of its values over all parameter values bounds the length (an unrolled copy, a work-item or an
+// element more, which the domain's guards leave unused).
+constexpr unsigned long kLengthOperations = 20000;
+
 std::optional<long> constant_length(const KernelData& k, const std::string& iname) {
     return product_memo(k, iname, &DomainProduct::lengths, [&](const isl::set& d) {
-        return isl_util::static_max(isl_util::dim_size(d, 0), assumption_context(k));
+        const auto exact = isl_util::within_operations(kLengthOperations, [&] {
+            return isl_util::static_max(isl_util::dim_size(d, 0), assumption_context(k));
+        });
+        if (exact) return *exact;
+        const auto bound = isl_util::within_operations(kLengthOperations, [&] { return isl_util::span_over_params(d); });
+        user_assert(bound.has_value(), error_kind::StaticValueFindingError, "the length of iname '", iname,
+                    "' takes isl more than ", kLengthOperations, " operations to find from its domain ",
+                    isl_util::to_str(d), ": give it a simpler domain");
+        return *bound;
     });
 }
 

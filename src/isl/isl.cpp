@@ -259,6 +259,13 @@ std::optional<long> static_extent(const isl::set& one_dim) {
     return *top + 1;
 }
 
+std::optional<long> span_over_params(const isl::set& one_dim) {
+    const isl::set alone = one_dim.project_out_all_params();
+    const std::optional<long> lo = long_value(alone.dim_min_val(0)), hi = long_value(alone.dim_max_val(0));
+    if (!lo || !hi) return std::nullopt;
+    return *hi - *lo + 1;
+}
+
 std::optional<std::pair<long, long>> independent_range(const isl::set& s, int pos) {
     isl_set* alone = isl_set_project_out(s.copy(), isl_dim_param, 0, static_cast<unsigned>(isl_set_dim(s.get(), isl_dim_param)));
     alone = isl_set_project_out(alone, isl_dim_set, static_cast<unsigned>(pos) + 1,
@@ -693,9 +700,12 @@ isl_set* add_single_constraint(const isl::set& s, const isl::pw_aff& pa, Sign si
 
 namespace {
 
-// `combine` applied to every pair of disjuncts of `a` and `b` (parameters aligned), united; null when either
-// has none. isl's own set operations test each resulting disjunct for emptiness, an ILP each; here a
-// disjunct that is empty without isl noticing stays, and every later isl operation treats it as empty.
+// `combine` applied to every pair of disjuncts of `a` and `b` (parameters aligned), united; null when none is
+// left. isl's own set operations test each resulting disjunct for emptiness, an ILP each; here a disjunct that
+// is empty without isl noticing stays, and every later isl operation treats it as empty. One that isl found
+// empty is dropped: isl_basic_set_intersect_params may return it in the space of the parameters alone, without
+// the set's dimensions (finding 30 of docs/reliability.md), and the caller's isl operation then gives the empty
+// set in the right space.
 template <class Combine>
 isl_set* per_disjunct(const isl::set& a, const isl::set& b, Combine combine) {
     isl_set* x = isl_set_align_params(a.copy(), isl_set_get_space(b.get()));
@@ -705,9 +715,12 @@ isl_set* per_disjunct(const isl::set& a, const isl::set& b, Combine combine) {
     isl_set* out = nullptr;
     for (int i = 0, n = isl_basic_set_list_n_basic_set(xs); i < n; ++i)
         for (int j = 0, m = isl_basic_set_list_n_basic_set(ys); j < m; ++j) {
-            isl_set* part = isl_set_from_basic_set(
-                combine(isl_basic_set_list_get_basic_set(xs, i), isl_basic_set_list_get_basic_set(ys, j)));
-            out = out ? isl_set_union(out, part) : part;
+            isl_basic_set* part = combine(isl_basic_set_list_get_basic_set(xs, i), isl_basic_set_list_get_basic_set(ys, j));
+            if (isl_basic_set_plain_is_empty(part) == isl_bool_true) {
+                isl_basic_set_free(part);
+                continue;
+            }
+            out = out ? isl_set_union(out, isl_set_from_basic_set(part)) : isl_set_from_basic_set(part);
         }
     isl_basic_set_list_free(xs);
     isl_basic_set_list_free(ys);

@@ -81,6 +81,9 @@ isl::set index_box(const isl::set& one_dim);
 /// max + 1 of the single dimension of `one_dim` over all parameter values (parameters eliminated);
 /// nullopt when unbounded. This is the static size a work-group axis needs.
 std::optional<long> static_extent(const isl::set& one_dim);
+/// max - min + 1 of the single dimension of `one_dim` over all parameter values (parameters eliminated);
+/// nullopt when unbounded. At least as large as the dimension's length for any one value of the parameters.
+std::optional<long> span_over_params(const isl::set& one_dim);
 
 /// `v` (not taken) as a long: nullopt where it is no integer (NaN, infinity, a fraction). isl computes with
 /// unbounded integers, the generated code with 64 bits: an integer beyond them is a LoopyError naming it.

@@ -297,4 +297,32 @@ do
     "simplify the domain's divisions" }, lp.generate_code, k)
 end
 
+-- An l.N iname whose domain is empty once a parameter is fixed (fuzz_pipeline; reliability.md 30): isl's
+-- intersection with the empty parameters came back without the iname's dimension, and its extent was an
+-- InternalError. It is the StaticValueFindingError the same empty domain gives an iname tagged l.0 directly.
+do
+  local k = lp.make_kernel("{[i,j]: 0<=i<n and 5<=j<=i}", "out[i] = sum(j, a[j])")
+  k = lp.split_iname(k, "j", 1, { outer_tag = "l.auto", inner_tag = "l.1" })
+  k = lp.add_dtypes(lp.fix_parameters(k, { n = 3 }), { a = "float32" })
+  h.expect_error("StaticValueFindingError", "a static maximum was not found for the extent of iname", lp.generate_code, k)
+end
+
+-- An iname tied to a parameter (j = q) and split into unrolled parts (fuzz_pipeline; reliability.md 31): the
+-- exact lengths of the unrolled loops were a parametric integer program isl took minutes over. Past a budget,
+-- the span of their values bounds them, and the copies that cannot run are guarded: c[q] alone is written.
+do
+  local k = lp.make_kernel("{[j]: 0<q=j<n}", "c[j] = 1")
+  k = lp.split_iname(k, "j", 17)
+  k = lp.split_iname(k, "j_inner", 3, { outer_tag = "unr", inner_tag = "unr" })
+  k = lp.split_iname(k, "j_outer", 17)
+  k = lp.add_dtypes(k, { c = "int32" })
+  h.on_each_executor(function(ex, name)
+    for _, q in ipairs({ 1, 20, 52, 300 }) do
+      local c = lp.zeros({ q + 1 }, "int32")
+      k(ex, { c = c, q = q, n = 400 })
+      h.check_array(c, function(j) return j == q and 1 or 0 end, name .. " c with q = " .. q)
+    end
+  end)
+end
+
 print("hostile_input: ok")
