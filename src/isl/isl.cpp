@@ -251,10 +251,7 @@ std::optional<long> long_value(isl_val* v) {
 }
 
 std::optional<long> static_extent(const isl::set& one_dim) {
-    isl_set* s = isl_set_project_out(one_dim.copy(), isl_dim_param, 0, static_cast<unsigned>(isl_set_dim(one_dim.get(), isl_dim_param)));
-    isl_val* max = isl_set_dim_max_val(s, 0);
-    const isl::val held = isl::manage(max);
-    const std::optional<long> top = long_value(held.get());
+    const std::optional<long> top = long_value(one_dim.project_out_all_params().dim_max_val(0));
     if (!top) return std::nullopt;
     return *top + 1;
 }
