@@ -11,6 +11,7 @@
 #include "helpers.h"
 #include "codegen/isl_ast.h"
 #include "ir/affine.h"
+#include "isl/budget.h"
 #include "isl/isl.h"
 #include "parse/domain_text.h"
 #include "parse/instructions.h"
@@ -311,4 +312,22 @@ TEST_CASE("pw_aff_to_expr: an expression defined nowhere is 0", "[isl]") {
     const isl::pw_aff nowhere(ctx(), "[j] -> { [(j)] : 1 = 0 }");
     CHECK(to_string(pw_aff_to_expr(nowhere, set_of("[j] -> { : 1 = 0 }"))) == "0");
     CHECK(to_string(pw_aff_to_expr(isl::pw_aff(ctx(), "[j] -> { [(j + 1)] : j >= 0 }"), set_of("[j] -> { : j >= 0 }"))) == "j + 1");
+}
+
+TEST_CASE("within_operations: a budget inside another leaves the outer one in force", "[isl]") {
+    // The parametric extremes of an iname tied to a parameter through splits (docs/reliability.md finding 31):
+    // more than the one step the budgets below allow.
+    const isl::set heavy = set_of("[q, n] -> { [j2] : exists (e0, e1: q > 0 and n > q and 0 <= j2 <= 2 and "
+                                  "0 <= e1 <= 16 and 288q - 289e0 - 17e1 - 3j2 >= 0 and "
+                                  "288q - 289e0 - 17e1 - 3j2 <= 16 and 17e0 + e1 <= q) }");
+    const auto maximum = [&] { return dim_max(heavy, 0); };
+    CHECK_FALSE(within_operations(1, maximum).has_value());
+    CHECK(within_operations(10000000, maximum).has_value());
+    // The inner budget ends before the heavy step; the outer one must still bound it (it did not: the inner
+    // one lifted every budget when it ended).
+    const auto outer = within_operations(1, [&] {
+        CHECK(within_operations(10000000, [] { return 1; }) == 1);
+        return maximum();
+    });
+    CHECK_FALSE(outer.has_value());
 }
