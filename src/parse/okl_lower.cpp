@@ -1130,7 +1130,7 @@ private:
             case OklStmtKind::Switch: return switch_statement(s);
             case OklStmtKind::For: return for_statement(s);
             case OklStmtKind::Empty:
-                if (okl_find_attr(s.attrs, "barrier")) barrier(s.pos, false);
+                if (okl_find_attr(s.attrs, "barrier")) barrier(s.pos);
                 return;
             case OklStmtKind::While:
             case OklStmtKind::Do:
@@ -1458,10 +1458,8 @@ private:
         auto axis0 = axes_.find({&s, 0});
         const bool okl = tile || axis0 != axes_.end();
         // An if around @inner loops guards each of their statements (its condition is the same for the whole
-        // work-group, and the barriers between the loops stay unconditional); one around @outer loops would
-        // guard launches.
-        const bool outer = tile ? okl_tile_kinds(*tile).kind[0] == "outer" : okl && axis0->second.outer;
-        if (outer && !predicates_.empty()) fail(s.pos, "[@outer] loops inside an if statement are not supported");
+        // work-group, and the barriers between the loops stay unconditional); one around @outer loops guards
+        // each statement of theirs in every work-item, as OCCA's host code guards their launch.
         Scope scope(*this);
         LoopShape l = loop_shape(s, okl);
         if (!l.update.empty()) return table_loop(s, l);
@@ -1469,7 +1467,7 @@ private:
         // Top-level @outer loops run one after the other, as OCCA launches them: a global barrier between.
         const bool parallel = axis0 != axes_.end();
         if (parallel && axis0->second.outer && loops_.empty() && outer_loops_++ > 0) {
-            barrier(s.pos, true);
+            launch_boundary(s.pos);
             replay_setup();
         }
         std::vector<std::string> inames;
@@ -1685,8 +1683,17 @@ private:
         insns_.push_back(std::move(i));
     }
 
-    void barrier(const OklPos& pos, bool global) {
+    // A @barrier: a local one inside an if would be reached by some work-items of a group only.
+    void barrier(const OklPos& pos) {
         if (!predicates_.empty()) fail(pos, "[@barrier] inside an if statement is not supported");
+        add_barrier(pos, false);
+    }
+
+    // The global barrier between top-level @outer loops, where OCCA launches a new kernel: unconditional also
+    // when an if guards the loop after it (every work-item passes it; the loop's statements keep their guard).
+    void launch_boundary(const OklPos& pos) { add_barrier(pos, true); }
+
+    void add_barrier(const OklPos& pos, bool global) {
         Insn i;
         i.id = next_id(pos);
         i.body = global ? "... gbarrier" : "... lbarrier";

@@ -462,14 +462,40 @@ do
     @kernel void k(float *a) {
       for (int i = 0; i < 8; ++i; @tile(4, @outer, @inner)) { bump(a[i]); }
     }]==])
-  T.expect_error("OKLError", "[@outer] loops inside an if statement are not supported", lp.parse_okl, [==[
-    @kernel void k(const int n, float *a) {
-      if (n > 0) { for (int i = 0; i < 8; ++i; @tile(4, @outer, @inner)) { a[i] = 1; } }
-    }]==])
   T.expect_error("OKLError", "references are supported only as function parameters", lp.parse_okl, [==[
     @kernel void k(float *a) {
       for (int i = 0; i < 8; ++i; @tile(4, @outer, @inner)) { float& r = a[i]; r = 1; }
     }]==])
+end
+
+-- @outer loops inside an if (as OCCA's host code guards their launches): every statement of theirs is guarded;
+-- the global barrier before a later top-level @outer loop stays unconditional, and the setup code (m) runs again
+-- before it, outside the if that reads it.
+do
+  local k = lp.parse_okl([==[
+    @kernel void k(const int n, const int flag, float *a, float *b) {
+      int m = 2 * flag;
+      m += 1;
+      if (flag > 0) {
+        for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) { a[i] = i + m; }
+      }
+      if (m > 4) {
+        for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) { b[i] = a[n - 1 - i] * m; }
+      } else {
+        for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) { b[i] = -1; }
+      }
+    }]==]).k
+  T.on_each_executor(function(exec, name)
+    for _, flag in ipairs({ 0, 1, 3 }) do
+      local n, m = 10, 2 * flag + 1
+      local a, b = lp.zeros({ n }, "float32"), lp.zeros({ n }, "float32")
+      k(exec, { n = n, flag = flag, a = a, b = b })
+      local function a_ref(i) return flag > 0 and i + m or 0 end
+      T.check_array(a, a_ref, "a of @outer loops in an if, flag " .. flag .. ", on " .. name)
+      T.check_array(b, function(i) return m > 4 and a_ref(n - 1 - i) * m or -1 end,
+        "b of @outer loops in an if and its else, flag " .. flag .. ", on " .. name)
+    end
+  end)
 end
 
 print("okl semantics: ok")
