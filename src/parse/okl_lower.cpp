@@ -1,5 +1,6 @@
 #include "parse/okl_lower.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -1133,9 +1134,10 @@ private:
                 if (okl_find_attr(s.attrs, "barrier")) barrier(s.pos);
                 return;
             case OklStmtKind::While:
+                fail(s.pos, "while loops are not representable in Loom's loop model, but for one that is a for loop: ",
+                     "`T v = init; while (v < bound) { ...; v++; }`, with nothing else writing v and nothing after it reading v");
             case OklStmtKind::Do:
-                fail(s.pos, s.kind == OklStmtKind::While ? "while" : "do-while",
-                     " loops are not representable in Loom's loop model (use a for loop with affine bounds)");
+                fail(s.pos, "do-while loops are not representable in Loom's loop model (use a for loop with affine bounds)");
             case OklStmtKind::Return: fail(s.pos, "'return' inside a kernel is not supported (only as its last statement)");
             case OklStmtKind::Break:
             case OklStmtKind::Continue: return jump(s);
@@ -1153,7 +1155,78 @@ private:
             return expression_statement(*s.body[0]->expr, true);
         }
         Scope scope(*this);
-        for (const OklStmtPtr& b : s.body) statement(*b);
+        for (std::size_t k = 0; k < s.body.size(); ++k) {
+            if (const OklStmtPtr loop = while_as_for(s.body, k)) {
+                statement(*loop);
+                ++k;
+                continue;
+            }
+            statement(*s.body[k]);
+        }
+    }
+
+    // --- while loops that are for loops: `T v = init; while (v < bound) { ...; v++; }`, where nothing else in
+    // the body writes v, no `continue` skips its update and nothing after the loop reads v, is the loop
+    // `for (T v = init; v < bound; v++) { ... }`, and is lowered as one (with its rules: affine bounds, or
+    // constant ones for other updates).
+
+    static bool any_expr(const OklExprPtr& e, const std::function<bool(const OklExpr&)>& f) {
+        if (!e) return false;
+        if (f(*e)) return true;
+        return std::any_of(e->args.begin(), e->args.end(), [&](const OklExprPtr& a) { return any_expr(a, f); });
+    }
+
+    static bool any_expr(const OklStmt& s, const std::function<bool(const OklExpr&)>& f) {
+        if (any_expr(s.expr, f) || any_expr(s.step, f) || (s.init && any_expr(*s.init, f))) return true;
+        for (const OklDecl& d : s.decls)
+            if (any_expr(d.init, f) || std::any_of(d.dims.begin(), d.dims.end(), [&](const OklExprPtr& x) { return any_expr(x, f); }))
+                return true;
+        return std::any_of(s.body.begin(), s.body.end(), [&](const OklStmtPtr& b) { return any_expr(*b, f); });
+    }
+
+    // Whether `e` changes `v` (or takes its address, through which anything may).
+    static bool changes(const OklExpr& e, const std::string& v) {
+        const bool writing = e.kind == OklExprKind::Assign || e.kind == OklExprKind::Postfix ||
+                             (e.kind == OklExprKind::Unary && (e.op == "++" || e.op == "--" || e.op == "&"));
+        return writing && names(e.args[0], v);
+    }
+
+    // Whether `s` holds a `continue` of the loop around it (not of a loop inside it).
+    static bool continues(const OklStmt& s) {
+        if (s.kind == OklStmtKind::Continue) return true;
+        if (s.kind == OklStmtKind::For || s.kind == OklStmtKind::While || s.kind == OklStmtKind::Do) return false;
+        return std::any_of(s.body.begin(), s.body.end(), [](const OklStmtPtr& b) { return continues(*b); });
+    }
+
+    // stmts[k] and stmts[k + 1] as one for loop, where they are a declaration and a while loop of that form.
+    static OklStmtPtr while_as_for(const std::vector<OklStmtPtr>& stmts, std::size_t k) {
+        if (k + 1 >= stmts.size()) return nullptr;
+        const OklStmt& decl = *stmts[k];
+        const OklStmt& loop = *stmts[k + 1];
+        if (decl.kind != OklStmtKind::Decl || decl.decls.size() != 1 || !decl.decls[0].init ||
+            loop.kind != OklStmtKind::While || !loop.expr || loop.body.size() != 1)
+            return nullptr;
+        const std::string& v = decl.decls[0].name;
+        const OklStmtPtr& inner = loop.body[0];
+        std::vector<OklStmtPtr> body = inner->kind == OklStmtKind::Block ? inner->body : std::vector<OklStmtPtr>{inner};
+        if (body.empty() || body.back()->kind != OklStmtKind::Expr || !changes(*body.back()->expr, v)) return nullptr;
+        const OklExprPtr update = body.back()->expr;
+        body.pop_back();
+        const auto changes_v = [&](const OklExpr& e) { return changes(e, v); };
+        const auto reads_v = [&](const OklExpr& e) { return e.kind == OklExprKind::Name && e.name == v; };
+        for (const OklStmtPtr& b : body)
+            if (continues(*b) || any_expr(*b, changes_v)) return nullptr;
+        for (std::size_t j = k + 2; j < stmts.size(); ++j)
+            if (any_expr(*stmts[j], reads_v)) return nullptr;
+        auto block = std::make_shared<OklStmt>(*inner);
+        block->kind = OklStmtKind::Block;
+        block->body = std::move(body);
+        auto out = std::make_shared<OklStmt>(loop);
+        out->kind = OklStmtKind::For;
+        out->init = stmts[k];
+        out->step = update;
+        out->body = {block};
+        return out;
     }
 
     void expression_statement(const OklExpr& e, bool atomic) {

@@ -92,6 +92,10 @@ rejects(1, "[@dimOrder] Duplicate index",
 
 -- What Loom's loop model cannot represent: named, never lowered into something else.
 rejects(4, "while loops are not representable", in_inner("while (a[j] > 0) a[j] -= 1;"))
+-- A while loop that is a for loop but for what its update skips or what reads its variable afterwards.
+rejects(4, "while loops are not representable", in_inner("int k = 0; while (k < 4) { if (j > 1) continue; a[k] = 1; k++; }"))
+rejects(4, "while loops are not representable", in_inner("int k = 0; while (k < 4) { a[k] = 1; k++; } a[j] = k;"))
+rejects(4, "while loops are not representable", in_inner("int k = 0; while (k < 4) { k += 2; a[k] = 1; k++; }"))
 rejects(1, "'break' outside a loop", "void f(float *a) { break; }\n" .. in_inner("f(a);"))
 rejects(4, "must be affine in the enclosing loop indices", in_inner("for (int k = 0; k < a[j]; ++k) a[k] = 0;"))
 rejects(4, "loop index 'k' is modified in the loop body", in_inner("for (int k = 0; k < 8; ++k) { k += 1; }"))

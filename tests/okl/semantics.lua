@@ -498,4 +498,30 @@ do
   end)
 end
 
+-- A while loop that is a for loop (its variable declared just before, updated last, read by nothing after):
+-- lowered as one, an affine loop or, for `d *= 2`, a table of its values.
+do
+  local k = lp.parse_okl([==[
+    @kernel void k(const int n, float *a, float *b) {
+      for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) {
+        float s = 0;
+        int j = 0;
+        while (j < 3) {
+          s += a[3 * i + j];
+          j++;
+        }
+        int d = 1;
+        while (d < 8) { s += d; d *= 2; }
+        b[i] = s;
+      }
+    }]==]).k
+  T.on_each_executor(function(exec, name)
+    local n = 6
+    local a, b = lp.rand({ 3 * n }, "float32", 3), lp.zeros({ n }, "float32")
+    k(exec, { n = n, a = a, b = b })
+    T.check_array(b, function(i) return a:get(3 * i) + a:get(3 * i + 1) + a:get(3 * i + 2) + 1 + 2 + 4 end,
+      "sums of while loops on " .. name, { rtol = 1e-6 })
+  end)
+end
+
 print("okl semantics: ok")
