@@ -1137,7 +1137,9 @@ private:
                 fail(s.pos, "while loops are not representable in Loom's loop model, but for one that is a for loop: ",
                      "`T v = init; while (v < bound) { ...; v++; }`, with nothing else writing v and nothing after it reading v");
             case OklStmtKind::Do:
-                fail(s.pos, "do-while loops are not representable in Loom's loop model (use a for loop with affine bounds)");
+                fail(s.pos, "do-while loops are not representable in Loom's loop model, but for one that is a for loop: ",
+                     "`int v = 0; do { ...; v++; } while (v < 8);`, its condition true at the start, with nothing else ",
+                     "writing v and nothing after it reading v");
             case OklStmtKind::Return: fail(s.pos, "'return' inside a kernel is not supported (only as its last statement)");
             case OklStmtKind::Break:
             case OklStmtKind::Continue: return jump(s);
@@ -1168,7 +1170,8 @@ private:
     // --- while loops that are for loops: `T v = init; while (v < bound) { ...; v++; }`, where nothing else in
     // the body writes v, no `continue` skips its update and nothing after the loop reads v, is the loop
     // `for (T v = init; v < bound; v++) { ... }`, and is lowered as one (with its rules: affine bounds, or
-    // constant ones for other updates).
+    // constant ones for other updates). So is `do { ...; v++; } while (v < bound);` where the numbers `init` and
+    // `bound` let it start.
 
     static bool any_expr(const OklExprPtr& e, const std::function<bool(const OklExpr&)>& f) {
         if (!e) return false;
@@ -1198,15 +1201,34 @@ private:
         return std::any_of(s.body.begin(), s.body.end(), [](const OklStmtPtr& b) { return continues(*b); });
     }
 
-    // stmts[k] and stmts[k + 1] as one for loop, where they are a declaration and a while loop of that form.
+    // Whether `cond`, a comparison of `v` with a number, holds where v is `init`, a number: a do-while loop
+    // whose condition allows its first iteration is its for loop too.
+    static bool holds_at_start(const OklExpr& cond, const std::string& v, const OklExprPtr& init) {
+        if (init->kind != OklExprKind::Int || cond.kind != OklExprKind::Binary || cond.args.size() != 2) return false;
+        const bool left = names(cond.args[0], v);
+        const OklExprPtr& other = cond.args[left ? 1 : 0];
+        if ((!left && !names(cond.args[1], v)) || other->kind != OklExprKind::Int) return false;
+        const std::int64_t a = left ? init->ival : other->ival, b = left ? other->ival : init->ival;
+        if (cond.op == "<") return a < b;
+        if (cond.op == "<=") return a <= b;
+        if (cond.op == ">") return a > b;
+        if (cond.op == ">=") return a >= b;
+        return false;
+    }
+
+    // stmts[k] and stmts[k + 1] as one for loop, where they are a declaration and a while loop of that form (or
+    // a do-while loop whose first iteration its condition allows).
     static OklStmtPtr while_as_for(const std::vector<OklStmtPtr>& stmts, std::size_t k) {
         if (k + 1 >= stmts.size()) return nullptr;
         const OklStmt& decl = *stmts[k];
         const OklStmt& loop = *stmts[k + 1];
-        if (decl.kind != OklStmtKind::Decl || decl.decls.size() != 1 || !decl.decls[0].init ||
-            loop.kind != OklStmtKind::While || !loop.expr || loop.body.size() != 1)
+        if (decl.kind != OklStmtKind::Decl || decl.decls.size() != 1 || !decl.decls[0].init || !loop.expr ||
+            loop.body.size() != 1)
             return nullptr;
         const std::string& v = decl.decls[0].name;
+        const bool entered = loop.kind == OklStmtKind::While ||
+                             (loop.kind == OklStmtKind::Do && holds_at_start(*loop.expr, v, decl.decls[0].init));
+        if (!entered) return nullptr;
         const OklStmtPtr& inner = loop.body[0];
         std::vector<OklStmtPtr> body = inner->kind == OklStmtKind::Block ? inner->body : std::vector<OklStmtPtr>{inner};
         if (body.empty() || body.back()->kind != OklStmtKind::Expr || !changes(*body.back()->expr, v)) return nullptr;

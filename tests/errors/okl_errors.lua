@@ -96,6 +96,8 @@ rejects(4, "while loops are not representable", in_inner("while (a[j] > 0) a[j] 
 rejects(4, "while loops are not representable", in_inner("int k = 0; while (k < 4) { if (j > 1) continue; a[k] = 1; k++; }"))
 rejects(4, "while loops are not representable", in_inner("int k = 0; while (k < 4) { a[k] = 1; k++; } a[j] = k;"))
 rejects(4, "while loops are not representable", in_inner("int k = 0; while (k < 4) { k += 2; a[k] = 1; k++; }"))
+-- A do-while loop runs once whatever its condition: not the for loop where the condition fails at the start.
+rejects(4, "do-while loops are not representable", in_inner("int k = 5; do { a[j] += 1; k++; } while (k < 4);"))
 rejects(1, "'break' outside a loop", "void f(float *a) { break; }\n" .. in_inner("f(a);"))
 rejects(4, "must be affine in the enclosing loop indices", in_inner("for (int k = 0; k < a[j]; ++k) a[k] = 0;"))
 rejects(4, "loop index 'k' is modified in the loop body", in_inner("for (int k = 0; k < 8; ++k) { k += 1; }"))

@@ -499,7 +499,8 @@ do
 end
 
 -- A while loop that is a for loop (its variable declared just before, updated last, read by nothing after):
--- lowered as one, an affine loop or, for `d *= 2`, a table of its values.
+-- lowered as one, an affine loop or, for `d *= 2`, a table of its values; a do-while loop too where its
+-- condition holds at the start.
 do
   local k = lp.parse_okl([==[
     @kernel void k(const int n, float *a, float *b) {
@@ -512,6 +513,8 @@ do
         }
         int d = 1;
         while (d < 8) { s += d; d *= 2; }
+        int r = 0;
+        do { s += 10 * r; r++; } while (r < 4);
         b[i] = s;
       }
     }]==]).k
@@ -519,8 +522,8 @@ do
     local n = 6
     local a, b = lp.rand({ 3 * n }, "float32", 3), lp.zeros({ n }, "float32")
     k(exec, { n = n, a = a, b = b })
-    T.check_array(b, function(i) return a:get(3 * i) + a:get(3 * i + 1) + a:get(3 * i + 2) + 1 + 2 + 4 end,
-      "sums of while loops on " .. name, { rtol = 1e-6 })
+    T.check_array(b, function(i) return a:get(3 * i) + a:get(3 * i + 1) + a:get(3 * i + 2) + 1 + 2 + 4 + 60 end,
+      "sums of while and do-while loops on " .. name, { rtol = 1e-6 })
   end)
 end
 
