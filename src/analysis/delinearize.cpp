@@ -255,16 +255,20 @@ std::optional<std::vector<ExprPtr>> radix_bases(const KernelData& k, const std::
     for (const std::string& n : *names) bases.push_back(atoms.count(n) ? atoms.at(n) : var(n));
     // Each digit's window starts at its shift where all accesses share it, else at 0.
     std::vector<std::vector<Poly>> digits;
-    for (const Poly& p : polys) digits.push_back(digit_polys(p, *names));
+    std::vector<isl::set> running;
+    for (std::size_t u = 0; u < uses.size(); ++u) {
+        digits.push_back(digit_polys(polys[u], *names));
+        running.push_back(running_instances(k, *uses[u].first));
+    }
     for (std::size_t j = 0; j < names->size(); ++j) {
         const ExprPtr shift = expr_of(shift_terms(digits[0][j]));
+        const std::string text = to_string(shift);
         const bool shared = std::all_of(digits.begin(), digits.end(), [&](const std::vector<Poly>& d) {
-            return to_string(expr_of(shift_terms(d[j]))) == to_string(shift);
+            return to_string(expr_of(shift_terms(d[j]))) == text;
         });
         const ExprPtr window = shared ? substitute(shift, atoms) : int_lit(0);
         for (std::size_t u = 0; u < uses.size(); ++u)
-            if (!within_base(running_instances(k, *uses[u].first), substitute(expr_of(digits[u][j]), atoms), window, bases[j]))
-                return std::nullopt;
+            if (!within_base(running[u], substitute(expr_of(digits[u][j]), atoms), window, bases[j])) return std::nullopt;
     }
     return bases;
 }

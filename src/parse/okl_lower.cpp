@@ -155,16 +155,15 @@ public:
         scopes_.emplace_back();
         declare_globals();
         in_.name = kernel_.name;
-        collect_assigned(*kernel_.body);
+        std::set<std::string> visited;
+        collect_assigned(*kernel_.body, assigned_, visited);
         for (const OklDecl& p : kernel_.params) parameter(p);
         // @dim sizes may name parameters declared after the pointer.
         for (const OklDecl& p : kernel_.params)
             if (p.type.pointers == 1) dim_attributes(p, scopes_.back()[p.name]);
         const auto& stmts = kernel_.body->body;
-        for (std::size_t k = 0; k < stmts.size(); ++k) {
-            const bool trailing_return = k + 1 == stmts.size() && stmts[k]->kind == OklStmtKind::Return && !stmts[k]->expr;
-            if (!trailing_return) statement(*stmts[k]);
-        }
+        const bool trailing_return = !stmts.empty() && stmts.back()->kind == OklStmtKind::Return && !stmts.back()->expr;
+        statements(stmts, trailing_return ? stmts.size() - 1 : stmts.size());
         return build();
     }
 
@@ -214,36 +213,40 @@ private:
         return *v;
     }
 
-    // Names assigned (or whose address is taken) anywhere in a function: the others are values fixed at
-    // their declaration.
-    void collect_assigned(const OklStmt& s) {
-        auto expr = [this](const OklExprPtr& e) { collect_assigned(e); };
-        if (s.expr) expr(s.expr);
-        if (s.step) expr(s.step);
-        if (s.init) collect_assigned(*s.init);
-        for (const OklDecl& d : s.decls)
-            if (d.init) expr(d.init);
-        for (const OklStmtPtr& b : s.body) collect_assigned(*b);
+    // Calls f on each expression of `s` and of the statements inside it (not on their subexpressions).
+    template <class F>
+    static void for_each_expr(const OklStmt& s, F&& f) {
+        if (s.expr) f(s.expr);
+        if (s.step) f(s.step);
+        if (s.init) for_each_expr(*s.init, f);
+        for (const OklDecl& d : s.decls) {
+            if (d.init) f(d.init);
+            for (const OklExprPtr& x : d.dims) f(x);
+        }
+        for (const OklStmtPtr& b : s.body) for_each_expr(*b, f);
     }
-    void collect_assigned(const OklExprPtr& e) {
+
+    // Names assigned (or whose address is taken) in `s`, into `out`: also in the functions it calls (each
+    // visited once), and the caller's variables that their reference parameters assign. Over a whole function
+    // (assigned_), the others are values fixed at their declaration.
+    void collect_assigned(const OklStmt& s, std::set<std::string>& out, std::set<std::string>& visited) const {
+        for_each_expr(s, [&](const OklExprPtr& e) { collect_assigned(e, out, visited); });
+    }
+    void collect_assigned(const OklExprPtr& e, std::set<std::string>& out, std::set<std::string>& visited) const {
         const bool writes = e->kind == OklExprKind::Assign || e->kind == OklExprKind::Postfix ||
                             (e->kind == OklExprKind::Unary && (e->op == "++" || e->op == "--" || e->op == "&"));
-        if (writes && e->args[0]->kind == OklExprKind::Name) assigned_.insert(e->args[0]->name);
+        if (writes && e->args[0]->kind == OklExprKind::Name) out.insert(e->args[0]->name);
         if (e->kind == OklExprKind::Call && e->args[0]->kind == OklExprKind::Name) {
             for (const OklFunction& f : program_.functions) {
                 if (f.name != e->args[0]->name || !f.body) continue;
-                if (!collecting_.count(f.name)) {
-                    collecting_.insert(f.name);
-                    collect_assigned(*f.body);
-                }
+                if (visited.insert(f.name).second) collect_assigned(*f.body, out, visited);
                 // A reference parameter the function assigns assigns the caller's variable.
                 for (std::size_t k = 0; k < f.params.size() && k + 1 < e->args.size(); ++k)
-                    if (f.params[k].type.is_reference && assigned_.count(f.params[k].name) &&
-                        e->args[k + 1]->kind == OklExprKind::Name)
-                        assigned_.insert(e->args[k + 1]->name);
+                    if (f.params[k].type.is_reference && out.count(f.params[k].name) && e->args[k + 1]->kind == OklExprKind::Name)
+                        out.insert(e->args[k + 1]->name);
             }
         }
-        for (const OklExprPtr& a : e->args) collect_assigned(a);
+        for (const OklExprPtr& a : e->args) collect_assigned(a, out, visited);
     }
 
     // --- declarations
@@ -915,16 +918,14 @@ private:
         jumps_.push_back({});  // a jump in a function cannot leave the caller's loop
         Scope scope(*this);
         for (std::size_t k = 0; k < f.params.size(); ++k) bind(f.params[k].name, params[k]);
+        const bool returns = !stmts.empty() && stmts.back()->kind == OklStmtKind::Return;
+        const std::size_t body_end = returns ? stmts.size() - 1 : stmts.size();
+        for (std::size_t k = 0; k < body_end; ++k)
+            if (stmts[k]->kind == OklStmtKind::Return)
+                fail(stmts[k]->pos, "'return' before the end of device function '", f.name, "' is not supported");
+        statements(stmts, body_end);
         std::optional<Val> result;
-        for (std::size_t k = 0; k < stmts.size(); ++k) {
-            const OklStmt& s = *stmts[k];
-            if (s.kind == OklStmtKind::Return) {
-                if (k + 1 != stmts.size()) fail(s.pos, "'return' before the end of device function '", f.name, "' is not supported");
-                if (s.expr) result = converted_return(f, rvalue(s.expr));
-            } else {
-                statement(s);
-            }
-        }
+        if (returns && stmts.back()->expr) result = converted_return(f, rvalue(stmts.back()->expr));
         --inline_depth_;
         jumps_.pop_back();
         if (want_value && !result) fail(call.pos, "device function '", f.name, "' returns no value");
@@ -1157,13 +1158,19 @@ private:
             return expression_statement(*s.body[0]->expr, true);
         }
         Scope scope(*this);
-        for (std::size_t k = 0; k < s.body.size(); ++k) {
-            if (const OklStmtPtr loop = while_as_for(s.body, k)) {
-                statement(*loop);
-                ++k;
-                continue;
-            }
-            statement(*s.body[k]);
+        statements(s.body, s.body.size());
+    }
+
+    // stmts[0..end) in order, a declaration and the while loop after it as one for loop where they are one.
+    void statements(const std::vector<OklStmtPtr>& stmts, std::size_t end) {
+        for (std::size_t k = 0; k < end; ++k) {
+            if (k + 1 < end)
+                if (const OklStmtPtr loop = while_as_for(stmts, k)) {
+                    statement(*loop);
+                    ++k;
+                    continue;
+                }
+            statement(*stmts[k]);
         }
     }
 
@@ -1173,53 +1180,28 @@ private:
     // constant ones for other updates). So is `do { ...; v++; } while (v < bound);` where the numbers `init` and
     // `bound` let it start.
 
-    static bool any_expr(const OklExprPtr& e, const std::function<bool(const OklExpr&)>& f) {
-        if (!e) return false;
-        if (f(*e)) return true;
-        return std::any_of(e->args.begin(), e->args.end(), [&](const OklExprPtr& a) { return any_expr(a, f); });
+    // Whether `v` appears in `s`.
+    static bool mentions(const OklStmt& s, const std::string& v) {
+        bool found = false;
+        for_each_expr(s, [&](const OklExprPtr& e) { found = found || mentions(e, v); });
+        return found;
     }
 
-    static bool any_expr(const OklStmt& s, const std::function<bool(const OklExpr&)>& f) {
-        if (any_expr(s.expr, f) || any_expr(s.step, f) || (s.init && any_expr(*s.init, f))) return true;
-        for (const OklDecl& d : s.decls)
-            if (any_expr(d.init, f) || std::any_of(d.dims.begin(), d.dims.end(), [&](const OklExprPtr& x) { return any_expr(x, f); }))
-                return true;
-        return std::any_of(s.body.begin(), s.body.end(), [&](const OklStmtPtr& b) { return any_expr(*b, f); });
-    }
-
-    // Whether `e` changes `v` (or takes its address, through which anything may).
-    static bool changes(const OklExpr& e, const std::string& v) {
-        const bool writing = e.kind == OklExprKind::Assign || e.kind == OklExprKind::Postfix ||
-                             (e.kind == OklExprKind::Unary && (e.op == "++" || e.op == "--" || e.op == "&"));
-        return writing && names(e.args[0], v);
-    }
-
-    // Whether `s` holds a `continue` of the loop around it (not of a loop inside it).
-    static bool continues(const OklStmt& s) {
-        if (s.kind == OklStmtKind::Continue) return true;
-        if (s.kind == OklStmtKind::For || s.kind == OklStmtKind::While || s.kind == OklStmtKind::Do) return false;
-        return std::any_of(s.body.begin(), s.body.end(), [](const OklStmtPtr& b) { return continues(*b); });
-    }
-
-    // Whether `cond`, a comparison of `v` with a number, holds where v is `init`, a number: a do-while loop
-    // whose condition allows its first iteration is its for loop too.
-    static bool holds_at_start(const OklExpr& cond, const std::string& v, const OklExprPtr& init) {
-        if (init->kind != OklExprKind::Int || cond.kind != OklExprKind::Binary || cond.args.size() != 2) return false;
+    // Whether `cond`, a comparison of `v` with a constant, holds where v is the constant `init`: a do-while
+    // loop whose condition allows its first iteration is its for loop too.
+    bool holds_at_start(const OklExpr& cond, const std::string& v, const OklExprPtr& init) const {
+        static const std::set<std::string> comparisons{"<", "<=", ">", ">="};
+        if (cond.kind != OklExprKind::Binary || !comparisons.count(cond.op)) return false;
         const bool left = names(cond.args[0], v);
-        const OklExprPtr& other = cond.args[left ? 1 : 0];
-        if ((!left && !names(cond.args[1], v)) || other->kind != OklExprKind::Int) return false;
-        const std::int64_t a = left ? init->ival : other->ival, b = left ? other->ival : init->ival;
-        if (cond.op == "<") return a < b;
-        if (cond.op == "<=") return a <= b;
-        if (cond.op == ">") return a > b;
-        if (cond.op == ">=") return a >= b;
-        return false;
+        if (!left && !names(cond.args[1], v)) return false;
+        const std::optional<std::int64_t> start = constant_of(init), other = constant_of(cond.args[left ? 1 : 0]);
+        if (!start || !other) return false;
+        return left ? compare(*start, cond.op, *other) : compare(*other, cond.op, *start);
     }
 
     // stmts[k] and stmts[k + 1] as one for loop, where they are a declaration and a while loop of that form (or
     // a do-while loop whose first iteration its condition allows).
-    static OklStmtPtr while_as_for(const std::vector<OklStmtPtr>& stmts, std::size_t k) {
-        if (k + 1 >= stmts.size()) return nullptr;
+    OklStmtPtr while_as_for(const std::vector<OklStmtPtr>& stmts, std::size_t k) const {
         const OklStmt& decl = *stmts[k];
         const OklStmt& loop = *stmts[k + 1];
         if (decl.kind != OklStmtKind::Decl || decl.decls.size() != 1 || !decl.decls[0].init || !loop.expr ||
@@ -1231,15 +1213,18 @@ private:
         if (!entered) return nullptr;
         const OklStmtPtr& inner = loop.body[0];
         std::vector<OklStmtPtr> body = inner->kind == OklStmtKind::Block ? inner->body : std::vector<OklStmtPtr>{inner};
-        if (body.empty() || body.back()->kind != OklStmtKind::Expr || !changes(*body.back()->expr, v)) return nullptr;
+        if (body.empty() || body.back()->kind != OklStmtKind::Expr) return nullptr;
         const OklExprPtr update = body.back()->expr;
         body.pop_back();
-        const auto changes_v = [&](const OklExpr& e) { return changes(e, v); };
-        const auto reads_v = [&](const OklExpr& e) { return e.kind == OklExprKind::Name && e.name == v; };
-        for (const OklStmtPtr& b : body)
-            if (continues(*b) || any_expr(*b, changes_v)) return nullptr;
+        std::set<std::string> updated, written, visited;
+        collect_assigned(update, updated, visited);
+        for (const OklStmtPtr& b : body) {
+            if (jumps(*b, OklStmtKind::Continue)) return nullptr;
+            collect_assigned(*b, written, visited);
+        }
+        if (!updated.count(v) || written.count(v)) return nullptr;
         for (std::size_t j = k + 2; j < stmts.size(); ++j)
-            if (any_expr(*stmts[j], reads_v)) return nullptr;
+            if (mentions(*stmts[j], v)) return nullptr;
         auto block = std::make_shared<OklStmt>(*inner);
         block->kind = OklStmtKind::Block;
         block->body = std::move(body);
@@ -1472,6 +1457,11 @@ private:
     }
 
     static bool names(const OklExprPtr& e, const std::string& var) { return e->kind == OklExprKind::Name && e->name == var; }
+
+    // a CMP b for a loop's comparison ("<", "<=", ">", ">=").
+    static bool compare(std::int64_t a, const std::string& cmp, std::int64_t b) {
+        return cmp == "<" ? a < b : cmp == "<=" ? a <= b : cmp == ">" ? a > b : a >= b;
+    }
     static bool mentions(const OklExprPtr& e, const std::string& var) {
         if (names(e, var)) return true;
         for (const OklExprPtr& a : e->args)
@@ -1542,9 +1532,7 @@ private:
             loop_error(s, okl, "the bounds of the loop over '", l.var,
                        "' must be affine in the enclosing loop indices and the kernel's integer arguments");
         if (okl && l.start.constant && l.bound.constant) {
-            const std::int64_t a = *l.start.constant, b = *l.bound.constant;
-            const bool empty = l.cmp == "<" ? a >= b : l.cmp == "<=" ? a > b : l.cmp == ">" ? a <= b : a < b;
-            if (empty) fail(s.pos, "OKL for loop range is empty or infinite!");
+            if (!compare(*l.start.constant, l.cmp, *l.bound.constant)) fail(s.pos, "OKL for loop range is empty or infinite!");
         }
     }
 
@@ -1630,11 +1618,7 @@ private:
             fail(s.pos, "for loop not representable in Loom's loop model: '", l.update, "' updates need constant bounds");
         std::vector<double> values;
         std::int64_t v = *l.start.constant;
-        auto holds = [&l](std::int64_t x) {
-            const std::int64_t b = *l.bound.constant;
-            return l.cmp == "<" ? x < b : l.cmp == "<=" ? x <= b : l.cmp == ">" ? x > b : x >= b;
-        };
-        while (holds(v)) {
+        while (compare(v, l.cmp, *l.bound.constant)) {
             if (values.size() >= kMaxTableLoop) fail(s.pos, "for loop runs more than ", kMaxTableLoop, " iterations or never ends");
             values.push_back(static_cast<double>(v));
             const std::int64_t f = l.factor;
@@ -1890,7 +1874,7 @@ private:
     bool auto_shapes_;
     std::map<std::string, long> parameters_;
     std::vector<std::map<std::string, Binding>> scopes_;
-    std::set<std::string> used_, ids_, assigned_, collecting_;
+    std::set<std::string> used_, ids_, assigned_;
     MakeKernelInput in_;
     std::vector<Variable> temporaries_;
     std::vector<std::string> domains_;

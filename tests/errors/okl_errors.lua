@@ -96,6 +96,8 @@ rejects(4, "while loops are not representable", in_inner("while (a[j] > 0) a[j] 
 rejects(4, "while loops are not representable", in_inner("int k = 0; while (k < 4) { if (j > 1) continue; a[k] = 1; k++; }"))
 rejects(4, "while loops are not representable", in_inner("int k = 0; while (k < 4) { a[k] = 1; k++; } a[j] = k;"))
 rejects(4, "while loops are not representable", in_inner("int k = 0; while (k < 4) { k += 2; a[k] = 1; k++; }"))
+rejects(5, "while loops are not representable", "static void bump(int& x) { x += 1; }\n" ..
+  in_inner("int k = 0; while (k < 4) { bump(k); a[j] += 1; k++; }"))
 -- A do-while loop runs once whatever its condition: not the for loop where the condition fails at the start.
 rejects(4, "do-while loops are not representable", in_inner("int k = 5; do { a[j] += 1; k++; } while (k < 4);"))
 rejects(1, "'break' outside a loop", "void f(float *a) { break; }\n" .. in_inner("f(a);"))

@@ -500,12 +500,15 @@ end
 
 -- A while loop that is a for loop (its variable declared just before, updated last, read by nothing after):
 -- lowered as one, an affine loop or, for `d *= 2`, a table of its values; a do-while loop too where its
--- condition holds at the start.
+-- condition holds at the start; also in the code before the @outer loops.
 do
   local k = lp.parse_okl([==[
     @kernel void k(const int n, float *a, float *b) {
+      float scale = 1;
+      int t = 0;
+      while (t < 2) { scale *= 2; t++; }
       for (int i = 0; i < n; ++i; @tile(4, @outer, @inner)) {
-        float s = 0;
+        float s = scale - 4;
         int j = 0;
         while (j < 3) {
           s += a[3 * i + j];
