@@ -1,6 +1,10 @@
 #include "codegen/unroll.h"
 
+#include <algorithm>
 #include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -25,36 +29,82 @@ ExprPtr folded(const ExprPtr& e) {
 }
 
 // What holds at a point of the AST: the context and the conditions of the loops and guards around it. The
-// conditions become isl sets only when one is needed, which most copies (constant bounds) never need.
+// conditions become isl sets only when a guard needs them, which most copies (constant bounds) never do.
 class Facts {
 public:
-    explicit Facts(isl::set context) : sets_{std::move(context)} {}
+    explicit Facts(isl::set context) : context_(std::move(context)) {}
 
-    void push(ExprPtr cond) { conds_.push_back(std::move(cond)); }
+    void enter_loop(const std::string& iterator) { iterators_.insert(iterator); }
+    void leave_loop(const std::string& iterator) { iterators_.erase(iterator); }
 
-    void pop() {
-        conds_.pop_back();
-        if (sets_.size() > conds_.size() + 1) sets_.resize(conds_.size() + 1);
+    void push(const ExprPtr& cond) { facts_.push_back({cond, to_string(cond), iterators_of(cond)}); }
+    void pop() { facts_.pop_back(); }
+
+    // The facts that bear on `cond`: those on parameters alone, and those on the loop iterators it reads or
+    // that such facts tie to them. Copies of an unrolled loop differ in their guards on other iterators; left
+    // out, these make the copies' facts equal (`key`), so that one decision serves them all. What they would
+    // say of the parameters is lost, which can only leave a guard that could have been dropped.
+    std::vector<std::size_t> bearing_on(const ExprPtr& cond) const {
+        std::set<std::string> reached = iterators_of(cond);
+        std::vector<std::size_t> taken;
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (std::size_t i = 0; i < facts_.size(); ++i) {
+                const Fact& f = facts_[i];
+                if (std::find(taken.begin(), taken.end(), i) != taken.end() || !ties(f, reached)) continue;
+                taken.push_back(i);
+                reached.insert(f.iterators.begin(), f.iterators.end());
+                grew = true;
+            }
+        }
+        std::sort(taken.begin(), taken.end());
+        return taken;
     }
 
-    const isl::set& known() {
-        while (sets_.size() <= conds_.size()) {
-            const isl::set& outer = sets_.back();
-            // A condition isl cannot express is left out: what is known is then less, never wrong.
-            const std::optional<isl::set> c = affine::condition_set(conds_[sets_.size() - 1]);
-            if (!c) {
-                sets_.push_back(outer);
-                continue;
-            }
-            const isl::set both = isl_util::align_params(outer, c->space());
-            sets_.push_back(both.intersect(isl_util::align_params(*c, both.space())));
+    std::string key(const std::vector<std::size_t>& facts) const {
+        std::string k;
+        for (std::size_t i : facts) k += facts_[i].text + ";";
+        return k;
+    }
+
+    // The context and those facts, as one set; facts isl cannot express are left out (less known, never wrong).
+    const isl::set& known(const std::vector<std::size_t>& facts, const std::string& key) {
+        const auto found = known_.find(key);
+        if (found != known_.end()) return found->second;
+        isl::set k = context_;
+        for (std::size_t i : facts) {
+            const std::optional<isl::set> c = affine::condition_set(facts_[i].cond);
+            if (!c) continue;
+            k = isl_util::align_params(k, c->space());
+            k = k.intersect(isl_util::align_params(*c, k.space()));
         }
-        return sets_.back();
+        return known_.emplace(key, std::move(k)).first->second;
     }
 
 private:
-    std::vector<ExprPtr> conds_;
-    std::vector<isl::set> sets_;  // sets_[i]: the context and conds_[0..i)
+    struct Fact {
+        ExprPtr cond;
+        std::string text;
+        std::set<std::string> iterators;
+    };
+
+    std::set<std::string> iterators_of(const ExprPtr& cond) const {
+        std::set<std::string> out;
+        for (const std::string& n : referenced_names(cond))
+            if (iterators_.count(n)) out.insert(n);
+        return out;
+    }
+
+    static bool ties(const Fact& f, const std::set<std::string>& reached) {
+        if (f.iterators.empty()) return true;
+        return std::any_of(f.iterators.begin(), f.iterators.end(),
+                           [&](const std::string& n) { return reached.count(n) > 0; });
+    }
+
+    isl::set context_;
+    std::set<std::string> iterators_;  // of the loops around, those kept as loops
+    std::vector<Fact> facts_;
+    std::unordered_map<std::string, isl::set> known_;  // by key
 };
 
 // How a condition turns out where the facts hold; `guard` is the condition to test where it depends.
@@ -63,12 +113,10 @@ struct Verdict {
     ExprPtr guard;
 };
 
-Verdict decide(const ExprPtr& cond, Facts& facts) {
-    if (const std::optional<std::int64_t> v = eval_int(cond, {}))
-        return {*v ? Verdict::Kind::Always : Verdict::Kind::Never, nullptr};
+Verdict decide_with_isl(const ExprPtr& cond, const isl::set& facts) {
     const std::optional<isl::set> s = affine::condition_set(cond);
     if (!s) return {Verdict::Kind::Depends, cond};
-    const isl::set known = isl_util::align_params(facts.known(), s->space());
+    const isl::set known = isl_util::align_params(facts, s->space());
     const isl::set holds = isl_util::align_params(*s, known.space());
     if (holds.intersect(known).is_empty()) return {Verdict::Kind::Never, nullptr};
     if (known.is_subset(holds)) return {Verdict::Kind::Always, nullptr};
@@ -87,6 +135,18 @@ public:
     }
 
 private:
+    Verdict decide(const ExprPtr& cond) {
+        if (const std::optional<std::int64_t> v = eval_int(cond, {}))
+            return {*v ? Verdict::Kind::Always : Verdict::Kind::Never, nullptr};
+        const std::vector<std::size_t> facts = facts_.bearing_on(cond);
+        const std::string facts_key = facts_.key(facts);
+        std::string key = facts_key + "|" + to_string(cond);
+        const auto found = decided_.find(key);
+        if (found != decided_.end()) return found->second;
+        const Verdict v = decide_with_isl(cond, facts_.known(facts, facts_key));
+        return decided_.emplace(std::move(key), v).first->second;
+    }
+
     void node(const AstNode& n, std::vector<AstNode>& out) {
         switch (n.kind) {
             case AstNode::Kind::Block:
@@ -115,11 +175,13 @@ private:
         f.init = folded(substitute(n.init, values_));
         f.cond = folded(substitute(n.cond, values_));
         f.inc = n.inc;
+        facts_.enter_loop(n.iterator);
         facts_.push(binary(BinOp::Ge, var(n.iterator), f.init));
         facts_.push(f.cond);
         f.children.push_back(block(n.children[0]));
         facts_.pop();
         facts_.pop();
+        facts_.leave_loop(n.iterator);
         out.push_back(std::move(f));
     }
 
@@ -127,7 +189,7 @@ private:
     // copy fixed is decided again.
     void guard(const AstNode& n, std::vector<AstNode>& out) {
         const ExprPtr cond = substitute(n.cond, values_);
-        const Verdict v = cond == n.cond ? Verdict{Verdict::Kind::Depends, cond} : decide(cond, facts_);
+        const Verdict v = cond == n.cond ? Verdict{Verdict::Kind::Depends, cond} : decide(cond);
         if (v.kind != Verdict::Kind::Depends) {
             const std::size_t branch = v.kind == Verdict::Kind::Always ? 0 : 1;
             if (branch < n.children.size()) node(n.children[branch], out);
@@ -159,7 +221,7 @@ private:
         const long count = (lengths_.at(n.iterator) + *step - 1) / *step;
         for (long i = 0; i < count; ++i) {
             const ExprPtr value = folded(i == 0 ? init : binary(BinOp::Add, init, int_lit(i * *step)));
-            const Verdict v = decide(folded(substitute(cond, {{n.iterator, value}})), facts_);
+            const Verdict v = decide(folded(substitute(cond, {{n.iterator, value}})));
             if (v.kind == Verdict::Kind::Never) continue;
             values_[n.iterator] = value;
             if (v.kind == Verdict::Kind::Always) {
@@ -174,6 +236,7 @@ private:
     const std::map<std::string, long>& lengths_;
     Facts facts_;
     std::map<std::string, ExprPtr> values_;  // the unrolled inames of the copy being built
+    std::unordered_map<std::string, Verdict> decided_;  // by the facts that bear on a condition, and it
 };
 
 }  // namespace
