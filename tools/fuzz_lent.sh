@@ -7,6 +7,8 @@
 #                                                  for SECONDS, going on past crashes and slow inputs
 # JOBS_domain, JOBS_instructions, JOBS_pipeline, JOBS_okl override JOBS for one target (0 leaves it out), so
 # that the cores go where the executions are missing: JOBS_pipeline=10 JOBS_okl=6 bash tools/fuzz_lent.sh ...
+# MODE=jobs runs JOBS independent fuzzers on one shared corpus (-jobs/-workers) instead of fork mode: about twice
+# the executions, as no job re-reads a corpus sample or restarts, but a worker stops at its first finding.
 # OUT gets few files (the lent machine returns at most eight): OUT/TARGET/log for each target run,
 # OUT/findings.tgz (TARGET/crash-*, timeout-*, oom-*, leak-*: replay them with build-fuzz/fuzz/fuzz_TARGET) and
 # OUT/corpus.tgz (each target's corpus as the run left it: unpack into build-fuzz/fuzz/corpus to go on from it).
@@ -46,14 +48,25 @@ case "${1:-}" in
       cp -r "fuzz-bundle/corpus/$t/." "$work/corpus/$t/"
       # -detect_leaks=0 per input, as in CI (isl keeps memory between calls); -timeout=10: an input slower than
       # 10 s is kept as a finding, not one over CI's 1 s, which a loaded machine reaches by chance.
-      ASAN_OPTIONS="detect_leaks=1:log_path=$work/reports/$t/sanitizer" UBSAN_OPTIONS="log_path=$work/reports/$t/sanitizer" \
-        ./fuzz-bundle/fuzz_$t -fork="$n" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+      if [ "${MODE:-fork}" = jobs ]; then
+        parallel=(-jobs="$n" -workers="$n" -rss_limit_mb=6000)
+      else
+        parallel=(-fork="$n" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1)
+      fi
+      (cd "$out/$t" && ASAN_OPTIONS="detect_leaks=1:log_path=$work/reports/$t/sanitizer" \
+        UBSAN_OPTIONS="log_path=$work/reports/$t/sanitizer" "$OLDPWD/fuzz-bundle/fuzz_$t" "${parallel[@]}" \
         -max_total_time="$seconds" -timeout=10 -detect_leaks=0 -artifact_prefix="$work/findings/$t/" \
-        "$work/corpus/$t" > "$out/$t/log" 2>&1 &
+        "$work/corpus/$t" > log 2>&1) &
     done
     wait
     for t in "${ran[@]}"; do
-      echo "== $t (${workers[$t]} workers): $(grep -E '^#[0-9]+' "$out/$t/log" | tail -1)"
+      if [ "${MODE:-fork}" = jobs ]; then
+        total=$(for f in "$out/$t"/fuzz-*.log; do grep -oE '^#[0-9]+' "$f" | tail -1 | tr -d '#'; done | awk '{s += $1} END {print s}')
+        echo "== $t (${workers[$t]} workers): $total executions over the workers' last #N lines"
+        tail -q -n 3 "$out/$t"/fuzz-*.log > "$out/$t/tails" && rm -f "$out/$t"/fuzz-*.log
+      else
+        echo "== $t (${workers[$t]} workers): $(grep -E '^#[0-9]+' "$out/$t/log" | tail -1)"
+      fi
       ls "$work/findings/$t" | sed 's/^/   finding: /'
       grep -h -m1 -E 'ERROR:|runtime error:' "$work/reports/$t"/* 2>/dev/null | sed 's/^/   report: /'
     done
