@@ -8,7 +8,42 @@ namespace loom::lua {
 
 namespace {
 
-// `where` first, as Lua's own errors carry their position: "chunk:line: KIND: message".
+constexpr const char* kRaises = "loom.ErrorRaises";  // registry: error object -> {thread, depth, function}
+
+int stack_depth(lua_State* L) {
+    lua_Debug ar;
+    int depth = 0;
+    while (lua_getstack(L, depth, &ar)) ++depth;
+    return depth;
+}
+
+// The raise of the error object at index 1 if it is running now as the message handler's caller: a handler
+// (level 1) called by the bound function that raised it (level 2), at the depth of the raise.
+bool in_handler_of_raise(lua_State* L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kRaises);
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return false;
+    }
+    lua_pushvalue(L, 1);
+    const bool recorded = lua_rawget(L, -2) == LUA_TTABLE;
+    bool same = false;
+    lua_Debug ar;
+    if (recorded && lua_getstack(L, 2, &ar)) {
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        lua_rawgeti(L, -3, 3);
+        lua_getinfo(L, "f", &ar);
+        same = lua_touserdata(L, -4) == L && lua_tointeger(L, -3) + 2 == stack_depth(L) && lua_rawequal(L, -1, -2);
+        lua_pop(L, 4);
+    }
+    lua_pop(L, 2);
+    return same;
+}
+
+// `where` first, as Lua's own errors carry their position: "chunk:line: KIND: message". As a stock lua5.4's
+// message handler at the raise it adds the traceback, which lua.c adds to string errors alone: an uncaught Loom
+// error then prints as in the `loom` executable.
 int error_tostring(lua_State* L) {
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_getfield(L, 1, "where");
@@ -19,8 +54,40 @@ int error_tostring(lua_State* L) {
     lua_getfield(L, 1, "kind");
     lua_pushstring(L, ": ");
     lua_getfield(L, 1, "message");
-    lua_concat(L, 4);
+    int parts = 4;
+    if (in_handler_of_raise(L)) {
+        lua_pushliteral(L, "\n");
+        lua_getfield(L, 1, "traceback");
+        if (lua_isstring(L, -1))
+            parts += 2;
+        else
+            lua_pop(L, 2);
+    }
+    lua_concat(L, parts);
     return 1;
+}
+
+// Which thread, at which depth and in which function the error object at the top is raised (weakly kept).
+void record_raise(lua_State* L) {
+    if (luaL_getsubtable(L, LUA_REGISTRYINDEX, kRaises) == 0) {
+        lua_createtable(L, 0, 1);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+    }
+    lua_pushvalue(L, -2);
+    lua_createtable(L, 3, 0);
+    lua_pushlightuserdata(L, L);
+    lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, stack_depth(L));
+    lua_rawseti(L, -2, 2);
+    lua_Debug ar;
+    if (lua_getstack(L, 0, &ar)) {
+        lua_getinfo(L, "f", &ar);
+        lua_rawseti(L, -2, 3);
+    }
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
 }
 
 // The position and the stack of the raise, recorded while the failing call is still on the stack: a stock
@@ -35,6 +102,7 @@ void set_position(lua_State* L) {
         lua_pop(L, 1);
     luaL_traceback(L, L, nullptr, 0);
     lua_setfield(L, -2, "traceback");
+    record_raise(L);
 }
 
 }  // namespace

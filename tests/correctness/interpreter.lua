@@ -71,6 +71,13 @@ h.check(not ok and err.where and err.where:match("interpreter%.lua:%d+: $"), "er
 h.check(tostring(err) == err.where .. "ParseError: " .. err.message, "tostring(err): %s", tostring(err))
 h.check(err.traceback:find("stack traceback:", 1, true) and err.traceback:find("make_kernel", 1, true),
         "err.traceback: %s", tostring(err.traceback))
+-- A message handler of the script's own sees SPEC's text; the traceback is added where the handler is called at
+-- the raise itself, as lua.c's is (tests/CMakeLists.txt, stock_lua_error_position) or tostring here.
+local _, text = xpcall(lp.make_kernel, function(e) return tostring(e) end, "{ [i]: 0<=i<n", "out[i] = 1")
+h.check(text:match("^ParseError: [^\n]*$"), "tostring in a Lua handler: %s", text)
+_, text = xpcall(lp.make_kernel, tostring, "{ [i]: 0<=i<n", "out[i] = 1")
+h.check(text:match("^ParseError: [^\n]*\nstack traceback:\n\t%[C%]: in function 'loom.make_kernel'"),
+        "tostring as the handler: %s", text)
 ok, err = pcall(lp.make_kernel, "{ [i]: 0<=i<n", "out[i] = 1")
 h.check(not ok and err.where == nil and tostring(err) == "ParseError: " .. err.message, "pcall(f): %s", tostring(err))
 print("interpreter: ok")
