@@ -46,11 +46,12 @@ local GEMM_SIZES = { n = true, m = true, k = true }
 M.defaults.gemm = {
   c = { mr = 8, nr = 32, kc = 256 },
   -- The best of 15 tiles on an NVIDIA H200 (docs/performance.md).
-  opencl = { lx = 16, ly = 8, ri = 8, rj = 16, kt = 16 },
+  opencl = { lx = 16, ly = 8, ri = 8, rj = 16, kt = 16, vec = 1 },
 }
 M.tunables.gemm = {
   c = { mr = { 4, 6, 8 }, nr = { 16, 32, 48, 64 }, kc = { 128, 256, 512 } },
-  opencl = { lx = { 8, 16, 32 }, ly = { 8, 16 }, ri = { 4, 8, 16 }, rj = { 4, 8, 16 }, kt = { 8, 16, 32 } },
+  opencl = { lx = { 8, 16, 32 }, ly = { 8, 16 }, ri = { 4, 8, 16 }, rj = { 4, 8, 16 }, kt = { 8, 16, 32 },
+    vec = { 1, 2, 4 } },
 }
 
 -- C: an mr x nr register tile per step of k, in blocks of kc values of k (the block of b stays in cache while
@@ -74,21 +75,38 @@ local function gemm_c(o)
   return knl
 end
 
--- OpenCL: work-groups of ly x lx work-items, each computing ri x rj entries of c (strided by the group's size,
--- so that neighbouring work-items touch neighbouring memory), over k in steps of kt with both operands' tiles in
--- local memory.
+-- OpenCL: work-groups of ly x lx work-items, each computing ri x rj entries of c, over k in steps of kt with both
+-- operands' tiles in local memory. A work-item's rows and columns come in runs of `vec` adjacent ones, strided by
+-- the group's size (vec = 1: neighbouring work-items touch neighbouring memory). With vec > 1 the tile of a is
+-- stored with k outermost, so that each run of either tile is `vec` adjacent words, aligned: a compiler may read
+-- it from local memory in one vector load.
 local function gemm_opencl(o)
+  if o.ri % o.vec ~= 0 or o.rj % o.vec ~= 0 then
+    raise("recipes.gemm: vec = %d must divide ri = %d and rj = %d", o.vec, o.ri, o.rj)
+  end
   local knl = lp.make_kernel("{[i,j,p]: 0<=i<n and 0<=j<m and 0<=p<k}", "c[i,j] = sum(p, a[i,p]*b[p,j])",
     { lp.GlobalArg("a", o.dtype, { shape = "n, k" }), lp.GlobalArg("b", o.dtype, { shape = "k, m" }),
       lp.GlobalArg("c", o.dtype, { shape = "n, m", is_output = true }), lp.ValueArg("n, m, k", "int32") },
     { target = "opencl", name = "gemm" })
   knl = lp.split_iname(knl, "i", o.ly * o.ri, { outer_tag = "g.1" })
   knl = lp.split_iname(knl, "j", o.lx * o.rj, { outer_tag = "g.0" })
-  knl = lp.split_iname(knl, "i_inner", o.ly, { outer_tag = "ilp", inner_tag = "l.1" })
-  knl = lp.split_iname(knl, "j_inner", o.lx, { outer_tag = "ilp", inner_tag = "l.0" })
   knl = lp.split_iname(knl, "p", o.kt)
-  knl = lp.add_prefetch(knl, "a", "i_inner_outer, i_inner_inner, p_inner", { default_tag = "l.auto" })
-  return lp.add_prefetch(knl, "b", "p_inner, j_inner_outer, j_inner_inner", { default_tag = "l.auto" })
+  if o.vec == 1 then
+    knl = lp.split_iname(knl, "i_inner", o.ly, { outer_tag = "ilp", inner_tag = "l.1" })
+    knl = lp.split_iname(knl, "j_inner", o.lx, { outer_tag = "ilp", inner_tag = "l.0" })
+    knl = lp.add_prefetch(knl, "a", "i_inner_outer, i_inner_inner, p_inner", { default_tag = "l.auto" })
+    return lp.add_prefetch(knl, "b", "p_inner, j_inner_outer, j_inner_inner", { default_tag = "l.auto" })
+  end
+  for _, axis in ipairs({ { "i", o.ly, "l.1" }, { "j", o.lx, "l.0" } }) do
+    local name, size, tag = table.unpack(axis)
+    knl = lp.split_iname(knl, name .. "_inner", o.vec, { inner_tag = "ilp" })
+    knl = lp.split_iname(knl, name .. "_inner_outer", size, { outer_tag = "ilp", inner_tag = tag })
+  end
+  knl = lp.add_prefetch(knl, "a", "i_inner_outer_outer, i_inner_outer_inner, i_inner_inner, p_inner",
+    { default_tag = "l.auto" })
+  knl = lp.tag_array_axes(knl, "a_fetch", "c,f")
+  return lp.add_prefetch(knl, "b", "p_inner, j_inner_outer_outer, j_inner_outer_inner, j_inner_inner",
+    { default_tag = "l.auto" })
 end
 
 function M.gemm(opts)

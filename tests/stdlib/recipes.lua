@@ -52,6 +52,19 @@ do
   end
   local g = recipes.gemm { target = "opencl", lx = 8, ly = 8, ri = 2, rj = 2, kt = 8 }(executors.opencl, { a = a, b = b })
   h.check_array(g, ref, "gemm with other OpenCL tiles")
+  -- Runs of vec adjacent rows and columns per work-item, the tile of a stored k-major: sizes fixed and not,
+  -- on both executors.
+  for _, vec in ipairs { 2, 4 } do
+    for _, sizes in ipairs { {}, { n = 12, m = 48, k = 20 } } do
+      local o = { target = "opencl", lx = 4, ly = 2, ri = 4, rj = 8, kt = 8, vec = vec }
+      for k, v in pairs(sizes) do o[k] = v end
+      for ename, exec in pairs(executors) do
+        h.check_array(recipes.gemm(o)(exec, { a = a, b = b }), ref,
+          string.format("gemm with vec = %d on %s%s", vec, ename, sizes.n and ", sizes fixed" or ""))
+      end
+    end
+  end
+  h.expect_error("ArgumentError", "vec = 3 must divide ri = 8 and rj = 16", recipes.gemm, { vec = 3 })
 end
 
 for _, s in ipairs { { n = 64, m = 96 }, { n = 37, m = 70 } } do
