@@ -4,26 +4,38 @@
 -- to count every compile:
 --
 --   LOOM_CACHE_DIR=$(mktemp -d) build/loom bench/tune_gemm.lua [c|opencl] [--jobs=N] [--n=N] [--budget=N]
+--                                                          [--TUNABLE=V1,V2,...]
 --
 -- On C the space has 100 points (the goal: >= 5 variants/s with 2 jobs); on OpenCL recipes.tunables.gemm.opencl,
--- sampled at random within the budget.
+-- sampled at random within the budget. --TUNABLE=... replaces one tunable's values (--vec=1,4 --kt=16).
 local lp = require("loom")
 local tune = require("loom.tune")
 local recipes = require("loom.recipes")
 package.path = (arg[0]:match("^(.*)/[^/]*$") or ".") .. "/peers/?.lua;" .. package.path
 local peers = require("peers")
 
-local target, jobs, n, budget = "c", 2, 512, nil
+local target, jobs, n, budget, values = "c", 2, 512, nil, {}
 for _, a in ipairs(arg) do
   if a == "c" or a == "opencl" then target = a
   elseif a:match("^%-%-jobs=%d+$") then jobs = tonumber(a:match("%d+"))
   elseif a:match("^%-%-n=%d+$") then n = tonumber(a:match("%d+"))
   elseif a:match("^%-%-budget=%d+$") then budget = tonumber(a:match("%d+"))
+  elseif a:match("^%-%-%a+=[%d,]+$") then
+    local key, list = a:match("^%-%-(%a+)=([%d,]+)$")
+    values[key] = {}
+    for v in list:gmatch("%d+") do table.insert(values[key], tonumber(v)) end
   else error("unknown argument " .. a) end
 end
 
-local space = target == "c" and { mr = { 2, 4, 6, 8 }, nr = { 16, 32, 48, 64, 96 }, kc = { 32, 64, 128, 256, 512 } }
-  or recipes.tunables.gemm.opencl
+local space = {}
+for key, vs in pairs(target == "c" and { mr = { 2, 4, 6, 8 }, nr = { 16, 32, 48, 64, 96 }, kc = { 32, 64, 128, 256, 512 } }
+  or recipes.tunables.gemm.opencl) do
+  space[key] = vs
+end
+for key, vs in pairs(values) do
+  if not space[key] then error("no tunable " .. key .. " on " .. target) end
+  space[key] = vs
+end
 local exec = target == "c" and lp.c.executor { threads = 2 } or lp.cl.queue {}
 local a, b = lp.rand({ n, n }, "float32", 1), lp.rand({ n, n }, "float32", 2)
 local best, results = tune.search {
@@ -44,7 +56,7 @@ print(string.format("%d variants (%d failed) in %.1f s: %.2f variants/s; code ge
 if best then
   local peer, why = peers.seconds(target == "c" and "numpy" or "torch", "gemm", n, 10, 2)
   local params = {}
-  for _, k in ipairs { "mr", "nr", "kc", "lx", "ly", "ri", "rj", "kt" } do
+  for _, k in ipairs { "mr", "nr", "kc", "lx", "ly", "ri", "rj", "kt", "vec" } do
     if best.params[k] then params[#params + 1] = k .. "=" .. best.params[k] end
   end
   print(string.format("best: %s, %.3f ms (%.1f GFLOP/s); peer %s", table.concat(params, " "), best.time * 1e3,
