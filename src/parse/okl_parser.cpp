@@ -397,6 +397,8 @@ private:
             s = node(OklStmtKind::Return, take());
             if (!peek().is(";")) s->expr = expression();
             expect(";");
+        } else if (t.is("throw") || t.is("try")) {
+            fail(t, "'", t.text, "' is C++: OKL kernels are C, and none of Loom's targets (C, OpenCL C, CUDA device code) has exceptions");
         } else if (t.is("break") || t.is("continue")) {
             s = node(t.is("break") ? OklStmtKind::Break : OklStmtKind::Continue, take());
             expect(";");
@@ -680,6 +682,9 @@ private:
             return e;
         }
         if (t.kind == OklTok::End) fail(t, "unexpected end of file in an expression");
+        if (t.kind == OklTok::String)
+            fail(t, "a string literal (", t.text.substr(0, 24), t.text.size() > 24 ? "...)" : ")",
+                 ": Loom's kernels have no strings, and so no printf");
         fail(t, "unexpected '", t.text, "' in an expression");
     }
 

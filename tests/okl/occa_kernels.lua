@@ -122,4 +122,15 @@ T.check_equal(err.line, 2, "line of the vector type")
 T.expect_error("OKLError", "struct pair mixes field types (float32, int32)", lp.parse_okl,
   "struct pair { float x; int n; };\n@kernel void k(pair *p) { for (int i = 0; i < 4; ++i; @outer) for (int j = 0; j < 4; ++j; @inner) p[j].x = 1; }")
 
+-- tests/files/argKernel.okl is for OCCA's serial C++ mode alone (its test builds it with `serial: {include_std:
+-- true}`): it prints its arguments, strings among them, and throws.
+err = T.expect_error("OKLError", { "a string literal (\"nullPtr: %p\\n\")", "no strings, and so no printf" },
+  lp.parse_okl, "@kernel void argKernel(int *mem) {\n  for (int i = 0; i < 1; ++i; @tile(1, @outer, @inner)) {\n" ..
+  "    printf(\"nullPtr: %p\\n\", mem);\n  }\n}")
+T.check_equal(err.line, 3, "line of the string literal")
+err = T.expect_error("OKLError", "'throw' is C++: OKL kernels are C", lp.parse_okl,
+  "@kernel void argKernel(char i8) {\n  for (int i = 0; i < 1; ++i; @tile(1, @outer, @inner)) {\n" ..
+  "    if (i8 != 3) {\n      throw 1;\n    }\n  }\n}")
+T.check_equal(err.line, 4, "line of the throw")
+
 print("okl occa kernels: ok")
