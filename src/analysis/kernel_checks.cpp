@@ -83,7 +83,10 @@ void check_indices_match_axes(const KernelData& k) {
     for (const Instruction& insn : k.instructions)
         for (const Access& a : accesses_of(insn)) {
             const Variable* v = find_variable(k, a.name);
-            if (!v || !v->is_array) continue;
+            if (!v) continue;
+            user_assert(v->is_array || a.indices.empty(), error_kind::LoopyError, "'", a.name,
+                        "' is a scalar but is indexed with ", a.indices.size(), " indices in instruction '", insn.id, "'");
+            if (!v->is_array) continue;
             if (v->storage_indexed()) {
                 (a.subscripted ? indexed_use : bare_use).emplace(a.name, insn.id);
                 continue;

@@ -14,9 +14,13 @@ using Kind = DimTag::Kind;
 
 bool is_one(const ExprPtr& e) { return e->kind == ExprKind::IntLit && e->ival == 1; }
 
-// A product with constants folded, so strides read `990` and `n`, not `1*10*99` and `1*n`.
+// A product with constants folded, so strides read `990` and `n`, not `1*10*99` and `1*n`; null where the
+// constant product does not fit in 64 bits.
 ExprPtr times(const ExprPtr& a, const ExprPtr& b) {
-    if (a->kind == ExprKind::IntLit && b->kind == ExprKind::IntLit) return int_lit(a->ival * b->ival);
+    if (a->kind == ExprKind::IntLit && b->kind == ExprKind::IntLit) {
+        std::int64_t product = 0;
+        return __builtin_mul_overflow(a->ival, b->ival, &product) ? nullptr : int_lit(product);
+    }
     if (is_one(a)) return b;
     if (is_one(b)) return a;
     return binary(BinOp::Mul, a, b);
@@ -137,6 +141,11 @@ void compute_layout(Variable& v) {
         if (tags[axis].kind == Kind::Stride) stride = tags[axis].stride;
         v.strides[axis] = stride;
         stride = times(stride, v.shape[axis]);
+        if (stride) continue;
+        std::vector<std::string> shape;
+        for (const ExprPtr& e : v.shape) shape.push_back(e ? to_string(e) : "?");
+        throw Error(error_kind::LoopyError, cat("array '", v.name, "' of shape (", join(shape, ", "),
+                                                ") has more elements than a 64-bit index counts"));
     }
 }
 

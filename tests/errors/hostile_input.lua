@@ -355,4 +355,19 @@ do
   end)
 end
 
+-- A domain bound near 2^62 (fuzz_pipeline; reliability.md 33): the strides of an array shaped by it overflowed
+-- 64 bits (undefined behaviour). It is a LoopyError naming the array.
+h.expect_error("LoopyError", { "array 'a' of shape (3445173350830411322, 3445173350830411322)",
+  "more elements than a 64-bit index counts" }, lp.make_kernel,
+  "{ [i,j]: 0<=i,j<n and i <= 3445173350830411321 >= j }", "a[i,j] = 17")
+
+-- A scalar temporary read with a subscript (fuzz_pipeline; reliability.md 34): its accesses had fewer
+-- dimensions than the subscript, and the barrier analysis met isl's "NULL input" (an InternalError).
+do
+  local k = lp.make_kernel("{[i,j]: 0 <= i < 10 and 0 <= j < 10}", "<>a = a[j]")
+  k = lp.split_iname(k, "i", 5, { outer_tag = "g.0", inner_tag = "l.0" })
+  k = lp.set_temporary_address_space(k, "a", "local")
+  h.expect_error("LoopyError", "'a' is a scalar but is indexed with 1 indices in instruction 'insn'", lp.generate_code, k)
+end
+
 print("hostile_input: ok")
