@@ -81,6 +81,15 @@ public:
         return known_.emplace(key, std::move(k)).first->second;
     }
 
+    // The largest value of `e` where the facts that bear on it hold; nullopt where isl finds none.
+    std::optional<long> most(const ExprPtr& e) {
+        const std::vector<std::size_t> facts = bearing_on(e);
+        const isl::set k = isl_util::add_params(known(facts, key(facts)), referenced_names(e));
+        const std::optional<isl::pw_aff> f = affine::to_pw_aff(e, k);
+        if (!f) return std::nullopt;
+        return isl_util::static_max(*f, isl_util::align_params(k, f->space().domain()));
+    }
+
 private:
     struct Fact {
         ExprPtr cond;
@@ -218,7 +227,7 @@ private:
         const ExprPtr cond = substitute(n.cond, values_);
         const std::optional<std::int64_t> step = eval_int(substitute(n.inc, values_), {});
         internal_assert(step && *step > 0, "unrolled loop over '", n.iterator, "' without a constant step");
-        const long count = (lengths_.at(n.iterator) + *step - 1) / *step;
+        const long count = copy_count(n, init, cond, *step);
         for (long i = 0; i < count; ++i) {
             const ExprPtr value = folded(i == 0 ? init : binary(BinOp::Add, init, int_lit(i * *step)));
             const Verdict v = decide(folded(substitute(cond, {{n.iterator, value}})));
@@ -231,6 +240,25 @@ private:
             }
         }
         values_.erase(n.iterator);
+    }
+
+    // The copies that cover the loop: its own span, from isl's lower bound to its upper bound (the most it can be
+    // where the facts hold). The iname's length is no count: it counts the iname's values from the least one for
+    // the parameters, and isl's lower bound can lie below it where the bounds have divisions (finding 36).
+    long copy_count(const AstNode& n, const ExprPtr& init, const ExprPtr& cond, long step) {
+        ExprPtr upper;
+        if (cond->kind == ExprKind::Binary && cond->args[0]->kind == ExprKind::Var && cond->args[0]->name == n.iterator) {
+            if (cond->op == BinOp::Le) upper = cond->args[1];
+            if (cond->op == BinOp::Lt) upper = binary(BinOp::Sub, cond->args[1], int_lit(1));
+        }
+        internal_assert(upper != nullptr, "unrolled loop over '", n.iterator, "' with the condition ", to_string(cond));
+        // Equal bounds (isl writes a single value's as the same conditional expression twice) are one copy.
+        const ExprPtr span = to_string(upper) == to_string(init) ? int_lit(0) : folded(binary(BinOp::Sub, upper, init));
+        std::optional<long> most = eval_int(span, {});
+        if (!most) most = facts_.most(span);
+        user_assert(most.has_value(), error_kind::LoopyError, "cannot unroll the loop over '", n.iterator,
+                    "': the span of its bounds (", to_string(span), ") has no constant maximum");
+        return *most < 0 ? 0 : *most / step + 1;
     }
 
     const std::map<std::string, long>& lengths_;

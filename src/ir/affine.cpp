@@ -60,6 +60,13 @@ std::optional<isl::pw_aff> build_pw_aff(const ExprPtr& e, const isl::set& dom) {
             }
             return std::nullopt;
         case ExprKind::Binary: return binary_aff(e, dom);
+        case ExprKind::Call: {
+            // isl's own loop bounds: min and max of two affine expressions.
+            if ((e->name != "min" && e->name != "max") || e->args.size() != 2) return std::nullopt;
+            const std::optional<isl::pw_aff> a = build_pw_aff(e->args[0], dom), b = build_pw_aff(e->args[1], dom);
+            if (!a || !b) return std::nullopt;
+            return e->name == "min" ? a->min(*b) : a->max(*b);
+        }
         default: return std::nullopt;
     }
 }

@@ -336,10 +336,26 @@ isl::set assumption_context(const KernelData& k) {
     });
 }
 
-// isl operations allowed to the extent of one hardware iname: its exact maximum over a domain with divisions
-// is a parametric integer program that can take isl minutes (a joined iname over split ones, finding 22 of
-// docs/reliability.md). The grids of the tests take under 10,000.
+// isl operations allowed to the extent or the start of one hardware iname: its exact maximum or minimum over a
+// domain with divisions is a parametric integer program that can take isl minutes (a joined iname over split
+// ones, finding 22 of docs/reliability.md; an iname tied to a parameter, 35). The grids of the tests take under
+// 10,000.
 constexpr unsigned long kHardwareExtentOperations = 100000;
+
+std::optional<ExprPtr> hardware_start(const KernelData& k, const std::string& iname) {
+    const isl::set values = domain_of(k, {iname});
+    const auto exact = isl_util::within_operations(kHardwareExtentOperations, [&] {
+        return affine::single_piece_expr(isl_util::dim_min(values, 0), assumption_context(k));
+    });
+    if (exact) return *exact;
+    // Shifted by a lower bound, the iname starts at zero or above, and the domain's guards leave the values
+    // below its start unused.
+    const auto range = isl_util::within_operations(kHardwareExtentOperations, [&] { return isl_util::range_over_params(values); });
+    user_assert(range && *range, error_kind::StaticValueFindingError, "the start of iname '", iname, "' (tagged ",
+                iname_tag(k, iname), ") takes isl more than ", kHardwareExtentOperations,
+                " operations to find from its domain ", isl_util::to_str(values), ": give it a simpler domain");
+    return int_lit((*range)->first);
+}
 
 isl::pw_aff hardware_extent(const KernelData& k, const std::string& iname) {
     const isl::set values = domain_of(k, {iname}), ctx = assumption_context(k);

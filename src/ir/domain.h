@@ -69,6 +69,11 @@ isl::set assumption_context(const KernelData& k);
 /// StaticValueFindingError where isl takes too long to find it.
 isl::pw_aff hardware_extent(const KernelData& k, const std::string& iname);
 
+/// The smallest value of hardware iname `iname` (whose domain bounds it below) as one expression of the
+/// parameters, nullopt where it has several pieces. Where isl takes too long to find it, the least value over
+/// all parameter values, a lower bound; a StaticValueFindingError where that too takes too long.
+std::optional<ExprPtr> hardware_start(const KernelData& k, const std::string& iname);
+
 /// The number of work-groups along the group axis that `inames` (not empty) are tagged with: the largest of
 /// their extents under the assumptions, a function of the parameters (hardware inames start at 0).
 isl::pw_aff group_count(const KernelData& k, const std::vector<std::string>& inames);

@@ -256,11 +256,17 @@ std::optional<long> static_extent(const isl::set& one_dim) {
     return *top + 1;
 }
 
-std::optional<long> span_over_params(const isl::set& one_dim) {
+std::optional<std::pair<long, long>> range_over_params(const isl::set& one_dim) {
     const isl::set alone = one_dim.project_out_all_params();
     const std::optional<long> lo = long_value(alone.dim_min_val(0)), hi = long_value(alone.dim_max_val(0));
     if (!lo || !hi) return std::nullopt;
-    return *hi - *lo + 1;
+    return std::pair{*lo, *hi};
+}
+
+std::optional<long> span_over_params(const isl::set& one_dim) {
+    const std::optional<std::pair<long, long>> range = range_over_params(one_dim);
+    if (!range) return std::nullopt;
+    return range->second - range->first + 1;
 }
 
 std::optional<std::pair<long, long>> independent_range(const isl::set& s, int pos) {

@@ -81,8 +81,11 @@ isl::set index_box(const isl::set& one_dim);
 /// max + 1 of the single dimension of `one_dim` over all parameter values (parameters eliminated);
 /// nullopt when unbounded. This is the static size a work-group axis needs.
 std::optional<long> static_extent(const isl::set& one_dim);
-/// max - min + 1 of the single dimension of `one_dim` over all parameter values (parameters eliminated);
-/// nullopt when unbounded. At least as large as the dimension's length for any one value of the parameters.
+/// The least and the greatest value of the single dimension of `one_dim` over all parameter values (parameters
+/// eliminated); nullopt when unbounded.
+std::optional<std::pair<long, long>> range_over_params(const isl::set& one_dim);
+/// max - min + 1 of range_over_params. At least as large as the dimension's length for any one value of the
+/// parameters.
 std::optional<long> span_over_params(const isl::set& one_dim);
 
 /// `v` (not taken) as a long: nullopt where it is no integer (NaN, infinity, a fraction). isl computes with

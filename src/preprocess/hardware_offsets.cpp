@@ -19,9 +19,8 @@ namespace {
 std::optional<ExprPtr> nonzero_start(const KernelData& k, const std::string& iname) {
     for (const isl::set& d : k.domains)
         if (isl_util::is_param(d, iname)) return std::nullopt;
-    const isl::set values = domain_of(k, {iname});
-    if (!isl_util::has_lower_bound(values, 0)) return std::nullopt;
-    const std::optional<ExprPtr> lo = affine::single_piece_expr(isl_util::dim_min(values, 0), assumption_context(k));
+    if (!isl_util::has_lower_bound(domain_of(k, {iname}), 0)) return std::nullopt;
+    const std::optional<ExprPtr> lo = hardware_start(k, iname);
     if (!lo || ((*lo)->kind == ExprKind::IntLit && (*lo)->ival == 0)) return std::nullopt;
     return lo;
 }

@@ -370,4 +370,31 @@ do
   h.expect_error("LoopyError", "'a' is a scalar but is indexed with 1 indices in instruction 'insn'", lp.generate_code, k)
 end
 
+-- An iname tied to a parameter (i = g) and split into a work-group axis, an ilp part and a work-item axis
+-- (fuzz_pipeline; reliability.md 35 and 36). The start of the hardware inames was a parametric integer program
+-- isl took over a minute for (35); past a budget it is the least value over all parameter values. And isl's
+-- lower bound of the ilp loop was below the iname's least value, so the copies, counted from it by the iname's
+-- length (one value), missed the instance that runs: out[g] was never written (36). The copies now span the
+-- loop's own bounds.
+local function tied(ilp_tag, local_tag)
+  local k = lp.make_kernel("{ [i]: 5<g=i<n-5 }", "out[i] = 1")
+  k = lp.split_iname(k, "i", 16)
+  k = lp.split_iname(k, "i_outer", 1)
+  k = lp.split_iname(k, "i_inner", 9)
+  k = lp.split_iname(k, "i_outer_outer", 11, { outer_tag = "g.0", inner_tag = ilp_tag })
+  k = lp.split_iname(k, "i_inner_inner", 7, { inner_tag = local_tag })
+  return lp.add_dtypes(k, { out = "int32" })
+end
+for _, tags in ipairs({ { "ilp", "l.0" }, { "ilp", "for" }, { "unr", "l.0" } }) do
+  local k = tied(tags[1], tags[2])
+  h.on_each_executor(function(ex, name)
+    for _, g in ipairs({ 6, 17, 40, 200 }) do
+      local out = lp.zeros({ g + 1 }, "int32")
+      k(ex, { out = out, g = g, n = 2 * g + 6 })
+      h.check_array(out, function(i) return i == g and 1 or 0 end,
+        string.format("%s out with g = %d (%s, %s)", name, g, tags[1], tags[2]))
+    end
+  end)
+end
+
 print("hostile_input: ok")
