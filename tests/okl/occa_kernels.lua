@@ -133,4 +133,9 @@ err = T.expect_error("OKLError", "'throw' is C++: OKL kernels are C", lp.parse_o
   "    if (i8 != 3) {\n      throw 1;\n    }\n  }\n}")
 T.check_equal(err.line, 4, "line of the throw")
 
+-- examples/cpp/31_oklt_v3_moving_avg/movingAverage.okl needs OCCA's clang-based transpiler (C++ templates).
+err = T.expect_error("OKLError", "'template' is not supported by Loom's OKL front end", lp.parse_okl,
+  "#define WINDOW 4\ntemplate<class T, int THREADS>\nstruct MovingAverage { T *data; };\n")
+T.check_equal(err.line, 2, "line of the template")
+
 print("okl occa kernels: ok")
