@@ -698,7 +698,9 @@ LoopNest build_loop_nest(const KernelData& k, const Target& target) {
     add_guards(loops, guards, out.statements);
     expand_runs(loops, runs);
     rename_iterators(loops, {}, out.statements);
-    out.root = unroll_loops(loops, target.compiler_unrolls() ? written_out(k, lengths, target) : lengths, context);
+    std::set<std::string> unrolled;
+    for (const auto& [iname, length] : target.compiler_unrolls() ? written_out(k, lengths, target) : lengths) unrolled.insert(iname);
+    out.root = unroll_loops(loops, unrolled, context);
     return out;
 }
 

@@ -134,8 +134,7 @@ Verdict decide_with_isl(const ExprPtr& cond, const isl::set& facts) {
 
 class Unroller {
 public:
-    Unroller(const std::map<std::string, long>& lengths, const isl::set& context)
-        : lengths_(lengths), facts_(context) {}
+    Unroller(const std::set<std::string>& unrolled, const isl::set& context) : unrolled_(unrolled), facts_(context) {}
 
     AstNode block(const AstNode& b) {
         AstNode out;
@@ -169,7 +168,7 @@ private:
             }
             case AstNode::Kind::If: guard(n, out); break;
             case AstNode::Kind::For:
-                if (lengths_.count(n.iterator))
+                if (unrolled_.count(n.iterator))
                     copies(n, out);
                 else
                     loop(n, out);
@@ -220,8 +219,8 @@ private:
         return g;
     }
 
-    // One copy of the body per value init, init + inc, ... (loopy's lower bound plus 0, 1, ...), each under
-    // the loop's condition at that value.
+    // One copy of the body per value init, init + inc, ... up to the loop's upper bound (copy_count), each
+    // under the loop's condition at that value.
     void copies(const AstNode& n, std::vector<AstNode>& out) {
         const ExprPtr init = folded(substitute(n.init, values_));
         const ExprPtr cond = substitute(n.cond, values_);
@@ -261,7 +260,7 @@ private:
         return *most < 0 ? 0 : *most / step + 1;
     }
 
-    const std::map<std::string, long>& lengths_;
+    const std::set<std::string>& unrolled_;
     Facts facts_;
     std::map<std::string, ExprPtr> values_;  // the unrolled inames of the copy being built
     std::unordered_map<std::string, Verdict> decided_;  // by the facts that bear on a condition, and it
@@ -269,9 +268,9 @@ private:
 
 }  // namespace
 
-AstNode unroll_loops(const AstNode& root, const std::map<std::string, long>& lengths, const isl::set& context) {
-    if (lengths.empty()) return root;
-    return Unroller(lengths, context).block(root);
+AstNode unroll_loops(const AstNode& root, const std::set<std::string>& unrolled, const isl::set& context) {
+    if (unrolled.empty()) return root;
+    return Unroller(unrolled, context).block(root);
 }
 
 }  // namespace loom

@@ -52,7 +52,7 @@ std::string text(const AstNode& n, int depth = 0) {
 TEST_CASE("unrolled copies carry their own guards, simplified by isl", "[unroll]") {
     // A split by 4 with the inner loop unrolled: the first copy always runs where the outer loop does.
     const std::string split = "[n] -> { [o, i] : 0 <= i < 4 and 0 <= 4o + i < n }";
-    const AstNode root = unroll_loops(loops(split, "[n] -> { : n >= 0 }"), {{"c1", 4}}, set_of("[n] -> { : n >= 0 }"));
+    const AstNode root = unroll_loops(loops(split, "[n] -> { : n >= 0 }"), {"c1"}, set_of("[n] -> { : n >= 0 }"));
     CHECK(text(root) == "for c0 from 0 while c0 <= (n - 1) // 4\n"
                         "  S(c0, 0)\n"
                         "  if n >= 4*c0 + 2\n    S(c0, 1)\n"
@@ -60,14 +60,14 @@ TEST_CASE("unrolled copies carry their own guards, simplified by isl", "[unroll]
                         "  if n >= 4*c0 + 4\n    S(c0, 3)\n");
     // Once n is a multiple of 4 every copy runs: no guards at all.
     const std::string multiple = "[n] -> { : n >= 0 and n mod 4 = 0 }";
-    const AstNode plain = unroll_loops(loops(split, multiple), {{"c1", 4}}, set_of(multiple));
+    const AstNode plain = unroll_loops(loops(split, multiple), {"c1"}, set_of(multiple));
     CHECK(text(plain).find("if") == std::string::npos);
 }
 
 TEST_CASE("loops inside a copy get its value; a copy that never runs is left out", "[unroll]") {
     // i takes 0..2 but only where o >= i: later copies are guarded; k runs up to i in each copy.
     const std::string tri = "[n] -> { [o, i, k] : 0 <= i < 3 and i <= o < n and 0 <= k <= i }";
-    const AstNode root = unroll_loops(loops(tri, "[n] -> { : n >= 1 }"), {{"c1", 3}}, set_of("[n] -> { : n >= 1 }"));
+    const AstNode root = unroll_loops(loops(tri, "[n] -> { : n >= 1 }"), {"c1"}, set_of("[n] -> { : n >= 1 }"));
     const std::string t = text(root);
     INFO(t);
     CHECK(t == "for c0 from 0 while c0 < n\n"
@@ -79,7 +79,7 @@ TEST_CASE("loops inside a copy get its value; a copy that never runs is left out
 TEST_CASE("a copy that never runs is left out", "[unroll]") {
     // The unrolled loop covers 0..3, but for this tail only 0..1 exist.
     const std::string tail = "{ [i] : 0 <= i < 2 }";
-    const AstNode root = unroll_loops(loops(tail, "{ : }"), {{"c0", 4}}, set_of("{ : }"));
+    const AstNode root = unroll_loops(loops(tail, "{ : }"), {"c0"}, set_of("{ : }"));
     CHECK(text(root) == "S(0)\nS(1)\n");
 }
 
