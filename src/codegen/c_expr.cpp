@@ -1,8 +1,10 @@
 #include "codegen/c_expr.h"
 
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -86,22 +88,28 @@ struct Term {
     ExprPtr e;  // null: a constant
 };
 
-// Flattens integer sums (and products by constants) into terms, so that `n - 1` prints as `-1 + n`.
+// Flattens integer sums (and products by constants) into terms, so that `n - 1` prints as `-1 + n`. A
+// coefficient that would not fit in 64 bits leaves its term as written.
 void flatten_sum(const ExprPtr& e, std::int64_t scale, std::vector<Term>& out) {
+    std::int64_t scaled = 0;
     if (e->kind == ExprKind::IntLit) {
-        out.push_back({scale * e->ival, nullptr});
-        return;
+        if (__builtin_mul_overflow(scale, e->ival, &scaled)) return out.push_back({scale, e});
+        return out.push_back({scaled, nullptr});
     }
-    if (e->kind == ExprKind::Unary && e->unop == "-") return flatten_sum(e->args[0], -scale, out);
+    const bool negatable = scale != std::numeric_limits<std::int64_t>::min();
+    if (e->kind == ExprKind::Unary && e->unop == "-" && negatable) return flatten_sum(e->args[0], -scale, out);
     if (e->kind == ExprKind::Binary) {
-        if (e->op == BinOp::Add || e->op == BinOp::Sub) {
+        if ((e->op == BinOp::Add || e->op == BinOp::Sub) && negatable) {
             flatten_sum(e->args[0], scale, out);
             flatten_sum(e->args[1], e->op == BinOp::Add ? scale : -scale, out);
             return;
         }
         if (e->op == BinOp::Mul) {
-            if (e->args[0]->kind == ExprKind::IntLit) return flatten_sum(e->args[1], scale * e->args[0]->ival, out);
-            if (e->args[1]->kind == ExprKind::IntLit) return flatten_sum(e->args[0], scale * e->args[1]->ival, out);
+            for (int side = 0; side < 2; ++side) {
+                const ExprPtr& factor = e->args[static_cast<std::size_t>(side)];
+                if (factor->kind == ExprKind::IntLit && !__builtin_mul_overflow(scale, factor->ival, &scaled))
+                    return flatten_sum(e->args[static_cast<std::size_t>(1 - side)], scaled, out);
+            }
         }
     }
     out.push_back({scale, e});
@@ -403,9 +411,15 @@ std::string CExprPrinter::print_integer_sum(const ExprPtr& e, DType t, int& prec
     std::vector<Term> terms;
     flatten_sum(e, 1, terms);
     std::int64_t constant = 0;
-    for (const Term& term : terms)
-        if (!term.e) constant += term.coef;
     std::vector<std::string> parts;
+    for (const Term& term : terms) {
+        std::int64_t sum = 0;
+        if (term.e) continue;
+        if (__builtin_add_overflow(constant, term.coef, &sum))
+            parts.push_back(std::to_string(term.coef));  // past 64 bits the constants stay apart
+        else
+            constant = sum;
+    }
     for (const Term& term : terms) {
         if (!term.e || term.coef == 0) continue;
         if (term.coef == 1)
@@ -413,7 +427,8 @@ std::string CExprPrinter::print_integer_sum(const ExprPtr& e, DType t, int& prec
         else
             parts.push_back(std::to_string(term.coef) + " * " + print_term(term.e, t, kMul, true));
     }
-    const bool subtracted = constant_last && constant < 0 && !parts.empty();  // `i - 1`, not `i + -1`
+    const bool subtracted = constant_last && constant < 0 && constant != std::numeric_limits<std::int64_t>::min() &&
+                            !parts.empty();  // `i - 1`, not `i + -1`
     if (constant != 0) parts.insert(constant_last ? parts.end() : parts.begin(), std::to_string(subtracted ? -constant : constant));
     if (parts.empty()) return "0";
     if (parts.size() > 1) {

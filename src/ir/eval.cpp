@@ -1,5 +1,7 @@
 #include "ir/eval.h"
 
+#include <limits>
+
 namespace loom {
 
 namespace {
@@ -10,15 +12,18 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
     return q;
 }
 
+// A value that does not fit in 64 bits is no value (nullopt), as a division by zero is not.
 std::optional<std::int64_t> eval_binary(BinOp op, std::int64_t a, std::int64_t b) {
+    std::int64_t out = 0;
+    const bool divides = b != 0 && !(b == -1 && a == std::numeric_limits<std::int64_t>::min());
     switch (op) {
-        case BinOp::Add: return a + b;
-        case BinOp::Sub: return a - b;
-        case BinOp::Mul: return a * b;
-        case BinOp::FloorDiv: return b == 0 ? std::nullopt : std::optional(floor_div(a, b));
-        case BinOp::Mod: return b == 0 ? std::nullopt : std::optional(a - b * floor_div(a, b));
-        case BinOp::CDiv: return b == 0 ? std::nullopt : std::optional(a / b);
-        case BinOp::CMod: return b == 0 ? std::nullopt : std::optional(a % b);
+        case BinOp::Add: return __builtin_add_overflow(a, b, &out) ? std::nullopt : std::optional(out);
+        case BinOp::Sub: return __builtin_sub_overflow(a, b, &out) ? std::nullopt : std::optional(out);
+        case BinOp::Mul: return __builtin_mul_overflow(a, b, &out) ? std::nullopt : std::optional(out);
+        case BinOp::FloorDiv: return divides ? std::optional(floor_div(a, b)) : std::nullopt;
+        case BinOp::Mod: return divides ? std::optional(a - b * floor_div(a, b)) : std::nullopt;
+        case BinOp::CDiv: return divides ? std::optional(a / b) : std::nullopt;
+        case BinOp::CMod: return divides ? std::optional(a % b) : std::nullopt;
         case BinOp::Eq: return a == b;
         case BinOp::Ne: return a != b;
         case BinOp::Lt: return a < b;
@@ -44,7 +49,7 @@ std::optional<std::int64_t> eval_int(const ExprPtr& e, const std::map<std::strin
         case ExprKind::Unary: {
             const auto a = eval_int(e->args[0], values);
             if (!a) return std::nullopt;
-            if (e->unop == "-") return -*a;
+            if (e->unop == "-") return *a == std::numeric_limits<std::int64_t>::min() ? std::nullopt : std::optional(-*a);
             if (e->unop == "not") return !*a;
             return std::nullopt;
         }

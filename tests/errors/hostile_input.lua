@@ -397,4 +397,13 @@ for _, tags in ipairs({ { "ilp", "l.0" }, { "ilp", "for" }, { "unr", "l.0" } }) 
   end)
 end
 
+-- Constants whose products pass 64 bits (fuzz_pipeline; reliability.md 38): a bound of 5167760026245616980*N
+-- with N fixed to 12 made the evaluator and the C printer overflow (undefined behaviour, which UBSan reports in
+-- the sanitizer build). Such constants are no values there: the code is generated, the product left as written.
+do
+  local k = lp.make_kernel("{ [i]: 5167760026245616980*N <= i < n }", "out[i] = i")
+  k = lp.fix_parameters(k, { N = 12, n = 12 })
+  h.check(#lp.generate_code(k) > 0, "code for a bound past 64 bits")
+end
+
 print("hostile_input: ok")
