@@ -10,11 +10,23 @@ namespace {
 
 constexpr const char* kRaises = "loom.ErrorRaises";  // registry: error object -> {thread, depth, function}
 
+// The number of levels on the stack, searched as luaL_traceback searches it: lua_getstack walks down to its
+// level, so counting one level at a time would cost the square of a deep recursion's depth at every raise.
 int stack_depth(lua_State* L) {
     lua_Debug ar;
-    int depth = 0;
-    while (lua_getstack(L, depth, &ar)) ++depth;
-    return depth;
+    int found = 1, past = 1;
+    while (lua_getstack(L, past, &ar)) {
+        found = past;
+        past *= 2;
+    }
+    while (found < past) {
+        const int mid = (found + past) / 2;
+        if (lua_getstack(L, mid, &ar))
+            found = mid + 1;
+        else
+            past = mid;
+    }
+    return past;
 }
 
 // The raise of the error object at index 1 if it is running now as the message handler's caller: a handler

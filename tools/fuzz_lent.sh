@@ -7,8 +7,8 @@
 #                                                  for SECONDS, going on past crashes and slow inputs
 # JOBS_domain, JOBS_instructions, JOBS_pipeline, JOBS_okl override JOBS for one target (0 leaves it out), so
 # that the cores go where the executions are missing: JOBS_pipeline=10 JOBS_okl=6 bash tools/fuzz_lent.sh ...
-# MODE=jobs runs JOBS independent fuzzers on one shared corpus (-jobs/-workers) instead of fork mode: about twice
-# the executions, as no job re-reads a corpus sample or restarts, but a worker stops at its first finding.
+# MODE=jobs runs JOBS independent fuzzers on one shared corpus (-jobs/-workers) instead of fork mode: twice the
+# executions on a 2-core machine, as fast on the lent one (docs/reliability.md); a worker stops at its first finding.
 # OUT gets few files (the lent machine returns at most eight): OUT/TARGET/log for each target run,
 # OUT/findings.tgz (TARGET/crash-*, timeout-*, oom-*, leak-*: replay them with build-fuzz/fuzz/fuzz_TARGET) and
 # OUT/corpus.tgz (each target's corpus as the run left it: unpack into build-fuzz/fuzz/corpus to go on from it).

@@ -11,6 +11,7 @@
 #include "ir/access.h"
 #include "ir/affine.h"
 #include "ir/domain.h"
+#include "ir/layout.h"
 #include "ir/eval.h"
 #include "isl/isl.h"
 #include "isl/relations.h"
@@ -143,11 +144,9 @@ private:
         std::vector<std::string> at;
         for (const std::string& n : shown)
             if (values.count(n)) at.push_back(cat(n, " = ", values.at(n)));
-        std::vector<std::string> shape;
-        for (const ExprPtr& e : v.shape) shape.push_back(e ? to_string(e) : "?");
         const std::optional<std::int64_t> got = eval_int(index, values);
         user_error(error_kind::LoopyError, "instruction '", insn_->id, "' accesses '", to_string(access),
-                   "' out of the bounds of array '", v.name, "' (shape (", join(shape, ", "), ")): index ",
+                   "' out of the bounds of array '", v.name, "' (shape ", shape_text(v.shape), "): index ",
                    got ? std::to_string(*got) : to_string(index), " on axis ", axis,
                    at.empty() ? "" : cat(" where ", join(at, ", ")));
     }

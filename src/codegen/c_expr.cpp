@@ -1,6 +1,5 @@
 #include "codegen/c_expr.h"
 
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>

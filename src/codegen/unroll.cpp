@@ -28,8 +28,9 @@ ExprPtr folded(const ExprPtr& e) {
     });
 }
 
-// What holds at a point of the AST: the context and the conditions of the loops and guards around it. The
-// conditions become isl sets only when a guard needs them, which most copies (constant bounds) never do.
+// What holds at a point of the AST: the context and the conditions of the loops and guards around it. A
+// condition is read (its text, its iterators, its isl set) only when a guard needs it, which most copies
+// (constant bounds) never do.
 class Facts {
 public:
     explicit Facts(isl::set context) : context_(std::move(context)) {}
@@ -37,33 +38,33 @@ public:
     void enter_loop(const std::string& iterator) { iterators_.insert(iterator); }
     void leave_loop(const std::string& iterator) { iterators_.erase(iterator); }
 
-    void push(const ExprPtr& cond) { facts_.push_back({cond, to_string(cond), iterators_of(cond)}); }
+    void push(const ExprPtr& cond) { facts_.push_back({cond, std::nullopt, {}}); }
     void pop() { facts_.pop_back(); }
 
     // The facts that bear on `cond`: those on parameters alone, and those on the loop iterators it reads or
     // that such facts tie to them. Copies of an unrolled loop differ in their guards on other iterators; left
     // out, these make the copies' facts equal (`key`), so that one decision serves them all. What they would
     // say of the parameters is lost, which can only leave a guard that could have been dropped.
-    std::vector<std::size_t> bearing_on(const ExprPtr& cond) const {
+    std::vector<std::size_t> bearing_on(const ExprPtr& cond) {
         std::set<std::string> reached = iterators_of(cond);
-        std::vector<std::size_t> taken;
+        std::vector<bool> taken(facts_.size(), false);
         for (bool grew = true; grew;) {
             grew = false;
             for (std::size_t i = 0; i < facts_.size(); ++i) {
-                const Fact& f = facts_[i];
-                if (std::find(taken.begin(), taken.end(), i) != taken.end() || !ties(f, reached)) continue;
-                taken.push_back(i);
-                reached.insert(f.iterators.begin(), f.iterators.end());
-                grew = true;
+                if (taken[i] || !ties(read(i).iterators, reached)) continue;
+                taken[i] = grew = true;
+                reached.insert(facts_[i].iterators.begin(), facts_[i].iterators.end());
             }
         }
-        std::sort(taken.begin(), taken.end());
-        return taken;
+        std::vector<std::size_t> out;
+        for (std::size_t i = 0; i < facts_.size(); ++i)
+            if (taken[i]) out.push_back(i);
+        return out;
     }
 
-    std::string key(const std::vector<std::size_t>& facts) const {
+    std::string key(const std::vector<std::size_t>& facts) {
         std::string k;
-        for (std::size_t i : facts) k += facts_[i].text + ";";
+        for (std::size_t i : facts) k += *read(i).text + ";";
         return k;
     }
 
@@ -86,16 +87,26 @@ public:
         const std::vector<std::size_t> facts = bearing_on(e);
         const isl::set k = isl_util::add_params(known(facts, key(facts)), referenced_names(e));
         const std::optional<isl::pw_aff> f = affine::to_pw_aff(e, k);
-        if (!f) return std::nullopt;
-        return isl_util::static_max(*f, isl_util::align_params(k, f->space().domain()));
+        return f ? isl_util::static_max(*f, k) : std::nullopt;
     }
 
 private:
     struct Fact {
         ExprPtr cond;
-        std::string text;
+        std::optional<std::string> text;  // read() fills it and `iterators`
         std::set<std::string> iterators;
     };
+
+    // A fact read where it is used: the iterators of the loops entered since it was pushed are inside it and
+    // cannot be among its names.
+    const Fact& read(std::size_t i) {
+        Fact& f = facts_[i];
+        if (!f.text) {
+            f.text = to_string(f.cond);
+            f.iterators = iterators_of(f.cond);
+        }
+        return f;
+    }
 
     std::set<std::string> iterators_of(const ExprPtr& cond) const {
         std::set<std::string> out;
@@ -104,10 +115,9 @@ private:
         return out;
     }
 
-    static bool ties(const Fact& f, const std::set<std::string>& reached) {
-        if (f.iterators.empty()) return true;
-        return std::any_of(f.iterators.begin(), f.iterators.end(),
-                           [&](const std::string& n) { return reached.count(n) > 0; });
+    static bool ties(const std::set<std::string>& iterators, const std::set<std::string>& reached) {
+        return iterators.empty() || std::any_of(iterators.begin(), iterators.end(),
+                                                [&](const std::string& n) { return reached.count(n) > 0; });
     }
 
     isl::set context_;

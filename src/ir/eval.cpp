@@ -12,6 +12,12 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
     return q;
 }
 
+// The remainder of floor_div, computed without its product (which can pass 64 bits).
+std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
+    const std::int64_t r = a % b;
+    return r != 0 && (r < 0) != (b < 0) ? r + b : r;
+}
+
 // A value that does not fit in 64 bits is no value (nullopt), as a division by zero is not.
 std::optional<std::int64_t> eval_binary(BinOp op, std::int64_t a, std::int64_t b) {
     std::int64_t out = 0;
@@ -21,7 +27,7 @@ std::optional<std::int64_t> eval_binary(BinOp op, std::int64_t a, std::int64_t b
         case BinOp::Sub: return __builtin_sub_overflow(a, b, &out) ? std::nullopt : std::optional(out);
         case BinOp::Mul: return __builtin_mul_overflow(a, b, &out) ? std::nullopt : std::optional(out);
         case BinOp::FloorDiv: return divides ? std::optional(floor_div(a, b)) : std::nullopt;
-        case BinOp::Mod: return divides ? std::optional(a - b * floor_div(a, b)) : std::nullopt;
+        case BinOp::Mod: return divides ? std::optional(floor_mod(a, b)) : std::nullopt;
         case BinOp::CDiv: return divides ? std::optional(a / b) : std::nullopt;
         case BinOp::CMod: return divides ? std::optional(a % b) : std::nullopt;
         case BinOp::Eq: return a == b;

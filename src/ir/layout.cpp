@@ -141,12 +141,15 @@ void compute_layout(Variable& v) {
         if (tags[axis].kind == Kind::Stride) stride = tags[axis].stride;
         v.strides[axis] = stride;
         stride = times(stride, v.shape[axis]);
-        if (stride) continue;
-        std::vector<std::string> shape;
-        for (const ExprPtr& e : v.shape) shape.push_back(e ? to_string(e) : "?");
-        throw Error(error_kind::LoopyError, cat("array '", v.name, "' of shape (", join(shape, ", "),
-                                                ") has more elements than a 64-bit index counts"));
+        user_assert(stride != nullptr, error_kind::LoopyError, "array '", v.name, "' of shape ", shape_text(v.shape),
+                    " has more elements than a 64-bit index counts");
     }
+}
+
+std::string shape_text(const std::vector<ExprPtr>& shape) {
+    std::vector<std::string> axes;
+    for (const ExprPtr& e : shape) axes.push_back(e ? to_string(e) : "?");
+    return "(" + join(axes, ", ") + ")";
 }
 
 std::string dim_tags_text(const Variable& v) {

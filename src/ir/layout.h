@@ -26,6 +26,9 @@ void compute_layout(Variable& v);
 /// The resolved dim tags as loopy's listing prints them: `(N1:stride:n, N0:stride:1)`, `(stride:4)`.
 std::string dim_tags_text(const Variable& v);
 
+/// A shape as loopy prints it, "(n, 4)"; an axis of no known extent is "?".
+std::string shape_text(const std::vector<ExprPtr>& shape);
+
 /// The axis tagged `vec`, if any.
 std::optional<std::size_t> vec_axis(const Variable& v);
 /// The entries of one vector (the extent of the vec axis); 1 without one.

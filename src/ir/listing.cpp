@@ -20,13 +20,6 @@ std::string type_text(DType t, bool atomic = false) {
     return t == DType::Unknown ? dtype_name(t) : cat(atomic ? "np_atomic" : "np", ":dtype('", dtype_name(t), "')");
 }
 
-std::string tuple_text(const std::vector<ExprPtr>& parts) {
-    std::vector<std::string> s;
-    for (const ExprPtr& p : parts) s.push_back(to_string(p));
-    if (s.size() == 1) return "(" + s[0] + ")";
-    return "(" + join(s, ", ") + ")";
-}
-
 std::string variable_line(const Variable& v) {
     std::ostringstream os;
     os << v.name << ": ";
@@ -37,7 +30,7 @@ std::string variable_line(const Variable& v) {
     os << "type: " << type_text(v.dtype, v.for_atomic);
     if (v.is_array) {
         os << ", shape: "
-           << (v.no_shape ? std::string("unknown") : v.shape_auto ? std::string("auto") : v.shape.empty() ? "()" : tuple_text(v.shape));
+           << (v.no_shape ? std::string("unknown") : v.shape_auto ? std::string("auto") : shape_text(v.shape));
         if (!v.strides.empty()) os << ", dim_tags: " << dim_tags_text(v);
         if (v.offset) os << ", offset: " << to_string(v.offset);
     } else {
