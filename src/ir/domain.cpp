@@ -86,10 +86,11 @@ isl::set flat_product(isl::set a, isl::set b) {
 }
 
 // A product of domains in independent factors (isl_util::independent_factors), the parameter values each
-// factor admits (that it is not empty), and the iteration domains of iname sets found from them.
+// factor admits (that it is not empty: found when a projection needs them, as they can cost far more than the
+// projections themselves), and the iteration domains of iname sets found from them.
 struct DomainProduct {
     std::vector<isl::set> factors;
-    std::vector<isl::set> params;
+    std::vector<std::optional<isl::set>> params;
     std::map<std::vector<std::string>, isl::set> domains;
     std::map<std::string, std::optional<long>> lengths, extents;  // by iname: constant_length, extent_bound
 };
@@ -134,7 +135,7 @@ private:
         }
         DomainProduct out;
         out.factors = isl_util::independent_factors(isl_util::bind_params_to_dims(product));
-        for (const isl::set& f : out.factors) out.params.push_back(f.params());
+        out.params.resize(out.factors.size());
         return out;
     }
 
@@ -162,7 +163,8 @@ isl::set project(DomainProduct& product, const std::vector<std::string>& inames,
             const isl::set kept = isl_util::project_onto(factor, inames);
             out = out ? flat_product(*out, kept) : kept;
         } else {
-            isl::set p = product.params[f];
+            if (!product.params[f]) product.params[f] = factor.params();
+            isl::set p = *product.params[f];
             unify_params(params, p);
             params = params.intersect(p);
         }

@@ -404,9 +404,9 @@ int relate_involved(Relatedness& related, int n, int n_div, const F& involves) {
     return first;
 }
 
-// For each set dimension of `bs`, the representative of its group: dimensions that a constraint relates,
-// directly or through divs (their constraints and definitions), share one.
-std::vector<int> dimension_groups(isl_basic_set* bs) {
+// For each set dimension of `bs` and then each div, the representative of its group: variables that a
+// constraint relates, directly or through divs (their constraints and definitions), share one.
+std::vector<int> variable_groups(isl_basic_set* bs) {
     struct Walk {
         Relatedness related;
         int n, n_div;
@@ -433,26 +433,49 @@ std::vector<int> dimension_groups(isl_basic_set* bs) {
         isl_aff_free(definition);
     }
     std::vector<int> out;
-    for (int i = 0; i < n; ++i) out.push_back(walk.related.root(i));
+    for (int v = 0; v < n + n_div; ++v) out.push_back(walk.related.root(v));
     return out;
 }
 
-// `s` without its set dimensions outside `wanted` (by group of `groups`), which no constraint relates to
-// the wanted ones: their constraints are dropped and they are removed, which is exact and needs no
-// elimination.
-isl_set* only_groups(isl_set* s, const std::vector<int>& groups, const std::set<int>& wanted) {
-    // Each run of consecutive unwanted dimensions goes in one call: every call copies and simplifies the set.
-    std::vector<std::pair<unsigned, unsigned>> runs;  // first dimension, count
-    for (unsigned i = 0; i < groups.size(); ++i) {
-        if (wanted.count(groups[i])) continue;
-        if (!runs.empty() && runs.back().first + runs.back().second == i)
-            ++runs.back().second;
-        else
-            runs.emplace_back(i, 1);
-    }
-    for (const auto& [first, count] : runs) s = isl_set_drop_constraints_involving_dims(s, isl_dim_set, first, count);
-    for (auto run = runs.rbegin(); run != runs.rend(); ++run) s = isl_set_remove_dims(s, isl_dim_set, run->first, run->second);
-    return s;
+// The rows of `m` (constraints over the columns constant, parameters, variables) whose coefficients of the
+// variables outside `keep` are all zero, restricted to the constant, the parameters and the kept variables.
+isl_mat* kept_constraints(isl_mat* m, unsigned params, const std::vector<bool>& keep) {
+    for (int r = isl_mat_rows(m) - 1; r >= 0; --r)
+        for (unsigned v = 0; v < keep.size(); ++v) {
+            if (keep[v]) continue;
+            isl_val* x = isl_mat_get_element_val(m, r, static_cast<int>(1 + params + v));
+            const bool zero = isl_val_is_zero(x) == isl_bool_true;
+            isl_val_free(x);
+            if (!zero) {
+                m = isl_mat_drop_rows(m, static_cast<unsigned>(r), 1);
+                break;
+            }
+        }
+    for (unsigned v = static_cast<unsigned>(keep.size()); v-- > 0;)
+        if (!keep[v]) m = isl_mat_drop_cols(m, 1 + params + v, 1);
+    return m;
+}
+
+// The factor of `bs` over the set dimensions of group `wanted` (`groups` from variable_groups). No constraint
+// relates the other groups to it, so it is the basic set without their constraints and columns: made from
+// the constraint matrices, as isl's own dropping of constraints eliminates the divs it removes (Fourier-Motzkin,
+// which a few prefetch footprints make take minutes).
+isl_set* only_group(isl_basic_set* bs, const std::vector<int>& groups, int wanted) {
+    const unsigned params = static_cast<unsigned>(isl_basic_set_dim(bs, isl_dim_param));
+    const unsigned n = static_cast<unsigned>(isl_basic_set_dim(bs, isl_dim_set));
+    // Divs in no group of a set dimension only bound the parameters: every factor keeps them.
+    const std::set<int> dimension_groups(groups.begin(), groups.begin() + n);
+    std::vector<bool> keep;
+    for (int g : groups) keep.push_back(g == wanted || !dimension_groups.count(g));
+    isl_space* space = isl_basic_set_get_space(bs);
+    for (unsigned v = n; v-- > 0;)
+        if (!keep[v]) space = isl_space_drop_dims(space, isl_dim_set, v, 1);
+    const auto matrix = [&](auto of) {
+        return kept_constraints(of(bs, isl_dim_cst, isl_dim_param, isl_dim_set, isl_dim_div), params, keep);
+    };
+    return isl_set_from_basic_set(isl_basic_set_from_constraint_matrices(
+        space, matrix(isl_basic_set_equalities_matrix), matrix(isl_basic_set_inequalities_matrix), isl_dim_cst,
+        isl_dim_param, isl_dim_set, isl_dim_div));
 }
 
 }  // namespace
@@ -461,13 +484,14 @@ std::vector<isl::set> independent_factors(const isl::set& s) {
     if (isl_set_n_basic_set(s.get()) != 1 || isl_set_dim(s.get(), isl_dim_set) == 0) return {s};
     isl_basic_set_list* list = isl_set_get_basic_set_list(s.get());
     isl_basic_set* bs = isl_basic_set_list_get_basic_set(list, 0);
-    const std::vector<int> groups = dimension_groups(bs);
-    isl_basic_set_free(bs);
     isl_basic_set_list_free(list);
+    const std::vector<int> groups = variable_groups(bs);
+    const std::size_t n = static_cast<std::size_t>(isl_basic_set_dim(bs, isl_dim_set));
     std::vector<isl::set> out;
     std::set<int> seen;
-    for (int g : groups)
-        if (seen.insert(g).second) out.push_back(isl::manage(only_groups(s.copy(), groups, {g})));
+    for (std::size_t i = 0; i < n; ++i)
+        if (seen.insert(groups[i]).second) out.push_back(isl::manage(only_group(bs, groups, groups[i])));
+    isl_basic_set_free(bs);
     return out;
 }
 
@@ -529,6 +553,20 @@ isl::set as_elements(const isl::set& range, const std::string& array) {
     for (int i = 0, n = static_cast<int>(isl_set_dim(s, isl_dim_set)); i < n; ++i)
         s = isl_set_set_dim_name(s, isl_dim_set, static_cast<unsigned>(i), nullptr);
     return isl::manage(s);
+}
+
+int existentials(const isl::set& s) {
+    int most = 0;
+    isl_set_foreach_basic_set(
+        s.get(),
+        [](isl_basic_set* b, void* user) {
+            int& most = *static_cast<int*>(user);
+            most = std::max(most, static_cast<int>(isl_basic_set_dim(b, isl_dim_div)));
+            isl_basic_set_free(b);
+            return isl_stat_ok;
+        },
+        &most);
+    return most;
 }
 
 isl::set remove_divs(const isl::set& s) { return isl::manage(isl_set_remove_divs(s.copy())); }

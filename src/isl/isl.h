@@ -151,6 +151,8 @@ isl::map as_relation(const isl::set& s, int n_in);
 /// (isl prints them i0, i1, ...), so that the elements of all accesses to `array` share one space.
 isl::set as_elements(const isl::set& range, const std::string& array);
 
+/// The most existentially quantified variables (divs) a disjunct of `s` has.
+int existentials(const isl::set& s);
 /// `s` with its existentially quantified variables eliminated (isl_set_remove_divs, loopy's
 /// Set.remove_divs): a superset that has lost its strides.
 isl::set remove_divs(const isl::set& s);

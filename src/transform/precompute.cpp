@@ -463,7 +463,13 @@ isl::set extended_leaf(const KernelData& k, const Plan& p, const isl::set& news)
     isl::set out = isl_util::add_named_dims(leaf, added, false);
     out = isl_util::align_params(out, constraint.space());
     constraint = isl_util::align_params(constraint, out.space());
-    return out.intersect(constraint).coalesce();
+    // The footprint repeats the constraints of the loops around it. Where they have existentially quantified
+    // variables, isl keeps both copies, and every projection of the domain costs with each (three prefetches
+    // of prefetches: 10 of them, minutes for isl; reliability.md 37): then only what the leaf does not imply
+    // is added.
+    const isl::set extended = out.intersect(constraint);
+    if (isl_util::existentials(extended) <= isl_util::existentials(out)) return extended.coalesce();
+    return out.intersect(constraint.gist(out)).coalesce();
 }
 
 // Whether the storage points of `args` (a use) lie in the footprint, for every outer iteration.

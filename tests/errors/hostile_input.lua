@@ -406,4 +406,24 @@ do
   h.check(#lp.generate_code(k) > 0, "code for a bound past 64 bits")
 end
 
+-- Prefetches of prefetches (fuzz_pipeline; reliability.md 37): each new domain repeated the constraints of the
+-- loops around it with new existentially quantified variables (10 after three prefetches of `a`), and a
+-- projection of that domain took isl minutes (Fourier-Motzkin over thousands of constraints). The new inames'
+-- domain now adds only what the domain around it does not imply: no existential is left, and generate_code
+-- answers at once (here with the error for a `vec` iname as long as the array).
+do
+  local base = lp.make_kernel("[n,m] -> {[i,k,j]: 1<=i<n and 0<=k<m and 0<=j<4}", "c[i,j,k] = a[i,j,k]/6.0 + a[i,j,k]")
+  local function prefetched(tag)
+    local k = lp.split_iname(base, "i", 7, { outer_tag = "unr", inner_tag = "ord" })
+    for _, sweep in ipairs({ "i_outer", "i_inner", "j" }) do
+      k = lp.add_prefetch(k, "a", { sweep }, { default_tag = tag })
+    end
+    return lp.add_dtypes(k, { a = "float32" })
+  end
+  local k = prefetched(nil)
+  h.check(not h.contains(tostring(k), "exists"), "no existential in the domains of three prefetches:\n%s", tostring(k))
+  h.expect_error("LoopyError", { "privatizing 'a_fetch_0' over iname 'a_dim_0' needs a bounded length" },
+    lp.generate_code, prefetched("vec"))
+end
+
 print("hostile_input: ok")
