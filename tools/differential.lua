@@ -1,11 +1,13 @@
 -- Differential testing of the transformations: random affine kernels, each with a random sequence of
 -- transformations that Loom accepts, checked by lp.auto_test_vs_ref against the untransformed kernel on the
--- OpenCL and the C executor. A transformation or a check that Loom refuses with a typed user error is a
--- legal answer (counted as rejected); an InternalError, a BuildError (generated code that does not compile),
+-- OpenCL and the C executor. A transformation or a check that Loom refuses with a typed user error, or warns
+-- about (a write race: warnings are errors here, lp.set_warnings("error")), is a legal answer (counted as rejected); an InternalError, a BuildError (generated code that does not compile),
 -- an error that is not Loom's or different results fail the case, which is then shrunk (steps, then instructions) to a minimal Lua reproducer, printed.
 --   loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--verbose]
 -- Case K of seed S is the same on every run: --first=K --cases=1 replays it alone.
 local lp = require("loom")
+
+lp.set_warnings("error")
 
 local options = { cases = 300, seed = 1, first = 1, verbose = false }
 for _, a in ipairs(arg) do
@@ -40,7 +42,8 @@ local function quote_list(list)
 end
 
 -- ---------------------------------------------------------------------------------------------------------
--- Random kernels. Inames i, j, k over boxes (bounds a parameter or a constant) or a triangle (0 <= j <= i);
+-- Random kernels. Inames i, j, k over boxes (bounds a parameter or a constant, with offsets, strides, or one
+-- value tied to a parameter) or a triangle (j <= i);
 -- arrays a (rank 1) and b (rank 2) read at affine indices, declared with extents that hold every index form
 -- (2*x and x + y need twice the largest bound); one output indexed by some inames, summed over the others;
 -- optionally a temporary, a substitution rule and a second output.
@@ -73,17 +76,29 @@ local function random_kernel()
   local inames = { table.unpack(all, 1, math.random(3)) }
   local constraints, params, bounds = {}, {}, {}
   for idx, x in ipairs(inames) do
+    -- Lower bounds above 0, upper bounds below a parameter, strides and inames tied to a parameter: the
+    -- bounds with divisions and offsets under which unrolled copies once went wrong (reliability.md 36).
+    local low = chance(0.7) and "0" or tostring(math.random(2))
     if idx > 1 and chance(0.2) then
       constraints[#constraints + 1] = string.format("0 <= %s <= %s", x, inames[idx - 1])
     elseif chance(0.5) then
       local p = pick({ "n", "m" })
       params[p] = true
       bounds[#bounds + 1] = p
-      constraints[#constraints + 1] = string.format("0 <= %s < %s", x, p)
+      local high = chance(0.7) and p or string.format("%s - %d", p, math.random(2))
+      if chance(0.1) then
+        constraints[#constraints + 1] = string.format("%s = %s - 1 and %s >= 1", x, p, p)
+      else
+        constraints[#constraints + 1] = string.format("%s <= %s < %s", low, x, high)
+      end
     else
-      local c = math.random(9)
+      local c = math.random(tonumber(low) + 1, 9)
       bounds[#bounds + 1] = tostring(c)
-      constraints[#constraints + 1] = string.format("0 <= %s < %d", x, c)
+      constraints[#constraints + 1] = string.format("%s <= %s < %d", low, x, c)
+    end
+    if chance(0.15) then
+      local m = math.random(2, 3)
+      constraints[#constraints + 1] = string.format("%s mod %d = %d", x, m, math.random(0, m - 1))
     end
   end
   local extent = string.format("2*(%s) + 3", table.concat(bounds, " + "))
@@ -107,10 +122,11 @@ local function random_kernel()
   if chance(0.3) then
     insns[#insns + 1] = string.format("out2[%s] = %s", table.concat(free, ", "), expression(free, 1, has_rule))
   end
-  -- Two sizes for each parameter, small and large; one run without parameters.
+  -- Two sizes for each parameter, small (3 at least: a bound n - 2 gives no negative shape) and large; one run
+  -- without parameters.
   local param_sets = next(params) and { {}, {} } or { {} }
   for _, p in ipairs({ "m", "n" }) do
-    if params[p] then param_sets[1][p], param_sets[2][p] = math.random(1, 6), math.random(7, 17) end
+    if params[p] then param_sets[1][p], param_sets[2][p] = math.random(3, 6), math.random(7, 17) end
   end
   return {
     domain = string.format("{ [%s]: %s }", table.concat(inames, ", "), table.concat(constraints, " and ")),
@@ -128,7 +144,7 @@ end
 -- Random transformations: each a function of the current kernel returning the Lua text of a call that
 -- transforms `knl`, or nil where the kernel offers nothing to apply it to.
 
-local tags = { "g.0", "g.1", "l.0", "l.1", "unr", "ilp", "ilp.seq", "for" }
+local tags = { "g.0", "g.1", "l.0", "l.1", "unr", "ilp", "ilp.seq", "vec", "for" }
 
 local function maybe_tag() return chance(0.6) and string.format("%q", pick(tags)) or "nil" end
 
@@ -175,14 +191,21 @@ local transformations = {
     return string.format("lp.privatize_temporaries_with_inames(knl, %s)", quote_list(subset(k.inames)))
   end,
   function(k) return string.format("lp.rename_iname(knl, %q, %q)", pick(k.inames), "r" .. math.random(9)) end,
+  function(k)
+    local p = pick({ "n", "m" })
+    if not has_name(k.args, p) then return nil end
+    return string.format("lp.assume(knl, %q)", string.format("%s >= %d", p, math.random(3)))
+  end,
 }
 
 -- ---------------------------------------------------------------------------------------------------------
 -- A case is a kernel and its steps; its script (what a reproducer prints) makes both kernels and checks them.
 
 local function script(case, with_check)
+  -- A warning (a write race the steps made) is the user's answer to take, as an error is.
   local lines = {
     'local lp = require("loom")',
+    'lp.set_warnings("error")',
     string.format('local ref = lp.make_kernel(%q, %s, {%s}, {name = "diff"})', case.kernel.domain,
       quote_list(case.kernel.instructions), table.concat(case.kernel.args, ", ")),
     "local knl = ref",
