@@ -25,22 +25,34 @@ local function gemm_pipelined(o)
   local B_ROW = string.format("fb1*%d + l1", ly)
   local B_COL = string.format("g0*%d + fb0*%d + l0", TJ, lx)
   local NEXT = string.format("min((po + 1)*%d, k - %d)", kt, kt)
+  -- One local buffer: each step stores the tile its registers hold, loads the next one, and computes, with a
+  -- barrier after the store and one after the arithmetic. Two buffers: tile po + 1 is stored, after the
+  -- arithmetic on tile po, into the buffer that tile is not read from, and Loom's analysis finds one barrier
+  -- per step enough (the store and the reads of one step touch different buffers).
+  local two = o.buffers == 2
+  local READ, WRITE = two and "po % 2, " or "", two and "(po + 1) % 2, " or ""
+  local dep = two and { st_a = "ld_a:upd", st_b = "ld_b:upd", ld_a = "st_a0", ld_b = "st_b0", upd = "st_a0:st_b0:ld_a:ld_b" }
+    or { st_a = "ld_a0", st_b = "ld_b0", ld_a = "st_a", ld_b = "st_b", upd = "st_a:st_b" }
   local insns = {
     string.format("<%s> ra[fa1, fa0] = a[%s, %s] {id=ld_a0}", o.dtype, A_ROW, A_COL),
     string.format("<%s> rb[fb1, fb0] = b[%s, %s] {id=ld_b0}", o.dtype, B_ROW, B_COL),
     string.format("<%s> acc[r, s] = 0 {id=init, inames=g1:g0:l1:l0:r:s}", o.dtype),
-    string.format("a_l[fa1*%d + l1, %s] = ra[fa1, fa0] {id=st_a, dep=ld_a0, inames=g1:g0:l1:l0:po:fa1:fa0}", ly, A_COL),
-    string.format("b_l[%s, fb0*%d + l0] = rb[fb1, fb0] {id=st_b, dep=ld_b0, inames=g1:g0:l1:l0:po:fb1:fb0}", B_ROW, lx),
-    string.format("ra[fa1, fa0] = a[%s, %s + %s] {id=ld_a, dep=st_a, inames=g1:g0:l1:l0:po:fa1:fa0}", A_ROW, NEXT, A_COL),
-    string.format("rb[fb1, fb0] = b[%s + %s, %s] {id=ld_b, dep=st_b, inames=g1:g0:l1:l0:po:fb1:fb0}", NEXT, B_ROW, B_COL),
-    string.format("acc[r, s] = acc[r, s] + a_l[r*%d + l1, pi] * b_l[pi, s*%d + l0] {id=upd, dep=init:st_a:st_b, inames=g1:g0:l1:l0:po:pi:r:s}", ly, lx),
+    string.format("a_l[%sfa1*%d + l1, %s] = ra[fa1, fa0] {id=st_a, dep=%s, inames=g1:g0:l1:l0:po:fa1:fa0}", WRITE, ly, A_COL, dep.st_a),
+    string.format("b_l[%s%s, fb0*%d + l0] = rb[fb1, fb0] {id=st_b, dep=%s, inames=g1:g0:l1:l0:po:fb1:fb0}", WRITE, B_ROW, lx, dep.st_b),
+    string.format("ra[fa1, fa0] = a[%s, %s + %s] {id=ld_a, dep=%s, inames=g1:g0:l1:l0:po:fa1:fa0}", A_ROW, NEXT, A_COL, dep.ld_a),
+    string.format("rb[fb1, fb0] = b[%s + %s, %s] {id=ld_b, dep=%s, inames=g1:g0:l1:l0:po:fb1:fb0}", NEXT, B_ROW, B_COL, dep.ld_b),
+    string.format("acc[r, s] = acc[r, s] + a_l[%sr*%d + l1, pi] * b_l[%spi, s*%d + l0] {id=upd, dep=init:%s, inames=g1:g0:l1:l0:po:pi:r:s}", READ, ly, READ, lx, dep.upd),
     string.format("c[g1*%d + r*%d + l1, g0*%d + s*%d + l0] = acc[r, s] {dep=upd, inames=g1:g0:l1:l0:r:s}", TI, ly, TJ, lx),
   }
+  if two then
+    insns[#insns + 1] = string.format("a_l[0, fa1*%d + l1, %s] = ra[fa1, fa0] {id=st_a0, dep=ld_a0, inames=g1:g0:l1:l0:fa1:fa0}", ly, A_COL)
+    insns[#insns + 1] = string.format("b_l[0, %s, fb0*%d + l0] = rb[fb1, fb0] {id=st_b0, dep=ld_b0, inames=g1:g0:l1:l0:fb1:fb0}", B_ROW, lx)
+  end
   local knl = lp.make_kernel(dom, insns,
     { lp.GlobalArg("a", o.dtype, { shape = "n, k" }), lp.GlobalArg("b", o.dtype, { shape = "k, m" }),
       lp.GlobalArg("c", o.dtype, { shape = "n, m", is_output = true }), lp.ValueArg("n, m, k", "int32"),
-      lp.TemporaryVariable("a_l", o.dtype, { shape = { TI, kt }, address_space = "local" }),
-      lp.TemporaryVariable("b_l", o.dtype, { shape = { kt, TJ }, address_space = "local" }) },
+      lp.TemporaryVariable("a_l", o.dtype, { shape = two and { 2, TI, kt } or { TI, kt }, address_space = "local" }),
+      lp.TemporaryVariable("b_l", o.dtype, { shape = two and { 2, kt, TJ } or { kt, TJ }, address_space = "local" }) },
     { target = "opencl", name = "gemm" })
   knl = lp.tag_inames(knl, { g1 = "g.1", g0 = "g.0", l1 = "l.1", l0 = "l.0", r = "ilp", s = "ilp",
     fa1 = "ilp", fa0 = "ilp", fb1 = "ilp", fb0 = "ilp" })
@@ -65,6 +77,9 @@ local variants = {
   {"pipelined 16,8,8,8,16", function() return gemm_pipelined{lx=16, ly=8, ri=8, rj=8, kt=16, dtype="float32", n=n, m=n, k=n} end},
   {"pipelined 32,8,8,8,32", function() return gemm_pipelined{lx=32, ly=8, ri=8, rj=8, kt=32, dtype="float32", n=n, m=n, k=n} end},
   {"pipelined 16,16,4,8,16", function() return gemm_pipelined{lx=16, ly=16, ri=4, rj=8, kt=16, dtype="float32", n=n, m=n, k=n} end},
+  {"two buffers 16,8,8,16,16", function() return gemm_pipelined{lx=16, ly=8, ri=8, rj=16, kt=16, dtype="float32", n=n, m=n, k=n, buffers=2} end},
+  {"two buffers 32,8,8,8,32", function() return gemm_pipelined{lx=32, ly=8, ri=8, rj=8, kt=32, dtype="float32", n=n, m=n, k=n, buffers=2} end},
+  {"two buffers 16,16,8,8,16", function() return gemm_pipelined{lx=16, ly=16, ri=8, rj=8, kt=16, dtype="float32", n=n, m=n, k=n, buffers=2} end},
 }
 local peer = peers.seconds("torch", "gemm", n, 10, 2)
 print(string.format("cuBLAS (torch): %s ms", peer and string.format("%.3f", peer * 1e3) or "n/a"))

@@ -57,6 +57,49 @@ end
 
 -- }}}
 
+-- {{{ GEMM with two local buffers: tile po + 1 is stored into the buffer tile po is not read from
+
+-- 4x4 work-items, 2x2 outputs each, k tiles of 4, written as software pipelining: the registers ra, rb carry
+-- the next tile from global memory across the arithmetic. The store of one step and the reads of the same
+-- step touch different buffers, so the exact barrier analysis needs one barrier per step (and one before the
+-- loop), where a single buffer needs two.
+do
+  local n = 32
+  local knl = lp.make_kernel(
+    "{[g1,g0,l1,l0,r,s,f,po,pi]: 0<=g1,g0<4 and 0<=l1,l0<4 and 0<=r,s,f<2 and 0<=po<8 and 0<=pi<4}", {
+      "<float32> ra[f] = a[8*g1 + 4*f + l1, l0] {id=ld_a0}",
+      "<float32> rb[f] = b[l1, 8*g0 + 4*f + l0] {id=ld_b0}",
+      "a_l[0, 4*f + l1, l0] = ra[f] {id=st_a0, dep=ld_a0, inames=g1:g0:l1:l0:f}",
+      "b_l[0, l1, 4*f + l0] = rb[f] {id=st_b0, dep=ld_b0, inames=g1:g0:l1:l0:f}",
+      "<float32> acc[r, s] = 0 {id=init, inames=g1:g0:l1:l0:r:s}",
+      "ra[f] = a[8*g1 + 4*f + l1, min(4*po + 4, 28) + l0] {id=ld_a, dep=st_a0, inames=g1:g0:l1:l0:po:f}",
+      "rb[f] = b[min(4*po + 4, 28) + l1, 8*g0 + 4*f + l0] {id=ld_b, dep=st_b0, inames=g1:g0:l1:l0:po:f}",
+      "acc[r, s] = acc[r, s] + a_l[po % 2, 4*r + l1, pi] * b_l[po % 2, pi, 4*s + l0]" ..
+        " {id=upd, dep=init:st_a0:st_b0:ld_a:ld_b, inames=g1:g0:l1:l0:po:pi:r:s}",
+      "a_l[(po + 1) % 2, 4*f + l1, l0] = ra[f] {id=st_a, dep=ld_a:upd, inames=g1:g0:l1:l0:po:f}",
+      "b_l[(po + 1) % 2, l1, 4*f + l0] = rb[f] {id=st_b, dep=ld_b:upd, inames=g1:g0:l1:l0:po:f}",
+      "c[8*g1 + 4*r + l1, 8*g0 + 4*s + l0] = acc[r, s] {dep=upd, inames=g1:g0:l1:l0:r:s}",
+    }, {
+      lp.GlobalArg("a, b", "float32", { shape = "32, 32" }), lp.GlobalArg("c", "float32", { shape = "32, 32", is_output = true }),
+      lp.TemporaryVariable("a_l", "float32", { shape = { 2, 8, 4 }, address_space = "local" }),
+      lp.TemporaryVariable("b_l", "float32", { shape = { 2, 4, 8 }, address_space = "local" }),
+    })
+  knl = lp.tag_inames(knl, { g1 = "g.1", g0 = "g.0", l1 = "l.1", l0 = "l.0", r = "ilp", s = "ilp", f = "ilp" })
+  knl = lp.prioritize_loops(knl, "po,pi")
+  local code = lp.generate_code(knl)
+  h.check_equal(h.count_plain(code, "barrier(CLK_LOCAL_MEM_FENCE)"), 2, "barriers of the GEMM with two buffers")
+  local a, b = ints({ n, n }, 3), ints({ n, n }, 4)
+  run_each(knl, { a = a, b = b }, function(c, ename)
+    h.check_array(c, function(i, j)
+      local sum = 0
+      for kk = 0, n - 1 do sum = sum + a:get(i, kk) * b:get(kk, j) end
+      return sum
+    end, "GEMM with two buffers, c on " .. ename)
+  end)
+end
+
+-- }}}
+
 -- {{{ 1-D convolution over batches and channels: the filter and an image window in local memory
 
 do
