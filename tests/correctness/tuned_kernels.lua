@@ -32,6 +32,20 @@ local function tiled_gemm(T)
   return lp.add_prefetch(k, "b", "k_inner, j_inner_outer, j_inner_inner", { default_tag = "l.auto" })
 end
 
+-- c = a b for n x n operands of small integers (seeds `seed` and seed + 1), on each executor, against a Lua loop.
+local function check_product(knl, n, seed, what, extra)
+  local a, b = ints({ n, n }, seed), ints({ n, n }, seed + 1)
+  local args = { a = a, b = b }
+  for name, v in pairs(extra or {}) do args[name] = v end
+  run_each(knl, args, function(c, ename)
+    h.check_array(c, function(i, j)
+      local s = 0
+      for kk = 0, n - 1 do s = s + a:get(i, kk) * b:get(kk, j) end
+      return s
+    end, what .. ", c on " .. ename)
+  end)
+end
+
 -- An 8x8 tile per work-item: the structure the transformations ask for (its code takes milliseconds).
 do
   local code = lp.generate_code(tiled_gemm(8))
@@ -45,14 +59,7 @@ do
   local code = lp.generate_code(k)
   h.check_equal(loops_over(code, "k_outer"), 1, "k_outer loops of the tiled GEMM")
   h.check_equal(h.count_plain(code, "barrier(CLK_LOCAL_MEM_FENCE)"), 2, "barriers of the tiled GEMM")
-  local a, b = ints({ n, n }, 1), ints({ n, n }, 2)
-  run_each(k, { a = a, b = b, n = n }, function(c, ename)
-    h.check_array(c, function(i, j)
-      local s = 0
-      for kk = 0, n - 1 do s = s + a:get(i, kk) * b:get(kk, j) end
-      return s
-    end, "tiled GEMM c on " .. ename)
-  end)
+  check_product(k, n, 1, "tiled GEMM", { n = n })
 end
 
 -- }}}
@@ -88,14 +95,7 @@ do
   knl = lp.prioritize_loops(knl, "po,pi")
   local code = lp.generate_code(knl)
   h.check_equal(h.count_plain(code, "barrier(CLK_LOCAL_MEM_FENCE)"), 2, "barriers of the GEMM with two buffers")
-  local a, b = ints({ n, n }, 3), ints({ n, n }, 4)
-  run_each(knl, { a = a, b = b }, function(c, ename)
-    h.check_array(c, function(i, j)
-      local sum = 0
-      for kk = 0, n - 1 do sum = sum + a:get(i, kk) * b:get(kk, j) end
-      return sum
-    end, "GEMM with two buffers, c on " .. ename)
-  end)
+  check_product(knl, n, 3, "GEMM with two buffers")
 end
 
 -- }}}
