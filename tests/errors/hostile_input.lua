@@ -426,4 +426,15 @@ do
     lp.generate_code, prefetched("vec"))
 end
 
+-- A footprint that keeps existentially quantified variables once coalesced (fuzz_pipeline; reliability.md 40):
+-- its convexity test reached the budget of 27 only after 0.65 to 2.3 s, as isl's pivots on it are slow. It
+-- gets a tenth of that budget: the same LoopyError, at once.
+do
+  local k = lp.make_kernel("{[i,k,j]: 0<=i<50p and 1<=k<43046721 and q=j<10}", "e[i,j,k] = c[i,j,k+1] + c[i,j,k-1]")
+  k = lp.split_iname(k, "k", 11)
+  k = lp.split_iname(k, "k_outer", 16, { outer_tag = "unr", inner_tag = "ilp.seq" })
+  h.expect_error("LoopyError", { "takes isl more than 200000 operations to find convex or not", "fetch_bounding_box=true" },
+    lp.add_prefetch, k, "c", { "k_outer_outer", "j", "i" }, { default_tag = "l.1" })
+end
+
 print("hostile_input: ok")
