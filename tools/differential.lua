@@ -1,15 +1,18 @@
 -- Differential testing of the transformations: random affine kernels, each with a random sequence of
 -- transformations that Loom accepts, checked by lp.auto_test_vs_ref against the untransformed kernel on the
 -- OpenCL and the C executor. A transformation or a check that Loom refuses with a typed user error, or warns
--- about (a write race: warnings are errors here, lp.set_warnings("error")), is a legal answer (counted as rejected); an InternalError, a BuildError (generated code that does not compile),
--- an error that is not Loom's or different results fail the case, which is then shrunk (steps, then instructions) to a minimal Lua reproducer, printed.
---   loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--verbose]
--- Case K of seed S is the same on every run: --first=K --cases=1 replays it alone.
+-- about (a write race: warnings are errors here, lp.set_warnings("error")), is a legal answer (counted as
+-- rejected); an InternalError, a BuildError (generated code that does not compile), an error that is not
+-- Loom's or different results fail the case, which is then shrunk (steps, then instructions) to a minimal Lua
+-- reproducer, printed.
+--   loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--steps=M] [--verbose]
+-- Each case draws 1 to M transformations (4 unless --steps says). Case K of seed S is the same on every run
+-- (with the same M): --first=K --cases=1 replays it alone.
 local lp = require("loom")
 
 lp.set_warnings("error")
 
-local options = { cases = 300, seed = 1, first = 1, verbose = false }
+local options = { cases = 300, seed = 1, first = 1, steps = 4, verbose = false }
 for _, a in ipairs(arg) do
   local key, value = a:match("^%-%-(%w+)=(%d+)$")
   if key and options[key] ~= nil and key ~= "verbose" then
@@ -17,7 +20,7 @@ for _, a in ipairs(arg) do
   elseif a == "--verbose" then
     options.verbose = true
   else
-    error("usage: loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--verbose]", 0)
+    error("usage: loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--steps=M] [--verbose]", 0)
   end
 end
 
@@ -251,7 +254,7 @@ local function random_case()
   local case = { kernel = random_kernel(), steps = {} }
   local made, knl = pcall(load(script(case, false), "=differential", "t"))
   if not made then return case, outcome(false, knl) end
-  for _ = 1, math.random(4) do
+  for _ = 1, math.random(options.steps) do
     local text = pick(transformations)(knl)
     if text then
       local ok, result = pcall(load("local lp, knl = ...; return " .. text, "=step", "t"), lp, knl)
