@@ -266,6 +266,12 @@ TEST_CASE("independent_factors: groups of dimensions no constraint relates", "[i
     CHECK(factors[1].is_equal(set_of("[n] -> { [j, l] : 0 <= j < 16 and l = 2j and n mod 4 = 0 }")));
     // Dimensions related through an existentially quantified variable are one group.
     CHECK(independent_factors(set_of("{ [i, j] : exists e : i = 2e and j = e + 1 }")).size() == 1);
+    // Each group keeps its own existentially quantified variables (a stride each), and only those.
+    const std::vector<isl::set> strided =
+        independent_factors(set_of("{ [i, j] : exists e, f : i = 2e and j = 3f + 1 and 0 <= i, j < 10 }"));
+    REQUIRE(strided.size() == 2);
+    CHECK(strided[0].is_equal(set_of("{ [i] : i mod 2 = 0 and 0 <= i < 10 }")));
+    CHECK(strided[1].is_equal(set_of("{ [j] : j mod 3 = 1 and 0 <= j < 10 }")));
     // A union of several basic sets is not split.
     CHECK(independent_factors(set_of("{ [i, j] : 0 <= i, j < 4 or 8 <= i, j < 12 }")).size() == 1);
 }
