@@ -64,7 +64,7 @@ template <class F> float median_ms(F launch) {
 }
 
 int main() {
-  const int n = N;
+  const int n = @N@;
   const size_t bytes = size_t(n) * n * sizeof(float);
   std::vector<float> ha(size_t(n) * n), hb(size_t(n) * n);
   for (size_t i = 0; i < ha.size(); ++i) ha[i] = float(std::rand()) / RAND_MAX - 0.5f, hb[i] = float(std::rand()) / RAND_MAX - 0.5f;
@@ -75,7 +75,7 @@ int main() {
   CHECK(cudaMalloc(&ref, bytes));
   CHECK(cudaMemcpy(a, ha.data(), bytes, cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(b, hb.data(), bytes, cudaMemcpyHostToDevice));
-  DIMS
+  @DIMS@
   const float loom_ms = median_ms([&] { gemm<<<grid, block>>>(a, b, c); });
   CHECK(cudaGetLastError());
   cublasHandle_t handle;
@@ -89,13 +89,13 @@ int main() {
   double worst = 0, scale = 0;
   for (size_t i = 0; i < hc.size(); ++i) worst = std::max(worst, std::fabs(double(hc[i]) - hr[i])), scale = std::max(scale, std::fabs(double(hr[i])));
   const double flops = 2.0 * n * n * n;
-  std::printf("n=%d TILE loom %.3f ms (%.1f TFLOP/s), cublas %.3f ms (%.1f TFLOP/s), ratio %.2f, largest difference %.2e of %.2e\n",
+  std::printf("n=%d @TILE@ loom %.3f ms (%.1f TFLOP/s), cublas %.3f ms (%.1f TFLOP/s), ratio %.2f, largest difference %.2e of %.2e\n",
               n, loom_ms, flops / loom_ms / 1e9, cublas_ms, flops / cublas_ms / 1e9, cublas_ms / loom_ms, worst, scale);
   return worst <= 1e-3 * scale ? 0 : 1;
 }
 ]]
 local shown = string.format("lx,ly,ri,rj,kt=%s", arg[3] or "default")
-host = host:gsub("DIMS", dims):gsub("N;", n .. ";", 1):gsub("TILE", shown)
+host = host:gsub("@DIMS@", dims):gsub("@N@", tostring(n)):gsub("@TILE@", shown)
 local out = assert(io.open(dir .. "/gemm_profile.cu", "w"))
 out:write(code, "\n", host)
 out:close()

@@ -412,8 +412,8 @@ std::string CExprPrinter::print_integer_sum(const ExprPtr& e, DType t, int& prec
     std::int64_t constant = 0;
     std::vector<std::string> parts;
     for (const Term& term : terms) {
-        std::int64_t sum = 0;
         if (term.e) continue;
+        std::int64_t sum = 0;
         if (__builtin_add_overflow(constant, term.coef, &sum))
             parts.push_back(std::to_string(term.coef));  // past 64 bits the constants stay apart
         else

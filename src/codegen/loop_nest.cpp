@@ -291,31 +291,33 @@ bool unrolled(const KernelData& k, const Placed& p, std::size_t d) {
     return tag.is_unrolled() || tag.is_vec();
 }
 
-// The most values each unrolled iname takes: its copies. Unrolling needs a bound (loopy's message).
 // The copies of one statement that unrolling may make: beyond it the generated code would take minutes and
 // gigabytes to print (a `vec` iname of 3e8 lanes; found by fuzz_pipeline).
 constexpr long kMaxUnrolledCopies = 16384;
 
-std::map<std::string, long> unrolled_lengths(const KernelData& k, const std::vector<Placed>& placed) {
-    std::map<std::string, long> out;
-    const isl::set assumptions = assumption_context(k);
+// The unrolled inames of the statements. Each needs a constant length (loopy's message), and a statement's
+// copies, the product of its unrolled loops' lengths, are bounded.
+std::set<std::string> unrolled_inames(const KernelData& k, const std::vector<Placed>& placed) {
+    std::map<std::string, long> lengths;
     for (const Placed& p : placed) {
         long copies = 1;
         for (std::size_t d = 0; d < p.nest.size(); ++d) {
             const std::string& iname = p.nest[d];
             if (!unrolled(k, p, d)) continue;
-            if (!out.count(iname)) {
+            if (!lengths.count(iname)) {
                 const auto length = constant_length(k, iname);
                 user_assert(length.has_value(), error_kind::LoopyError, "length of unrolled loop '", iname,
                             "' is not a constant, cannot unroll");
-                out[iname] = *length;
+                lengths[iname] = *length;
             }
-            copies *= std::max(out[iname], 1L);
+            copies *= std::max(lengths[iname], 1L);
             user_assert(copies <= kMaxUnrolledCopies, error_kind::LoopyError, "unrolling loop '", iname, "' would make more than ",
                         kMaxUnrolledCopies, " copies of instruction '", p.stmt.insn ? p.stmt.insn->id : p.name,
-                        "' (", out[iname], " for this loop): tag it 'for', or split it and unroll the inner part");
+                        "' (", lengths[iname], " for this loop): tag it 'for', or split it and unroll the inner part");
         }
     }
+    std::set<std::string> out;
+    for (const auto& [iname, length] : lengths) out.insert(iname);
     return out;
 }
 
@@ -340,12 +342,12 @@ std::set<std::string> indexing_constant_axes(const KernelData& k, bool vector_ty
 // Of the unrolled inames, those whose copies are written out where the compiler unrolls the loops tagged to
 // be unrolled (Target::compiler_unrolls): the lanes of `vec` loops that are no vector operation, and the
 // inames that must be constants in subscripts.
-std::map<std::string, long> written_out(const KernelData& k, std::map<std::string, long> lengths, const Target& target) {
-    const auto tagged = [&](const auto& entry) { return iname_tag(k, entry.first).is_unrolled(); };
-    if (std::none_of(lengths.begin(), lengths.end(), tagged)) return lengths;
+std::set<std::string> written_out(const KernelData& k, std::set<std::string> unrolled, const Target& target) {
+    const auto tagged = [&](const std::string& iname) { return iname_tag(k, iname).is_unrolled(); };
+    if (std::none_of(unrolled.begin(), unrolled.end(), tagged)) return unrolled;
     const std::set<std::string> constant = indexing_constant_axes(k, target.has_vector_types());
-    std::erase_if(lengths, [&](const auto& entry) { return tagged(entry) && !constant.count(entry.first); });
-    return lengths;
+    std::erase_if(unrolled, [&](const std::string& iname) { return tagged(iname) && !constant.count(iname); });
+    return unrolled;
 }
 
 // Loops whose iname takes the same constant range for every value of the others in each statement in them
@@ -664,7 +666,8 @@ LoopNest build_loop_nest(const KernelData& k, const Target& target) {
     LoopNest out;
     std::vector<Placed> placed = separate_slabs(k, place_statements(k));
     plan_vector_lanes(k, placed, target.has_vector_types());
-    const std::map<std::string, long> lengths = unrolled_lengths(k, placed);  // before anything costs time
+    std::set<std::string> unrolled = unrolled_inames(k, placed);  // before anything costs time
+    if (target.compiler_unrolls()) unrolled = written_out(k, std::move(unrolled), target);
     for (const Placed& p : placed) out.statements[p.name] = p.stmt;
     if (placed.empty()) return out;
     const std::optional<GridIds> ids = hardware_as_params ? std::optional(grid_ids(k)) : std::nullopt;
@@ -698,8 +701,6 @@ LoopNest build_loop_nest(const KernelData& k, const Target& target) {
     add_guards(loops, guards, out.statements);
     expand_runs(loops, runs);
     rename_iterators(loops, {}, out.statements);
-    std::set<std::string> unrolled;
-    for (const auto& [iname, length] : target.compiler_unrolls() ? written_out(k, lengths, target) : lengths) unrolled.insert(iname);
     out.root = unroll_loops(loops, unrolled, context);
     return out;
 }
