@@ -210,16 +210,13 @@ std::string float_literal(double v, DType t) {
 
 void CExprPrinter::set_statement_inames(std::vector<std::string> inames) {
     std::erase_if(inames, [&](const std::string& i) { return !is_iname(k_, i); });
-    if (inames == statement_inames_) return;  // unrolled copies share their domain
+    facts_ = &domain_facts_[inames];
     statement_inames_ = std::move(inames);
-    statement_domain_.reset();
-    iname_minimum_.clear();
-    nonnegative_.clear();
 }
 
 const isl::set& CExprPrinter::statement_domain() {
-    if (!statement_domain_) statement_domain_ = domain_of(k_, statement_inames_);
-    return *statement_domain_;
+    if (!facts_->domain) facts_->domain = domain_of(k_, statement_inames_);
+    return *facts_->domain;
 }
 
 // A lower bound of `e` on the statement's domain from the smallest value of each of its inames, where `e` is a
@@ -230,15 +227,15 @@ std::optional<long> CExprPrinter::lower_bound(const ExprPtr& e) {
     if (e->kind == ExprKind::Var) {
         if (std::find(statement_inames_.begin(), statement_inames_.end(), e->name) == statement_inames_.end())
             return std::nullopt;
-        const auto known = iname_minimum_.find(e->name);
-        if (known != iname_minimum_.end()) return known->second;
+        const auto known = facts_->iname_minimum.find(e->name);
+        if (known != facts_->iname_minimum.end()) return known->second;
         const isl::set values = isl_util::project_onto(statement_domain(), {e->name});
         std::optional<long> least;
         if (isl_util::has_lower_bound(values, 0))
             if (const std::optional<long> most = isl_util::static_max(isl_util::scale(isl_util::dim_min(values, 0), -1),
                                                                         assumption_context(k_)))
                 least = -*most;
-        return iname_minimum_[e->name] = least;
+        return facts_->iname_minimum[e->name] = least;
     }
     if (e->kind != ExprKind::Binary) return std::nullopt;
     if (e->op == BinOp::Add) {
@@ -266,9 +263,9 @@ bool CExprPrinter::nonnegative(const ExprPtr& e) {
     try {
         if (const std::optional<long> least = lower_bound(e); least && *least >= 0) return true;
         const std::string text = to_string(e);
-        if (const auto known = nonnegative_.find(text); known != nonnegative_.end()) return known->second;
+        if (const auto known = facts_->nonnegative.find(text); known != facts_->nonnegative.end()) return known->second;
         const std::optional<isl::pw_aff> value = affine::to_pw_aff(e, statement_domain());
-        return nonnegative_[text] = value && value->domain().is_subset(value->ge_set(value->scale(0)));
+        return facts_->nonnegative[text] = value && value->domain().is_subset(value->ge_set(value->scale(0)));
     } catch (const isl::exception&) {
         return false;
     }

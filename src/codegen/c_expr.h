@@ -28,6 +28,8 @@ namespace loom {
 class CExprPrinter {
 public:
     CExprPrinter(const KernelData& k, const Target& target) : k_(k), typer_(k), target_(target) {}
+    CExprPrinter(const CExprPrinter&) = delete;  // facts_ points into the printer's own domain_facts_
+    CExprPrinter& operator=(const CExprPrinter&) = delete;
 
     /// `want`: the type the value is wanted in (untyped literals are printed in it); Unknown: their own type.
     std::string print(const ExprPtr& e, DType want = DType::Unknown);
@@ -44,7 +46,9 @@ public:
     /// The iname a vectorized statement runs on at once (vector types): subscripts by it along a `vec` axis are
     /// whole vectors. Empty: none.
     void set_vector_iname(std::string iname) { vector_iname_ = std::move(iname); }
-    /// The inames of the statement printed next: `//` and `%` are proven non-negative over their domain.
+    /// The inames of the statement printed next: `//` and `%` are proven non-negative over their domain. None
+    /// (`{}`) for what runs outside any one statement's domain: loop bounds and guards, which are evaluated
+    /// wherever the loops around them run, also where no statement instance is.
     void set_statement_inames(std::vector<std::string> inames);
     /// Type definitions and helper functions (floor division, complex arithmetic, ...) that the printed code
     /// uses, as C definitions in dependency order.
@@ -98,11 +102,17 @@ private:
     std::vector<std::pair<std::string, std::string>> helpers_;  // (name, definition), dependencies first
     std::set<DType> complex_types_;                             // used by printed expressions
     std::map<std::string, std::string> hardware_text_;          // iname -> "gid(0)", "lid(1)", ...
+    // What isl proved on one statement domain, kept while the printer goes from statements to the loop bounds
+    // around them and back.
+    struct DomainFacts {
+        std::optional<isl::set> domain;  // computed when a `//` or `%` first needs it
+        std::map<std::string, std::optional<long>> iname_minimum;
+        std::map<std::string, bool> nonnegative;  // by expression text
+    };
     std::vector<std::string> statement_inames_;
     std::string vector_iname_;
-    std::optional<isl::set> statement_domain_;  // computed when a `//` or `%` first needs it
-    std::map<std::string, std::optional<long>> iname_minimum_;  // on statement_domain_
-    std::map<std::string, bool> nonnegative_;                   // by expression text, on statement_domain_
+    std::map<std::vector<std::string>, DomainFacts> domain_facts_;  // by statement inames
+    DomainFacts* facts_ = &domain_facts_[{}];
 };
 
 /// Formats a floating-point number as a C literal of type `t` (shortest round-trip digits, ".0" when

@@ -174,6 +174,7 @@ private:
         switch (n.kind) {
             case Kind::Block: block(n, depth); break;
             case Kind::For: {
+                printer_.set_statement_inames({});  // bounds and guards: no statement's domain holds where they run
                 const bool unit = n.inc->kind == ExprKind::IntLit && n.inc->ival == 1;
                 if (starts_parallel_region(n.iterator)) os_ << indent(depth) << parallel_pragma();
                 if (const std::string p = unroll_pragma(k_, n.iterator, target_); !p.empty()) os_ << indent(depth) << p;
@@ -186,6 +187,7 @@ private:
                 break;
             }
             case Kind::If:
+                printer_.set_statement_inames({});
                 os_ << indent(depth) << "if (" << printer_.guard(n.cond) << ")\n";
                 body(n.children[0], depth);
                 if (n.children.size() > 1) {
