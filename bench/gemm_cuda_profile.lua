@@ -1,7 +1,7 @@
 -- recipes.gemm's GPU kernel as CUDA, in a program that times it beside cuBLAS and that Nsight Compute can profile
 -- (ncu profiles CUDA kernels, not OpenCL ones): where the gap to cuBLAS goes (docs/performance.md).
 --
---   build/loom bench/gemm_cuda_profile.lua DIR [N] [lx,ly,ri,rj,kt]     writes DIR/gemm_profile.cu; then, where
+--   build/loom bench/gemm_cuda_profile.lua DIR [N] [lx,ly,ri,rj,kt[,vec]]   writes DIR/gemm_profile.cu; then, where
 --   there is a GPU (the lent machine has nvcc and Nsight Compute, no Lua: carry DIR):
 --   nvcc -O3 -arch=native -o gemm_profile DIR/gemm_profile.cu -lcublas && ./gemm_profile
 --   ncu --set full --kernel-name gemm --launch-count 1 ./gemm_profile
@@ -11,11 +11,11 @@
 local lp = require("loom")
 local recipes = require("loom.recipes")
 
-local dir = assert(arg[1], "usage: loom bench/gemm_cuda_profile.lua DIR [N] [lx,ly,ri,rj,kt]")
+local dir = assert(arg[1], "usage: loom bench/gemm_cuda_profile.lua DIR [N] [lx,ly,ri,rj,kt[,vec]]")
 local n = tonumber(arg[2] or "4096")
 local tile = {}
 if arg[3] then
-  local names = { "lx", "ly", "ri", "rj", "kt" }
+  local names = { "lx", "ly", "ri", "rj", "kt", "vec" }
   local i = 0
   for v in arg[3]:gmatch("%d+") do
     i = i + 1
@@ -94,7 +94,7 @@ int main() {
   return worst <= 1e-3 * scale ? 0 : 1;
 }
 ]]
-local shown = string.format("lx,ly,ri,rj,kt=%s", arg[3] or "default")
+local shown = string.format("lx,ly,ri,rj,kt[,vec]=%s", arg[3] or "default")
 host = host:gsub("@DIMS@", dims):gsub("@N@", tostring(n)):gsub("@TILE@", shown)
 local out = assert(io.open(dir .. "/gemm_profile.cu", "w"))
 out:write(code, "\n", host)
