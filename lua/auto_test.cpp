@@ -7,6 +7,8 @@
 // (loopy's 0.3 s; Loom's option, which 0 makes one round).
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -267,14 +269,54 @@ std::map<std::string, HostArray> random_arguments(const KernelData& k, const Par
     return out;
 }
 
-// A fresh copy of `values` laid out as `v` declares it, so that the call takes it as is and writes into it.
-HostArray argument_copy(const Variable& v, const HostArray& values, const Parameters& p) {
+// An argument's array inside a larger allocation whose bytes before and after it hold kGuardByte: a kernel
+// that writes past its arguments changes them, which comparing the arguments alone would not notice (and on
+// the C executor such a write corrupts the host's heap, to show up later, if ever, somewhere else).
+// kGuardBytes keeps the array as aligned as the allocation (64 bytes).
+constexpr std::size_t kGuardBytes = 4096;
+constexpr unsigned char kGuardByte = 0xA5;
+
+struct GuardedArray {
+    HostArray array;  // what the kernel gets
+    HostArray whole;  // the allocation: guard, array, guard
+};
+
+GuardedArray guarded(const HostArray& layout) {
+    const std::size_t element = dtype_size(layout.dtype());
+    const std::size_t guard = kGuardBytes / element;
+    const std::int64_t span = storage_span(layout.shape(), layout.strides());
+    GuardedArray g{layout, HostArray::empty({span + 2 * static_cast<std::int64_t>(guard)}, layout.dtype())};
+    std::memset(g.whole.data(), kGuardByte, g.whole.nbytes());
+    std::byte* const start = static_cast<std::byte*>(g.whole.data()) + guard * element;
+    g.array = HostArray::wrap(start, layout.dtype(), layout.shape(), layout.strides(), std::make_shared<HostArray>(g.whole));
+    g.array.fill(std::int64_t{0});
+    return g;
+}
+
+// AutomaticTestFailure when a run changed a guard byte of argument `name`.
+void check_guards(const std::string& name, const GuardedArray& g, const std::string& which, const std::string& where) {
+    const auto* bytes = static_cast<const unsigned char*>(g.whole.data());
+    const std::size_t guard = kGuardBytes / dtype_size(g.whole.dtype()) * dtype_size(g.whole.dtype());
+    const std::size_t end = g.whole.nbytes() - guard;  // of the array
+    for (std::size_t b = 0; b < guard; ++b)
+        if (bytes[b] != kGuardByte)
+            user_error("AutomaticTestFailure", which, " wrote outside argument '", name, "' ", where, ": ", guard - b,
+                       " bytes before its first element");
+    for (std::size_t b = g.whole.nbytes(); b-- > end;)
+        if (bytes[b] != kGuardByte)
+            user_error("AutomaticTestFailure", which, " wrote outside argument '", name, "' ", where, ": ", b - end + 1,
+                       " bytes past its end");
+}
+
+// A fresh copy of `values` laid out as `v` declares it, so that the call takes it as is and writes into it, in
+// guard zones.
+GuardedArray argument_copy(const Variable& v, const HostArray& values, const Parameters& p) {
     const std::vector<std::int64_t> shape = backend::eval_shape(v, p.ints);
     user_assert(shape == values.shape(), error_kind::LoopyError, kFname, ": argument '", v.name, "' has shape ",
                 shape_string(shape), " in test_knl but ", shape_string(values.shape()), " in ref_knl");
-    HostArray out = backend::array_memory(v, nullptr, p.ints).logical;
+    GuardedArray out = guarded(backend::array_memory(v, nullptr, p.ints).logical);
     backend::each_element(shape, contiguous_strides(shape, 'C'), 0,
-                 [&](const HostArray::Index& i, std::int64_t) { out.set(i, values.get(i)); });
+                 [&](const HostArray::Index& i, std::int64_t) { out.array.set(i, values.get(i)); });
     return out;
 }
 
@@ -303,20 +345,26 @@ std::string executor_target(lua_State* L, int exec) {
     return out;
 }
 
+using Arguments = std::map<std::string, GuardedArray>;
+
 // Pushes the argument table of a call of `k` with copies of `inputs` in its layout (kept in `arrays`).
 void push_arguments(lua_State* L, const KernelData& k, const std::map<std::string, HostArray>& inputs,
-                    const Parameters& p, std::map<std::string, HostArray>& arrays) {
+                    const Parameters& p, Arguments& arrays) {
     lua_newtable(L);
     for (const Variable& v : k.args) {
         if (v.kind == VarKind::ValueArg) {
             if (p.ints.count(v.name)) lua_pushinteger(L, p.ints.at(v.name));
             else lua_pushnumber(L, p.floats.at(v.name));
         } else {
-            const HostArray& a = arrays.emplace(v.name, argument_copy(v, inputs.at(v.name), p)).first->second;
-            push_array(L, a);
+            push_array(L, arrays.emplace(v.name, argument_copy(v, inputs.at(v.name), p)).first->second.array);
         }
         lua_setfield(L, -2, v.name.c_str());
     }
+}
+
+void check_guards(lua_State* L, const Arguments& arrays, int exec, const Parameters& p, const char* which) {
+    const std::string where = cat("on the ", executor_target(L, exec), " executor (", parameters_text(p), ")");
+    for (const auto& [name, g] : arrays) check_guards(name, g, which, where);
 }
 
 // A protected call of the function and `nargs` arguments on the stack: an error of the kernel call must not
@@ -331,20 +379,21 @@ void call_protected(lua_State* L, int nargs, int nresults, int exec, const Param
 
 // Runs the kernel at stack index `knl` on the executor at `exec` through its __call, with copies of
 // `inputs` in its layout; returns the arrays it ran on (its outputs written in place).
-std::map<std::string, HostArray> run(lua_State* L, int knl, int exec, const std::map<std::string, HostArray>& inputs,
-                                     const Parameters& p, const char* which) {
-    std::map<std::string, HostArray> arrays;
+Arguments run(lua_State* L, int knl, int exec, const std::map<std::string, HostArray>& inputs, const Parameters& p,
+              const char* which) {
+    Arguments arrays;
     lua_pushvalue(L, knl);
     lua_pushvalue(L, exec);
     push_arguments(L, *check_kernel(L, knl, kFname).kernel, inputs, p, arrays);
     call_protected(L, 2, 0, exec, p, which);
+    check_guards(L, arrays, exec, p, which);
     return arrays;
 }
 
 // lp.time(knl, exec, {...}, {warmup=, runs=}) on copies of `inputs`: the total seconds of the timed runs.
 double time_runs(lua_State* L, int knl, int exec, const std::map<std::string, HostArray>& inputs, const Parameters& p,
                  int warmup, int runs, const char* which) {
-    std::map<std::string, HostArray> arrays;
+    Arguments arrays;
     lua_pushvalue(L, kTime);
     lua_pushvalue(L, knl);
     lua_pushvalue(L, exec);
@@ -355,6 +404,7 @@ double time_runs(lua_State* L, int knl, int exec, const std::map<std::string, Ho
     lua_pushinteger(L, runs);
     lua_setfield(L, -2, "runs");
     call_protected(L, 4, 2, exec, p, which);
+    check_guards(L, arrays, exec, p, which);
     double total = 0;
     for (lua_Integer i = 1; i <= runs; ++i) {
         lua_rawgeti(L, -1, i);
@@ -484,7 +534,7 @@ int auto_test_vs_ref(lua_State* L) {
             const std::string where = cat("on the ", executor_target(L, exec), " executor (", parameters_text(p), ")");
             for (const Variable& v : ref->args)
                 if (v.kind != VarKind::ValueArg && v.is_output.value_or(false))
-                    compare(v.name, expected.at(v.name), got.at(v.name), s, where);
+                    compare(v.name, expected.at(v.name).array, got.at(v.name).array, s, where);
             timings.push_back(time_test(L, ref_idx, test_idx, exec, inputs, p, s));
         }
     }

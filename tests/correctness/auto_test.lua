@@ -140,4 +140,23 @@ do
   h.check(got >= 1 and got <= 16, "random integers lie in 1..16: %s", err.message)
 end
 
+-- A kernel that writes outside an argument fails, on the C executor, where such a write lands in the host's
+-- memory: each array lies between guard zones that no run may change. Indirect subscripts are not checked
+-- against the shape at code generation, and the random integers (1..16) overrun out (10 elements) or, less 17,
+-- underrun it.
+do
+  local function scatter(subscript)
+    return lp.make_kernel("{[i]: 0<=i<n}", "out[" .. subscript .. "] = 2*a[i]",
+      { lp.GlobalArg("a", "float64", { shape = "n" }), lp.GlobalArg("idx", "int32", { shape = "n" }),
+        lp.GlobalArg("out", "float64", { shape = "n", is_output = true }), lp.ValueArg("n", "int32") }, { target = "c" })
+  end
+  local c = { exec = lp.c.executor {}, parameters = { n = 10 }, quiet = true }
+  h.expect_error("AutomaticTestFailure", { "ref_knl wrote outside argument 'out' on the c executor (n=10)", "bytes past its end" },
+    lp.auto_test_vs_ref, scatter("idx[i]"), nil, c)
+  h.expect_error("AutomaticTestFailure", { "wrote outside argument 'out'", "bytes before its first element" },
+    lp.auto_test_vs_ref, scatter("idx[i] - 17"), nil, c)
+  -- In bounds (n = 20 holds every index), the guards stay whole.
+  lp.auto_test_vs_ref(scatter("idx[i]"), nil, { exec = c.exec, parameters = { n = 20 }, quiet = true })
+end
+
 print("auto_test: ok")
