@@ -163,6 +163,17 @@ local transformations = {
     return string.format("lp.split_iname(knl, %q, %d, {outer_tag = %s, inner_tag = %s})", pick(k.inames),
       math.random(2, 8), maybe_tag(), maybe_tag())
   end,
+  -- A register tile as recipes.gemm builds one: x split into tiles of r*l*v (the outer part a group or a loop),
+  -- each into runs of v (ILP) strided by l work-items or loop steps, r runs (ILP) a work-item. Its bounds divide
+  -- by the sizes at three levels (finding 42 was in such a bound).
+  function(k)
+    local x = pick(k.inames)
+    local r, l, v = math.random(1, 3), math.random(2, 4), math.random(2, 4)
+    return string.format(
+      "lp.split_iname(lp.split_iname(lp.split_iname(knl, %q, %d, {outer_tag = %s}), %q, %d, {inner_tag = %q}), %q, %d, " ..
+      "{outer_tag = %q, inner_tag = %s})", x, r * l * v, pick({ '"g.0"', '"g.1"', "nil" }), x .. "_inner", v,
+      pick({ "ilp", "unr", "ilp.seq" }), x .. "_inner_outer", l, pick({ "ilp", "unr" }), pick({ '"l.0"', '"l.1"', "nil" }))
+  end,
   function(k) return string.format("lp.chunk_iname(knl, %q, %d)", pick(k.inames), math.random(2, 4)) end,
   function(k) return string.format("lp.tag_inames(knl, {[%q] = %q})", pick(k.inames), pick(tags)) end,
   function(k)

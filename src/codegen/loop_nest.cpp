@@ -239,12 +239,13 @@ isl::set loops_domain(const KernelData& k, const Placed& p, const GridIds* ids) 
     const std::vector<std::string> hardware = hardware_of(k, *p.stmt.insn);
     std::vector<std::string> dims = hardware;
     dims.insert(dims.end(), p.stmt.loops.begin(), p.stmt.loops.end());
-    std::vector<std::string> kept;
+    std::vector<std::string> kept, spanned;
     for (const std::string& h : hardware)
-        if (!ids->spans(k, dims, h)) kept.push_back(h);
-    std::vector<std::string> used = kept;
-    used.insert(used.end(), p.stmt.loops.begin(), p.stmt.loops.end());
-    isl::set d = isl_util::dims_to_params(domain_of(k, used), kept);
+        (ids->spans(k, dims, h) ? spanned : kept).push_back(h);
+    // Projected out of the statement's whole domain, not left out of it: the domain of the remaining inames
+    // alone need not be the domain they come from, which may hold conditions on the parameters (an empty
+    // domain for some sizes: without them every work-item ran the statement).
+    isl::set d = isl_util::dims_to_params(isl_util::project_out(domain_of(k, dims), spanned), kept);
     for (const std::string& h : kept)
         if (ids->param.at(h) != h) d = isl_util::rename_dim(d, h, ids->param.at(h));
     return d;

@@ -222,4 +222,14 @@ do
   h.expect_error("MissingBarrierError", {"global barrier"}, lp.generate_code, kernel("{[i,j]: 0<=i<=n and 0<=j<4}"))
 end
 
+-- A work-item axis over an iname whose domain is empty for some sizes: here k = n - 1 must leave 1 mod 3. The
+-- axis spans j's whole range, so j leaves the statements' domains; the condition on n must stay (found by
+-- tools/differential.lua: for n = 4 every work-item wrote its out[j], which the kernel must leave alone).
+do
+  local ref = lp.make_kernel("{[i,j,k]: 0<=i<n and 0<=j<5 and k = n - 1 and k mod 3 = 1}",
+    { "<> t = j", "out[j] = sum((i, k), t*(4 + i))" }, { lp.GlobalArg("out", "float64", { shape = "5" }), "..." })
+  lp.auto_test_vs_ref(ref, lp.tag_inames(ref, { j = "l.0" }), { parameters = { { n = 4 }, { n = 5 } }, quiet = true,
+    timing_seconds = 0 })
+end
+
 print("parallel: ok")
