@@ -82,19 +82,17 @@ end
 -- aligned to a run: the compiler reads a run from local memory in one vector load (nvcc does only when it can
 -- prove the alignment). Each k row of a's tile is padded by one run: unpadded, the work-items that store one
 -- row of a (one column of the tile) all hit the same memory bank, which cost a fifth of the time on an H200.
-local DTYPE_BYTES = { float32 = 4, float64 = 8, int32 = 4, int64 = 8 }
-
 local function gemm_opencl(o)
   if o.ri % o.vec ~= 0 or o.rj % o.vec ~= 0 then
     raise("recipes.gemm: vec = %d must divide ri = %d and rj = %d", o.vec, o.ri, o.rj)
   end
   local args = { lp.GlobalArg("a", o.dtype, { shape = "n, k" }), lp.GlobalArg("b", o.dtype, { shape = "k, m" }),
     lp.GlobalArg("c", o.dtype, { shape = "n, m", is_output = true }), lp.ValueArg("n, m, k", "int32") }
-  local bytes = DTYPE_BYTES[o.dtype]
-  if o.vec > 1 and bytes then
-    for name, shape in pairs({ a_fetch = { o.ly * o.ri, o.kt }, b_fetch = { o.kt, o.lx * o.rj } }) do
-      args[#args + 1] = lp.TemporaryVariable(name, o.dtype,
-        { shape = shape, address_space = "local", alignment = o.vec * bytes })
+  if o.vec > 1 then
+    local bytes = #lp.zeros({ 1 }, o.dtype):tobytes()
+    for _, t in ipairs({ { "a_fetch", { o.ly * o.ri, o.kt } }, { "b_fetch", { o.kt, o.lx * o.rj } } }) do
+      args[#args + 1] = lp.TemporaryVariable(t[1], o.dtype,
+        { shape = t[2], address_space = "local", alignment = o.vec * bytes })
     end
   end
   local knl = lp.make_kernel("{[i,j,p]: 0<=i<n and 0<=j<m and 0<=p<k}", "c[i,j] = sum(p, a[i,p]*b[p,j])", args,
