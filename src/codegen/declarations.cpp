@@ -122,16 +122,16 @@ bool at_program_scope(const Variable& t, const Target& target) {
 std::string temporary_declaration(const Variable& t, const Target& target, const SizePrinter& print_size) {
     std::string out = element_type(t, target) + (t.read_only ? " const " : " ") + t.name;
     if (!t.is_array) return t.initializer.empty() ? out : out + " = " + element_literal(t.initializer[0], t.dtype);
+    const std::string aligned = t.alignment > 0 ? cat(" __attribute__ ((aligned (", t.alignment, ")))") : "";
     const bool vectors = target.has_vector_types() && vec_axis(t).has_value();
     if (const std::optional<ExprPtr> size = vectors || !print_size ? std::nullopt : variable_size(t))
-        return out + "[" + print_size(*size) + "]";
+        return out + "[" + print_size(*size) + "]" + aligned;
     user_assert(!vectors || t.initializer.empty(), error_kind::LoopyError, "temporary '", t.name,
                 "' has vector entries and an initializer, which this code generator does not support");
-    if (vectors && is_single_vector(t)) return out;
+    if (vectors && is_single_vector(t)) return out + aligned;
     const Storage s = storage_of(t);
     const std::int64_t per_entry = vectors ? vector_size(t) : 1;  // scalars in one declared entry
-    out += "[" + (per_entry == 1 ? size_text(s) : std::to_string((s.size + per_entry - 1) / per_entry)) + "]";
-    if (t.alignment > 0) out += cat(" __attribute__ ((aligned (", t.alignment, ")))");
+    out += "[" + (per_entry == 1 ? size_text(s) : std::to_string((s.size + per_entry - 1) / per_entry)) + "]" + aligned;
     if (!t.initializer.empty()) out += " = " + initializer_text(t, s);
     return out;
 }

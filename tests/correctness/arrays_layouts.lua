@@ -201,6 +201,13 @@ do
     local code = lp.generate_code(typed[want[1]])
     h.check(code:find("\n  " .. want[2] .. "\n", 1, true), "%s: expected '%s' in:\n%s", want[1], want[2], code)
   end
+  -- Sized by a parameter (a variable-length array on C), the declaration keeps its alignment too.
+  local sized = lp.make_kernel("{ [i,k]: 0<=i<n and 0<=k<m }", {
+    "t[k] = a[i, k]  {id=w}",
+    "out[i] = t[m - 1] - t[0]  {dep=w, inames=i}",
+  }, { lp.TemporaryVariable("t", "float32", { shape = "m", alignment = 32 }), lp.GlobalArg("a", "float32", { shape = "n, m" }),
+       "..." }, { target = "c" })
+  h.check_contains(lp.generate_code(sized), "float t[m] __attribute__ ((aligned (32)));")
   local a = h.array_from({ N, 4 }, "float32", function(i, k) return i + k / 4 end)
   h.on_each_executor(function(exec, name)
     h.check_array(footprint(exec, { a = a }), function(i)
