@@ -160,8 +160,10 @@ end
 
 local transformations = {
   function(k)
-    return string.format("lp.split_iname(knl, %q, %d, {outer_tag = %s, inner_tag = %s})", pick(k.inames),
-      math.random(2, 8), maybe_tag(), maybe_tag())
+    -- slabs: the outer loop's first and last iterations apart, the rest without the remainder's guards.
+    local slabs = chance(0.25) and string.format(", slabs = {%d, %d}", math.random(0, 1), math.random(0, 1)) or ""
+    return string.format("lp.split_iname(knl, %q, %d, {outer_tag = %s, inner_tag = %s%s})", pick(k.inames),
+      math.random(2, 8), maybe_tag(), maybe_tag(), slabs)
   end,
   -- A register tile as recipes.gemm builds one: x split into tiles of r*l*v (the outer part a group or a loop),
   -- each into runs of v (ILP) strided by l work-items or loop steps, r runs (ILP) a work-item. Its bounds divide
@@ -178,8 +180,9 @@ local transformations = {
   function(k) return string.format("lp.tag_inames(knl, {[%q] = %q})", pick(k.inames), pick(tags)) end,
   function(k)
     if #k.inames < 2 then return nil end
-    local a, b = pick(k.inames), pick(k.inames)
-    return string.format("lp.prioritize_loops(knl, %q)", a .. "," .. b)
+    local order = { pick(k.inames), pick(k.inames) }
+    if chance(0.3) then order[3] = pick(k.inames) end
+    return string.format("lp.prioritize_loops(knl, %q)", table.concat(order, ","))
   end,
   function(k)
     if #k.inames < 2 then return nil end
