@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <sstream>
 
 #include "codegen/unroll.h"
 #include "codegen/vectorize.h"
@@ -272,6 +273,47 @@ StatementDomain split_guard(const KernelData& k, const Placed& p, const isl::set
     const isl::set guard = d.gist(isl_util::align_params(loops, known.space()).intersect_params(known));
     if (isl_util::plain_is_universe(guard)) return {loops, nullptr};
     return {loops, affine::condition_expr(isl_util::dims_to_params(guard, p.stmt.loops).params(), known)};
+}
+
+// The instances statement `p` runs on a device, as one set of parameters: the points of its loops' domain `d`
+// for every work-item of the grid (the ids the domain bounds are parameters of it, the others range over
+// the launch) where its guard holds. Each must be an instance of its domain (of its slab's piece of it): a
+// mistake in how the work-item axes leave the domain, as finding 43 was, is an InternalError naming the
+// statement and a point, never code. Barriers are left out: every work-item reaches them. Statements over the
+// same inames in the same slabs have the same domains: `checked` holds those done.
+void check_instances(const KernelData& k, const Placed& p, const StatementDomain& d, const GridIds& ids,
+                     std::set<std::string>& checked) {
+    if (p.stmt.barrier) return;
+    std::vector<std::string> dims = hardware_of(k, *p.stmt.insn);
+    std::string key = join(dims, ",") + ";" + join(p.stmt.loops, ",") + ";";
+    for (const int slab : p.slab) key += std::to_string(slab);
+    if (!checked.insert(key).second) return;
+    std::set<std::string> axes;
+    for (const std::string& h : dims)
+        if (!axes.insert(ids.param.at(h)).second) return;  // two inames on one axis: not one id each
+    isl::set ran = isl_util::dims_to_params(d.loops, p.stmt.loops).params();
+    const auto restrict = [&](const isl::set& params) {
+        ran = isl_util::align_params(ran, params.space());
+        ran = ran.intersect_params(isl_util::align_params(params, ran.space()));
+    };
+    if (d.guard)
+        if (const std::optional<isl::set> guard = affine::condition_set(d.guard)) restrict(*guard);
+    for (const std::string& axis : axes) restrict(ids.range.at(axis));
+    restrict(assumption_context(k));
+    const std::size_t hardware = dims.size();
+    dims.insert(dims.end(), p.stmt.loops.begin(), p.stmt.loops.end());
+    isl::set domain = isl_util::dims_to_params(domain_of(k, dims), dims).params();
+    for (std::size_t h = 0; h < hardware; ++h)
+        if (ids.param.at(dims[h]) != dims[h]) domain = isl_util::rename_dim(domain, dims[h], ids.param.at(dims[h]));
+    if (p.piece) domain = domain.intersect(isl_util::dims_to_params(*p.piece, p.stmt.loops).params());
+    domain = isl_util::align_params(domain, ran.space());
+    ran = isl_util::align_params(ran, domain.space());
+    if (ran.is_subset(domain)) return;
+    std::ostringstream point;
+    point << ran.subtract(domain).sample_point();
+    const std::string text = point.str();
+    internal_assert(false, "the code would run instruction '", p.stmt.insn->id, "' where its domain does not hold: at ",
+                    text.substr(0, text.find(" -> ")));
 }
 
 // The domain of a statement: that of its loops, restricted to its slabs.
@@ -677,8 +719,10 @@ LoopNest build_loop_nest(const KernelData& k, const Target& target) {
     std::map<std::string, ExprPtr> guards;  // by leader
     Runs runs;
     std::optional<StatementDomain> last;
+    std::set<std::string> checked;  // check_instances
     for (const Placed& p : placed) {
         StatementDomain d = statement_domain(k, p, ids ? &*ids : nullptr);
+        if (ids) check_instances(k, p, d, *ids, checked);
         if (last && runs_with(leaders.back(), *last, p, d)) {
             runs[leaders.back().name].push_back(p.name);
             continue;
