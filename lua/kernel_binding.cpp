@@ -186,6 +186,9 @@ void read_shape(lua_State* L, Variable& v, const char* fname) {
     else if (is_sentinel(L, -1, kNoneKey)) v.no_shape = true;
     else v.shape = expr_list(L, v, fname, "shape");
     lua_pop(L, 1);
+    if (v.shape.size() > kMaxArrayAxes)
+        arg_error(L, 3, fname, cat("the shape of '", v.name, "' has ", v.shape.size(), " axes; arrays have at most ",
+                                   kMaxArrayAxes, " (numpy's limit)"));
 }
 
 // `dim_tags` at the top of the stack: "N1,N0" or a list of tags.

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "expr/expr.h"
 #include "support/error.h"
 #include "support/limits.h"
 #include "support/strings.h"
@@ -26,7 +27,6 @@ using Shape = HostArray::Shape;
 using Index = HostArray::Index;
 
 constexpr std::size_t kAlignment = 64;
-constexpr std::size_t kMaxDims = 64;  // numpy's limit
 
 template <class... Parts>
 void argument_check(bool cond, const Parts&... parts) {
@@ -40,7 +40,7 @@ void check_dtype(DType dtype) { argument_check(dtype != DType::Unknown, "arrays 
 // Validates the shape and returns its element count. Empty axes count as 1 in the size check, so that the
 // strides of every shape that passes fit in int64 too.
 std::int64_t checked_size(const Shape& shape, DType dtype) {
-    argument_check(shape.size() <= kMaxDims, "arrays have at most ", kMaxDims, " dimensions, got ", shape.size());
+    argument_check(shape.size() <= kMaxArrayAxes, "arrays have at most ", kMaxArrayAxes, " dimensions, got ", shape.size());
     const auto limit = std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(dtype_size(dtype));
     std::int64_t bound = 1, count = 1;
     for (std::int64_t d : shape) {

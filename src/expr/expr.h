@@ -9,6 +9,7 @@
 //  * Comparisons and logic yield bool; `if(c, a, b)` evaluates only the chosen branch.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -107,6 +108,9 @@ ExprPtr cast(DType t, ExprPtr a);
 ExprPtr reduction(std::string op, std::vector<std::string> inames, std::vector<ExprPtr> body,
                   bool allow_simultaneous = false);
 ExprPtr sub_array_ref(std::string name, std::vector<ExprPtr> indices, std::vector<std::string> swept);
+
+/// The most indices a subscript, and so axes an array, may have: numpy's limit, which host arrays keep too.
+inline constexpr std::size_t kMaxArrayAxes = 64;
 
 /// The function name of a slice `start:stop:step` inside a subscript, as parsed: call(kSliceCall, {start, stop,
 /// step}), an omitted part var(kSliceCall). Only make_kernel sees one: it turns the subscript into a SubArrayRef.

@@ -119,6 +119,8 @@ std::vector<int> nesting_levels(const Variable& v, const std::vector<DimTag>& ta
 }  // namespace
 
 void compute_layout(Variable& v) {
+    user_assert(v.shape.size() <= kMaxArrayAxes, error_kind::LoopyError, "array '", v.name, "' would have ", v.shape.size(),
+                " axes; arrays have at most ", kMaxArrayAxes, " (numpy's limit)");
     const std::vector<DimTag> tags = tags_per_axis(v);
     check_supported(v, tags);
     const std::size_t n = tags.size();

@@ -403,6 +403,9 @@ std::vector<ExprPtr> ExpressionParser::subscript_indices() {
     std::vector<ExprPtr> indices;
     if (accept("]")) return indices;
     do {
+        if (indices.size() == kMaxArrayAxes)
+            fail(peek(), cat("a subscript of more than ", kMaxArrayAxes, " indices (arrays have at most ", kMaxArrayAxes,
+                             " axes, as numpy's)"));
         indices.push_back(slice_or_index());
     } while (accept(","));
     expect("]");
@@ -410,7 +413,9 @@ std::vector<ExprPtr> ExpressionParser::subscript_indices() {
 }
 
 ExprPtr ExpressionParser::slice_or_index() {
-    const auto part = [&] { return peek().is(":") || peek().is(",") || peek().is("]") ? var(kSliceCall) : expression(); };
+    const auto omitted = [&] { return peek().is(":") || peek().is(",") || peek().is("]"); };
+    const auto part = [&] { return omitted() ? var(kSliceCall) : expression(); };
+    if (omitted() && !peek().is(":")) fail(peek(), "empty index in a subscript (two commas, or a comma next to a bracket)");
     ExprPtr start = part();
     if (!accept(":")) return start;
     ExprPtr stop = part();
