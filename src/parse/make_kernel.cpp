@@ -451,13 +451,21 @@ isl::pw_aff term_extent(const Footprint& f, std::size_t j) {
 // and hold affine footprints; past them, the bound from the index terms is used.
 constexpr unsigned long extent_operations = 10000;
 
-ExprPtr axis_extent(const Footprint& f, std::size_t j, const isl::set& ctx, const Variable& v) {
+// Axes of one array whose exact extent may run out of those operations: each costs up to 10,000 of them, which
+// with dozens of parameters take tens of milliseconds, and 36 such axes took seconds (docs/reliability.md
+// finding 45). Past them the shape is given up on.
+constexpr int max_inexact_axes = 4;
+
+ExprPtr axis_extent(const Footprint& f, std::size_t j, const isl::set& ctx, const Variable& v, int& inexact) {
     const int axis = static_cast<int>(j);
     if (const auto exact = isl_util::within_operations(
             extent_operations, [&] {
                 return auto_extent(isl_util::add_constant(isl_util::dim_max(isl_util::axis_values(*f.touched, axis), 0), 1), ctx, v);
             }))
         return *exact;
+    user_assert(++inexact <= max_inexact_axes, error_kind::StaticValueFindingError, "the shape of '", v.name,
+                "' takes too long to find from its accesses (more than ", max_inexact_axes,
+                " axes without an exact extent): declare it explicitly");
     const auto bounded =
         isl_util::within_operations(extent_operations, [&] { return auto_extent(term_extent(f, j), ctx, v); });
     user_assert(bounded.has_value(), error_kind::StaticValueFindingError, "the shape of '", v.name,
@@ -484,8 +492,9 @@ void find_auto_shape(const KernelData& k, const AccessIndex& accesses, Variable&
         return;
     }
     const isl::set ctx = isl_util::align_params(assumption_context(k), footprint.touched->space());
+    int inexact = 0;
     for (std::size_t j = 0; j < footprint.ndim; ++j) {
-        const ExprPtr extent = axis_extent(footprint, j, ctx, v);
+        const ExprPtr extent = axis_extent(footprint, j, ctx, v, inexact);
         for (const std::string& name : referenced_names(extent))
             user_assert(!is_temporary(k, name), error_kind::StaticValueFindingError, "the shape of '", v.name,
                         "' would depend on '", name, "', a temporary bounding a data-dependent loop: declare the shape explicitly");
