@@ -272,35 +272,33 @@ std::map<std::string, HostArray> random_arguments(const KernelData& k, const Par
 // An argument's array inside a larger allocation whose bytes before and after it hold kGuardByte: a kernel
 // that writes past its arguments changes them, which comparing the arguments alone would not notice (and on
 // the C executor such a write corrupts the host's heap, to show up later, if ever, somewhere else).
-// kGuardBytes keeps the array as aligned as the allocation (64 bytes).
+// kGuardBytes, a multiple of every element size, keeps the array as aligned as the allocation (64 bytes).
 constexpr std::size_t kGuardBytes = 4096;
 constexpr unsigned char kGuardByte = 0xA5;
 
 struct GuardedArray {
     HostArray array;  // what the kernel gets
-    HostArray whole;  // the allocation: guard, array, guard
+    HostArray whole;  // the allocation: guard, array, guard, each guard kGuardBytes
 };
 
+// An array of the layout of `layout` in guard zones; its elements are left for the caller to set.
 GuardedArray guarded(const HostArray& layout) {
-    const std::size_t element = dtype_size(layout.dtype());
-    const std::size_t guard = kGuardBytes / element;
+    const auto guard = static_cast<std::int64_t>(kGuardBytes / dtype_size(layout.dtype()));
     const std::int64_t span = storage_span(layout.shape(), layout.strides());
-    GuardedArray g{layout, HostArray::empty({span + 2 * static_cast<std::int64_t>(guard)}, layout.dtype())};
+    GuardedArray g{layout, HostArray::empty({guard + span + guard}, layout.dtype())};
     std::memset(g.whole.data(), kGuardByte, g.whole.nbytes());
-    std::byte* const start = static_cast<std::byte*>(g.whole.data()) + guard * element;
+    std::byte* const start = static_cast<std::byte*>(g.whole.data()) + kGuardBytes;
     g.array = HostArray::wrap(start, layout.dtype(), layout.shape(), layout.strides(), std::make_shared<HostArray>(g.whole));
-    g.array.fill(std::int64_t{0});
     return g;
 }
 
 // AutomaticTestFailure when a run changed a guard byte of argument `name`.
-void check_guards(const std::string& name, const GuardedArray& g, const std::string& which, const std::string& where) {
+void check_guard_zones(const std::string& name, const GuardedArray& g, const std::string& which, const std::string& where) {
     const auto* bytes = static_cast<const unsigned char*>(g.whole.data());
-    const std::size_t guard = kGuardBytes / dtype_size(g.whole.dtype()) * dtype_size(g.whole.dtype());
-    const std::size_t end = g.whole.nbytes() - guard;  // of the array
-    for (std::size_t b = 0; b < guard; ++b)
+    const std::size_t end = g.whole.nbytes() - kGuardBytes;  // of the array
+    for (std::size_t b = 0; b < kGuardBytes; ++b)
         if (bytes[b] != kGuardByte)
-            user_error("AutomaticTestFailure", which, " wrote outside argument '", name, "' ", where, ": ", guard - b,
+            user_error("AutomaticTestFailure", which, " wrote outside argument '", name, "' ", where, ": ", kGuardBytes - b,
                        " bytes before its first element");
     for (std::size_t b = g.whole.nbytes(); b-- > end;)
         if (bytes[b] != kGuardByte)
@@ -364,7 +362,7 @@ void push_arguments(lua_State* L, const KernelData& k, const std::map<std::strin
 
 void check_guards(lua_State* L, const Arguments& arrays, int exec, const Parameters& p, const char* which) {
     const std::string where = cat("on the ", executor_target(L, exec), " executor (", parameters_text(p), ")");
-    for (const auto& [name, g] : arrays) check_guards(name, g, which, where);
+    for (const auto& [name, g] : arrays) check_guard_zones(name, g, which, where);
 }
 
 // A protected call of the function and `nargs` arguments on the stack: an error of the kernel call must not
