@@ -119,6 +119,11 @@ ExprType ExprTyper::variable_type(const ExprPtr& e) {
 ExprType ExprTyper::call_type(const ExprPtr& e) {
     // A substitution rule not expanded yet is typed through its expansion.
     if (find_rule(k_.substitutions, e->name)) return expansion_type(e);
+    if (const ScalarFunction* f = find_function(k_.functions, e->name)) {
+        user_assert(e->args.size() == f->params.size(), error_kind::LoopyError, "function '", e->name, "' takes ",
+                    f->params.size(), " arguments, not ", e->args.size(), ", in '", to_string(e), "'");
+        return {f->result, false};
+    }
     return {call_types(e).result, false};
 }
 

@@ -316,8 +316,14 @@ std::string CExprPrinter::converted(const ExprPtr& e, DType to, int parent_prec,
     if (is_complex(to)) complex_types_.insert(to);
     if (is_complex(to) && complex_helpers())
         return complex_fn(is_complex(from.dtype) ? "cast" : "fromreal", to) + "(" + print(e, to) + ")";
-    const std::string s = "(" + target_.scalar_type(to) + ") " + print_prec(e, DType::Unknown, kUnary);
+    const std::string s = "(" + target_.scalar_type(to) + ") " + through_int(from.dtype, to) + print_prec(e, DType::Unknown, kUnary);
     return parenthesized_if(s, kUnary, parent_prec, right_operand);
+}
+
+// C leaves a floating-point value outside a small integer type's range undefined when converted to it (OpenCL
+// too, unless saturated): converted to int first, it wraps as numpy's astype does.
+std::string CExprPrinter::through_int(DType from, DType to) const {
+    return is_floating(from) && is_integer(to) && dtype_size(to) < 4 ? "(int) " : "";
 }
 
 bool CExprPrinter::needs_casts(const ExprPtr& a, const ExprPtr& b, DType t) {
@@ -630,10 +636,17 @@ std::string CExprPrinter::print_cast(const ExprPtr& e, int& prec) {
         return converted(e->args[0], e->dtype, 0);
     }
     prec = kUnary;
-    return "(" + target_.scalar_type(e->dtype) + ") (" + print(e->args[0], e->dtype) + ")";
+    const std::string value = print(e->args[0], e->dtype), via = through_int(from, e->dtype);
+    return "(" + target_.scalar_type(e->dtype) + ") (" + (via.empty() ? value : via + "(" + value + ")") + ")";
 }
 
 std::string CExprPrinter::print_call(const ExprPtr& e, int& prec) {
+    if (const ScalarFunction* f = find_function(k_.functions, e->name)) {
+        typer_.type(e);  // checks the argument count
+        std::vector<std::string> args;
+        for (std::size_t i = 0; i < e->args.size(); ++i) args.push_back(converted(e->args[i], f->params[i].dtype, 0));
+        return f->name + "(" + join_args(args) + ")";
+    }
     CallTypes ct = typer_.call_types(e);
     // Instructions are fully typed by now: what is not are isl's min/max of loop bounds, on indices.
     if (ct.args == DType::Unknown) ct = {k_.options.index_dtype, k_.options.index_dtype};
@@ -772,6 +785,8 @@ std::string CExprPrinter::assignment(const ExprPtr& lhs, const ExprPtr& rhs) {
         // An untyped literal is printed in the left-hand side's type: no cast, except for an integer one
         // becoming floating (loopy's `(float) (0.0f)`).
         const bool printed_as_lhs = rt.weak && is_floating(rt.dtype) == is_floating(lt);
+        const std::string via = through_int(rt.dtype, lt);
+        if (!via.empty()) value = via + "(" + value + ")";
         if (rt.dtype != lt && !printed_as_lhs) value = "(" + target_.scalar_type(lt) + ") (" + value + ")";
     }
     return print(lhs) + " = " + value + ";";

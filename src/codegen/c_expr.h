@@ -81,6 +81,7 @@ private:
     std::string imag_literal(const ExprPtr& e, DType want, int& prec);
     std::string converted(const ExprPtr& e, DType to, int parent_prec, bool right_operand = false);
     bool needs_casts(const ExprPtr& a, const ExprPtr& b, DType t);
+    std::string through_int(DType from, DType to) const;
     std::string operand(const ExprPtr& x, DType t, int parent_prec, bool right_operand, bool cast);
     std::string division_guards(const std::string& op, DType t) const;
     std::string imaginary_unit() const;

@@ -12,6 +12,7 @@
 #include "codegen/atomics.h"
 #include "codegen/c_expr.h"
 #include "codegen/declarations.h"
+#include "codegen/functions.h"
 #include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
 #include "preprocess/preprocess.h"
@@ -557,7 +558,9 @@ GeneratedCode emit_code(const Kernel& k, TargetKind kind) {
         out.kernels.push_back(std::move(dk));
     }
     check_flat_indices(*k);
-    out.device_code = target.preamble(*k) + program_scope_declarations(*k, target) + helpers.helper_definitions() + kernels_text;
+    const std::string functions = scalar_function_definitions(*k, target, helpers);
+    out.device_code = target.preamble(*k) + program_scope_declarations(*k, target) + helpers.helper_definitions() +
+                      functions + kernels_text;
     out.host = host_program(*k);
     out.host_code = HostCodeWriter(*k, out, target).write();
     return out;

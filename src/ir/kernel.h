@@ -15,6 +15,7 @@
 
 #include "expr/dtype.h"
 #include "expr/expr.h"
+#include "ir/function.h"
 #include "ir/iname_tags.h"
 #include "ir/instruction.h"
 
@@ -144,6 +145,8 @@ struct KernelData {
     /// The kernels its calls name (loopy's callables table of the translation unit): lp.merge and
     /// register_callable add them, preprocessing inlines every call (transform/callable.cpp).
     std::map<std::string, std::shared_ptr<const KernelData>> callables;
+    /// Scalar functions its expressions call (ir/function.h), each written out as a function of the program.
+    ScalarFunctions functions;
     DerivedCache cache;
 };
 

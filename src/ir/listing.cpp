@@ -181,6 +181,15 @@ void rules_section(std::ostringstream& os, const KernelData& k) {
         os << r->name << "(" << join(r->arguments, ", ") << ") := " << to_string(r->expression) << "\n";
 }
 
+// Each scalar function's signature, `name(x: float32, ...) -> float32`: its body is in the generated code.
+void functions_section(std::ostringstream& os, const KernelData& k) {
+    for (const auto& f : k.functions) {
+        std::vector<std::string> params;
+        for (const FunctionVariable& p : f->params) params.push_back(p.name + ": " + dtype_name(p.dtype));
+        os << f->name << "(" << join(params, ", ") << ") -> " << dtype_name(f->result) << "\n";
+    }
+}
+
 }  // namespace
 
 std::string to_listing(const Kernel& kernel, bool with_dependencies) {
@@ -204,6 +213,10 @@ std::string to_listing(const Kernel& kernel, bool with_dependencies) {
     if (!k.substitutions.empty()) {
         os << kRule << "SUBSTITUTION RULES:\n";
         rules_section(os, k);
+    }
+    if (!k.functions.empty()) {
+        os << kRule << "FUNCTIONS:\n";
+        functions_section(os, k);
     }
     os << kRule << "INSTRUCTIONS:\n";
     instructions_section(os, k);

@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
@@ -31,6 +33,8 @@ constexpr std::int64_t kMaxArrayElements = 1 << 24;
 constexpr std::size_t kMaxInitializedElements = 4096;
 constexpr std::size_t kMaxTableLoop = 4096;
 constexpr int kMaxInlineDepth = 16;
+// Statements of all the device functions a kernel keeps as functions.
+constexpr std::size_t kMaxFunctionStatements = 10000;
 
 template <class... Parts>
 [[noreturn]] void fail(const OklPos& at, const Parts&... parts) {
@@ -67,6 +71,7 @@ struct Val {
     std::optional<std::int64_t> constant;  // a compile-time integer constant
     std::optional<double> fconstant;       // a compile-time floating-point constant
     std::string isl;                       // the value as an isl quasi-affine expression; empty if not affine
+    std::vector<Val> lanes;                // a vector (OpenCL's float3, ...): its lanes; `text` is empty
 };
 
 Val constant_val(std::int64_t v) {
@@ -81,7 +86,7 @@ Val constant_val(std::int64_t v) {
 
 // What a C name stands for.
 struct Binding {
-    enum class Kind { Pure, Scalar, Array, Pointer, Value, Struct } kind = Kind::Pure;
+    enum class Kind { Pure, Scalar, Array, Pointer, Value, Struct, Vector } kind = Kind::Pure;
     std::string name;   // Loom variable (Scalar, Array, Value) or the array a Pointer points into
     std::string dtype;  // element type
     Val value;          // Pure: the value (loop indices, constants, never-assigned locals); Pointer: offset
@@ -90,6 +95,7 @@ struct Binding {
     std::vector<int> dim_order;      // Pointer with @dimOrder
     std::string struct_name;         // Pointer to structs
     std::map<std::string, Val> fields;  // Struct (a value parameter): each field's argument
+    std::vector<Binding> lanes;         // Vector: one scalar binding per lane
     bool is_loop_index = false;
 };
 
@@ -106,6 +112,13 @@ struct PointerRef {
     std::string dtype;
     Val offset;
     std::string struct_name;  // points to structs (offset still counts scalars)
+};
+
+// A place an assignment stores to: its text, the variable it is in, its type.
+struct Target {
+    std::string text;
+    std::string var;
+    std::string dtype;
 };
 
 struct Insn {
@@ -145,6 +158,22 @@ std::string trunc_div_isl(const Val& a, std::int64_t c) {
     return "(floor(max(" + a.isl + ", 0)/" + cs + ") - floor(max(-(" + a.isl + "), 0)/" + cs + "))";
 }
 
+// The math builtins OKL code may call on floating-point values (and, lane by lane, on vectors).
+const std::set<std::string>& math_functions() {
+    static const std::set<std::string> names{
+        "sin",  "cos",   "tan",   "sinh",  "cosh",  "tanh",  "exp",   "log",    "sqrt",  "asin", "acos",
+        "atan", "asinh", "acosh", "atanh", "exp2",  "expm1", "log2",  "log10",  "log1p", "cbrt", "rsqrt",
+        "erf",  "erfc",  "tgamma", "lgamma", "floor", "ceil", "round", "trunc", "fabs",  "pow",  "atan2",
+        "hypot", "fmod", "copysign", "fmin", "fmax", "fma"};
+    return names;
+}
+
+// Names a generated function or its variables must not take: the builtins the printed code may call.
+bool is_builtin_name(const std::string& name) {
+    static const std::set<std::string> others{"min", "max", "abs", "clamp", "dot", "length", "normalize", "distance", "cross"};
+    return math_functions().count(name) || others.count(name);
+}
+
 class Lowerer {
 public:
     Lowerer(const OklProgram& program, const OklFunction& kernel, OklAxes axes, const OklOptions& options)
@@ -155,8 +184,7 @@ public:
         scopes_.emplace_back();
         declare_globals();
         in_.name = kernel_.name;
-        std::set<std::string> visited;
-        collect_assigned(*kernel_.body, assigned_, visited);
+        collect_assigned(*kernel_.body, assigned_);
         for (const OklDecl& p : kernel_.params) parameter(p);
         // @dim sizes may name parameters declared after the pointer.
         for (const OklDecl& p : kernel_.params)
@@ -226,28 +254,48 @@ private:
         for (const OklStmtPtr& b : s.body) for_each_expr(*b, f);
     }
 
-    // Names assigned (or whose address is taken) in `s`, into `out`: also in the functions it calls (each
-    // visited once), and the caller's variables that their reference parameters assign. Over a whole function
-    // (assigned_), the others are values fixed at their declaration.
-    void collect_assigned(const OklStmt& s, std::set<std::string>& out, std::set<std::string>& visited) const {
-        for_each_expr(s, [&](const OklExprPtr& e) { collect_assigned(e, out, visited); });
+    // Names assigned (or whose address is taken) in `s`, into `out`, and the caller's variables that the
+    // reference parameters of the functions it calls assign: C gives a callee no other way to a caller's
+    // variables. Over a whole function (assigned_, assigned_in), the others are values fixed at their
+    // declaration.
+    void collect_assigned(const OklStmt& s, std::set<std::string>& out) const {
+        for_each_expr(s, [&](const OklExprPtr& e) { collect_assigned(e, out); });
     }
-    void collect_assigned(const OklExprPtr& e, std::set<std::string>& out, std::set<std::string>& visited) const {
+    void collect_assigned(const OklExprPtr& e, std::set<std::string>& out) const {
         const bool writes = e->kind == OklExprKind::Assign || e->kind == OklExprKind::Postfix ||
                             (e->kind == OklExprKind::Unary && (e->op == "++" || e->op == "--" || e->op == "&"));
         if (writes && e->args[0]->kind == OklExprKind::Name) out.insert(e->args[0]->name);
         if (e->kind == OklExprKind::Call && e->args[0]->kind == OklExprKind::Name) {
             for (const OklFunction& f : program_.functions) {
                 if (f.name != e->args[0]->name || !f.body) continue;
-                if (visited.insert(f.name).second) collect_assigned(*f.body, out, visited);
-                // A reference parameter the function assigns assigns the caller's variable.
+                const std::set<std::string>& inner = assigned_in(f);
                 for (std::size_t k = 0; k < f.params.size() && k + 1 < e->args.size(); ++k)
-                    if (f.params[k].type.is_reference && out.count(f.params[k].name) && e->args[k + 1]->kind == OklExprKind::Name)
+                    if (f.params[k].type.is_reference && inner.count(f.params[k].name) && e->args[k + 1]->kind == OklExprKind::Name)
                         out.insert(e->args[k + 1]->name);
             }
         }
-        for (const OklExprPtr& a : e->args) collect_assigned(a, out, visited);
+        for (const OklExprPtr& a : e->args) collect_assigned(a, out);
     }
+
+    // The names device function `f` assigns (a recursive call finds the set still empty; recursion is an
+    // error when the call is lowered).
+    const std::set<std::string>& assigned_in(const OklFunction& f) const {
+        const auto [it, fresh] = assigned_in_.try_emplace(f.name);
+        if (fresh) {
+            std::set<std::string> names;
+            collect_assigned(*f.body, names);
+            it->second = std::move(names);
+        }
+        return it->second;
+    }
+
+    // While a device function is lowered, assigned_ holds its names.
+    struct AssignedIn {
+        AssignedIn(Lowerer& l, const OklFunction& f) : l_(l), caller_(std::exchange(l.assigned_, l.assigned_in(f))) {}
+        ~AssignedIn() { l_.assigned_ = std::move(caller_); }
+        Lowerer& l_;
+        std::set<std::string> caller_;
+    };
 
     // --- declarations
 
@@ -340,6 +388,7 @@ private:
         if (p.type.base == "void" || !p.dims.empty()) fail(p.pos, "parameter '", p.name, "' has an unsupported type");
         used_.insert(p.name);
         if (is_struct(p.type.base) && !p.type.pointers) return struct_parameter(p);
+        if (p.type.lanes > 1) return vector_parameter(p);
         Variable v;
         v.name = p.name;
         Binding b;
@@ -376,7 +425,7 @@ private:
     StructLayout layout(const std::string& name, const OklPos& pos) const {
         StructLayout l;
         for (const OklDecl& f : program_.structs.at(name)) {
-            if (is_struct(f.type.base) || f.type.pointers || f.type.base == "void")
+            if (is_struct(f.type.base) || f.type.pointers || f.type.base == "void" || f.type.lanes > 1)
                 fail(pos, name, ": field '", f.name, "' is not a number or an array of numbers");
             if (!l.dtype.empty() && f.type.base != l.dtype)
                 fail(pos, name, " mixes field types (", l.dtype, ", ", f.type.base, "): only structs of one scalar type are supported");
@@ -402,7 +451,7 @@ private:
         b.kind = Binding::Kind::Struct;
         b.struct_name = p.type.base;
         for (const OklDecl& f : program_.structs.at(p.type.base)) {
-            if (is_struct(f.type.base) || f.type.pointers || !f.dims.empty() || f.type.base == "void")
+            if (is_struct(f.type.base) || f.type.pointers || !f.dims.empty() || f.type.base == "void" || f.type.lanes > 1)
                 fail(p.pos, "struct parameter '", p.name, "': field '", f.name, "' is not a number");
             const std::string arg = p.name + "_" + f.name;
             if (used_.count(arg)) fail(p.pos, "struct parameter '", p.name, "': argument name '", arg, "' is taken");
@@ -477,7 +526,9 @@ private:
     void declaration(const OklStmt& s) {
         for (const OklDecl& d : s.decls) {
             if (d.type.base == "void" && !d.type.pointers) fail(d.pos, "variable '", d.name, "' cannot be void");
-            if (d.type.pointers)
+            if (d.type.lanes > 1)
+                vector_declaration(d);
+            else if (d.type.pointers)
                 pointer_declaration(d);
             else if (!d.dims.empty())
                 array_declaration(d);
@@ -622,7 +673,16 @@ private:
 
     // --- expressions
 
+    // A scalar value. Vectors are values only where an operation takes them (lanewise arithmetic, their
+    // builtins, assignments, arguments): everywhere else one is an error, never a scalar's text.
     Val rvalue(const OklExprPtr& e) {
+        Val v = value(e);
+        if (!v.lanes.empty()) fail(e->pos, "a vector (", v.dtype, " x ", v.lanes.size(), ") where a scalar is needed");
+        return v;
+    }
+
+    // A scalar or vector value.
+    Val value(const OklExprPtr& e) {
         if (auto c = constant_of(e)) {
             Val v = constant_val(*c);
             if (e->kind == OklExprKind::Int) v.dtype = e->int_type;
@@ -633,7 +693,7 @@ private:
             case OklExprKind::Float: return float_val(x);
             case OklExprKind::Name: return name_val(x);
             case OklExprKind::Unary: return unary_val(x);
-            case OklExprKind::Binary: return binary_val(x.op, rvalue(x.args[0]), conditional_rvalue(x, 1), x.pos);
+            case OklExprKind::Binary: return binary_val(x.op, value(x.args[0]), conditional_value(x, 1), x.pos);
             case OklExprKind::Ternary: return ternary_val(x);
             case OklExprKind::Call: return call_val(x);
             case OklExprKind::Index: return element(e).first;
@@ -650,6 +710,10 @@ private:
 
     Val member_val(const OklExprPtr& e) {
         const OklExprPtr& object = e->args[0];
+        if (e->op == "." && is_vector_expr(object)) {
+            const Val v = value(object);
+            return selected(v, swizzle(e->name, v.lanes.size(), e->pos));
+        }
         if (e->op == "." && object->kind == OklExprKind::Name && bound(*object).kind == Binding::Kind::Struct) {
             const Binding& b = bound(*object);
             auto f = b.fields.find(e->name);
@@ -660,10 +724,10 @@ private:
     }
 
     // The right operand of && and || is evaluated only when needed: calls with statements may not appear there.
-    Val conditional_rvalue(const OklExpr& x, std::size_t k) {
+    Val conditional_value(const OklExpr& x, std::size_t k) {
         const bool lazy = x.op == "&&" || x.op == "||";
         conditional_ += lazy;
-        Val v = rvalue(x.args[k]);
+        Val v = value(x.args[k]);
         conditional_ -= lazy;
         return v;
     }
@@ -681,9 +745,16 @@ private:
         return v;
     }
 
-    Val name_val(const OklExpr& x) {
-        const Binding& b = bound(x);
+    Val name_val(const OklExpr& x) { return binding_val(bound(x), x); }
+
+    Val binding_val(const Binding& b, const OklExpr& x) {
         switch (b.kind) {
+            case Binding::Kind::Vector: {
+                Val v;
+                v.dtype = b.dtype;
+                for (const Binding& l : b.lanes) v.lanes.push_back(binding_val(l, x));
+                return v;
+            }
             case Binding::Kind::Pure: return b.value;
             case Binding::Kind::Scalar: {
                 if (reads_) reads_->insert(b.name);
@@ -708,7 +779,13 @@ private:
         if (x.op == "*") return element_at(pointer(x.args[0]), constant_val(0), x.pos);
         if (x.op == "++" || x.op == "--") fail(x.pos, "'", x.op, "' inside an expression is not supported; write it as its own statement");
         if (x.op == "&") fail(x.pos, "addresses ('&') are only supported where a pointer is expected");
-        Val a = rvalue(x.args[0]);
+        const Val a = value(x.args[0]);
+        if (a.lanes.empty()) return unary_scalar(x, a);
+        if (x.op != "-" && x.op != "+") fail(x.pos, "'", x.op, "' on a vector is not supported");
+        return lanewise(a, [&](const Val& lane) { return unary_scalar(x, lane); });
+    }
+
+    Val unary_scalar(const OklExpr& x, const Val& a) {
         Val v;
         if (x.op == "!") {
             v.text = "(not " + condition_text(a) + ")";
@@ -734,6 +811,11 @@ private:
     static std::string condition_text(const Val& v) { return v.dtype == "bool" ? v.text : "(" + v.text + " != 0)"; }
 
     Val binary_val(const std::string& op, const Val& a, const Val& b, const OklPos& pos) {
+        if (!a.lanes.empty() || !b.lanes.empty()) {
+            if (op != "+" && op != "-" && op != "*" && op != "/")
+                fail(pos, "'", op, "' on vectors is not supported (only + - * / lane by lane)");
+            return lanewise(a, b, pos, [&](const Val& x, const Val& y) { return binary_val(op, x, y, pos); });
+        }
         Val v;
         static const std::map<std::string, std::string> compare{{"<", "<"}, {"<=", "<="}, {">", ">"}, {">=", ">="}, {"==", "=="}, {"!=", "!="}};
         if (compare.count(op)) {
@@ -782,11 +864,15 @@ private:
     }
 
     Val ternary_val(const OklExpr& x) {
-        Val c = rvalue(x.args[0]);
+        const Val c = rvalue(x.args[0]);
         ++conditional_;
-        Val a = rvalue(x.args[1]);
-        Val b = rvalue(x.args[2]);
+        const Val a = value(x.args[1]);
+        const Val b = value(x.args[2]);
         --conditional_;
+        return lanewise(a, b, x.pos, [&](const Val& y, const Val& z) { return choice(c, y, z); });
+    }
+
+    static Val choice(const Val& c, const Val& a, const Val& b) {
         Val v;
         v.dtype = a.dtype == b.dtype ? a.dtype : common_type(a.dtype == "bool" ? "int32" : a.dtype, b.dtype == "bool" ? "int32" : b.dtype);
         v.text = "if(" + condition_text(c) + ", " + a.text + ", " + b.text + ")";
@@ -797,6 +883,7 @@ private:
     Val cast_val(const OklExpr& x) {
         if (x.type->pointers) fail(x.pos, "pointer casts are only supported where a pointer is expected");
         if (x.type->base == "void") fail(x.pos, "a (void) cast is only allowed as a statement");
+        if (x.type->lanes > 1) return vector_literal(x);
         Val a = rvalue(x.args[0]);
         Val v;
         v.dtype = x.type->base;
@@ -814,7 +901,8 @@ private:
             if (x.type->pointers) return 8;
             auto t = dtype_from_name(x.type->base);
             if (!t) fail(x.pos, "sizeof of an unknown type");
-            return dtype_size(*t);
+            // OpenCL's 3-lane vectors take the room of 4.
+            return dtype_size(*t) * static_cast<std::size_t>(x.type->lanes == 3 ? 4 : x.type->lanes);
         }
         const OklExprPtr& a = x.args[0];
         if (a->kind == OklExprKind::Name) {
@@ -829,9 +917,295 @@ private:
         std::set<std::string> ignored;
         std::set<std::string>* saved = reads_;
         reads_ = &ignored;
-        Val v = rvalue(a);
+        Val v = value(a);
         reads_ = saved;
-        return v.dtype == "bool" ? 4 : dtype_size(*dtype_from_name(v.dtype));
+        const std::size_t lanes = v.lanes.size() == 3 ? 4 : std::max<std::size_t>(v.lanes.size(), 1);
+        return lanes * (v.dtype == "bool" ? 4 : dtype_size(*dtype_from_name(v.dtype)));
+    }
+
+    // --- vector types (OpenCL's float3, int4, ...): each lane is a scalar of its own, named NAME_x, NAME_y, ...
+
+    static std::string lane_name(std::size_t k) {
+        static const char* xyzw[] = {"x", "y", "z", "w"};
+        return k < 4 ? xyzw[k] : "s" + std::string(1, "0123456789abcdef"[k]);
+    }
+
+    // The lanes `.field` selects of a vector of `count` lanes: `.x`, `.zyx`, `.s3`, `.s01`.
+    static std::vector<std::size_t> swizzle(const std::string& field, std::size_t count, const OklPos& pos) {
+        std::vector<std::size_t> out;
+        const bool numbered = field.size() > 1 && (field[0] == 's' || field[0] == 'S');
+        for (std::size_t k = numbered ? 1 : 0; k < field.size(); ++k) {
+            const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(field[k])));
+            const std::string digits = numbered ? "0123456789abcdef" : "xyzw";
+            const std::size_t lane = digits.find(c);
+            if (lane == std::string::npos || lane >= count)
+                fail(pos, "'.", field, "' selects no lane of a vector of ", count);
+            out.push_back(lane);
+        }
+        if (out.empty() || out.size() > 16) fail(pos, "'.", field, "' selects no lane of a vector of ", count);
+        return out;
+    }
+
+    static Val selected(const Val& v, const std::vector<std::size_t>& lanes) {
+        if (lanes.size() == 1) return v.lanes[lanes[0]];
+        Val out;
+        out.dtype = v.dtype;
+        for (std::size_t k : lanes) out.lanes.push_back(v.lanes[k]);
+        return out;
+    }
+
+    // Lane k of `v`; a scalar stands for every lane.
+    static const Val& lane(const Val& v, std::size_t k) { return v.lanes.empty() ? v : v.lanes[k]; }
+
+    static std::size_t lane_count(const std::vector<Val>& vals, const OklPos& pos) {
+        std::size_t n = 0;
+        for (const Val& v : vals) {
+            if (v.lanes.empty()) continue;
+            if (n && n != v.lanes.size()) fail(pos, "vectors of ", n, " and ", v.lanes.size(), " lanes in one operation");
+            n = v.lanes.size();
+        }
+        return n;
+    }
+
+    template <class F>
+    static Val lanewise(const Val& a, F&& f) {
+        Val out;
+        for (const Val& l : a.lanes) out.lanes.push_back(f(l));
+        out.dtype = out.lanes.front().dtype;
+        return out;
+    }
+
+    // f applied lane by lane; a scalar operand is converted to the vector's element type first, as OpenCL's
+    // usual arithmetic conversions do (`0.5 * v` is a float multiplication for a float3 v).
+    template <class F>
+    static Val lanewise(const Val& a, const Val& b, const OklPos& pos, F&& f) {
+        const std::size_t n = lane_count({a, b}, pos);
+        if (!n) return f(a, b);
+        const Val x = a.lanes.empty() ? as_type(a, b.dtype) : a, y = b.lanes.empty() ? as_type(b, a.dtype) : b;
+        Val out;
+        for (std::size_t k = 0; k < n; ++k) out.lanes.push_back(f(lane(x, k), lane(y, k)));
+        out.dtype = out.lanes.front().dtype;
+        return out;
+    }
+
+    // Whether `.field` of `object` selects lanes rather than a struct field.
+    bool is_vector_expr(const OklExprPtr& object) const {
+        if (object->kind == OklExprKind::Name) {
+            const Binding* b = lookup(object->name);
+            return b && b->kind == Binding::Kind::Vector;
+        }
+        return object->kind == OklExprKind::Call || object->kind == OklExprKind::Member ||
+               object->kind == OklExprKind::Binary || object->kind == OklExprKind::Cast ||
+               object->kind == OklExprKind::Ternary || object->kind == OklExprKind::Unary;
+    }
+
+    static Val as_type(Val v, const std::string& dtype) {
+        if (!v.lanes.empty()) return lanewise(v, [&](const Val& l) { return as_type(l, dtype); });
+        return v.dtype == dtype ? v : converted_arg(v, dtype);
+    }
+
+    // `v` as a value of `type` (a vector of its lanes, or a scalar), converted as C converts on assignment.
+    static Val typed(const Val& v, const OklType& type, const OklPos& pos, const std::string& what) {
+        const std::size_t lanes = static_cast<std::size_t>(type.lanes);
+        if (lanes == 1) {
+            if (!v.lanes.empty()) fail(pos, what, ": a vector where a scalar ", type.base, " is needed");
+            return as_type(v, type.base);
+        }
+        if (!v.lanes.empty() && v.lanes.size() != lanes)
+            fail(pos, what, ": a vector of ", v.lanes.size(), " lanes where ", lanes, " are needed");
+        Val out;
+        out.dtype = type.base;
+        for (std::size_t k = 0; k < lanes; ++k) out.lanes.push_back(as_type(lane(v, k), type.base));
+        return out;
+    }
+
+    // `(float3)(a, b, c)` and `(float3)(s)`, OpenCL's vector literals.
+    Val vector_literal(const OklExpr& x) {
+        std::vector<OklExprPtr> parts;
+        OklExprPtr e = x.args[0];
+        for (; e->kind == OklExprKind::Comma; e = e->args[0]) parts.insert(parts.begin(), e->args[1]);
+        parts.insert(parts.begin(), e);
+        std::vector<Val> lanes;
+        for (const OklExprPtr& p : parts) {
+            const Val v = value(p);
+            if (v.lanes.empty()) lanes.push_back(v);
+            else lanes.insert(lanes.end(), v.lanes.begin(), v.lanes.end());
+        }
+        Val v;
+        if (lanes.size() == 1) return typed(lanes[0], *x.type, x.pos, "vector literal");
+        v.lanes = std::move(lanes);
+        v.dtype = x.type->base;
+        return typed(v, *x.type, x.pos, "vector literal");
+    }
+
+    // The geometric functions of OpenCL on vectors of floating-point lanes, written out lane by lane.
+    std::optional<Val> geometric(const std::string& fn, const std::vector<Val>& args, const OklPos& pos) {
+        static const std::map<std::string, std::size_t> arity{{"dot", 2}, {"length", 1}, {"normalize", 1}, {"distance", 2}, {"cross", 2}};
+        const auto a = arity.find(fn);
+        if (a == arity.end()) return std::nullopt;
+        if (args.size() != a->second) fail(pos, "'", fn, "' takes ", a->second, " arguments, given ", args.size());
+        const std::size_t n = lane_count(args, pos);
+        if (!n) return std::nullopt;  // on scalars: as the math builtin of that name, if any
+        for (const Val& v : args)
+            if (v.lanes.size() != n || !is_float_type(v.dtype)) fail(pos, "'", fn, "' takes vectors of floating-point lanes");
+        if (fn == "dot") return dot(args[0], args[1], pos);
+        if (fn == "length") return length(args[0], pos);
+        if (fn == "distance") return length(binary_val("-", args[0], args[1], pos), pos);
+        if (fn == "normalize") {
+            const Val v = kept(args[0], pos);
+            const Val l = length(v, pos);
+            return lanewise(v, [&](const Val& x) { return binary_val("/", x, l, pos); });
+        }
+        if (n != 3 && n != 4) fail(pos, "'cross' takes vectors of 3 or 4 lanes");
+        Val out;
+        out.dtype = args[0].dtype;
+        for (std::size_t k = 0; k < 3; ++k) {
+            const std::size_t i = (k + 1) % 3, j = (k + 2) % 3;
+            out.lanes.push_back(binary_val("-", binary_val("*", args[0].lanes[i], args[1].lanes[j], pos),
+                                           binary_val("*", args[0].lanes[j], args[1].lanes[i], pos), pos));
+        }
+        if (n == 4) out.lanes.push_back(as_type(constant_val(0), out.dtype));
+        return out;
+    }
+
+    Val dot(const Val& a, const Val& b, const OklPos& pos) {
+        Val sum = binary_val("*", a.lanes[0], b.lanes[0], pos);
+        for (std::size_t k = 1; k < a.lanes.size(); ++k) sum = binary_val("+", sum, binary_val("*", a.lanes[k], b.lanes[k], pos), pos);
+        return sum;
+    }
+
+    Val length(const Val& v, const OklPos& pos) {
+        const Val k = kept(v, pos);
+        const Val d = dot(k, k, pos);
+        Val out;
+        out.dtype = d.dtype;
+        out.text = "sqrt(" + d.text + ")";
+        return out;
+    }
+
+    // `v` with each lane that is more than a name or a number computed once into a temporary: the geometric
+    // functions read their argument's lanes several times, and nested calls would otherwise multiply the
+    // expression's size.
+    Val kept(const Val& v, const OklPos& pos) {
+        return lanewise(v, [&](const Val& l) {
+            const bool simple = l.text.find_first_of("()+-*/ ") == std::string::npos;
+            if (simple) return l;
+            Val t = l;
+            t.text = private_temporary("v", l.dtype);
+            t.isl.clear();
+            emit(t.text + " = " + l.text, reads_ ? *reads_ : std::set<std::string>{}, {t.text}, pos, false);
+            if (reads_) reads_->insert(t.text);
+            return t;
+        });
+    }
+
+    // A vector variable: a private scalar per lane.
+    Binding vector_variable(const std::string& name, const OklType& type) {
+        Binding b;
+        b.kind = Binding::Kind::Vector;
+        b.dtype = type.base;
+        for (int k = 0; k < type.lanes; ++k) {
+            Binding l;
+            l.kind = Binding::Kind::Scalar;
+            l.dtype = type.base;
+            l.name = private_temporary(name + "_" + lane_name(static_cast<std::size_t>(k)), type.base);
+            b.lanes.push_back(l);
+        }
+        return b;
+    }
+
+    void vector_declaration(const OklDecl& d) {
+        if (d.type.pointers || !d.dims.empty()) fail(d.pos, "arrays of and pointers to vector types are not supported ('", d.name, "')");
+        std::set<std::string> reads;
+        std::optional<Val> init;
+        if (d.init) {
+            if (d.init->kind == OklExprKind::InitList) fail(d.pos, "vector '", d.name, "' cannot have a {...} initializer; write (", d.type.base, d.type.lanes, ")(...)");
+            std::set<std::string>* saved = reads_;
+            reads_ = &reads;
+            init = typed(value(d.init), d.type, d.pos, "initializer of '" + d.name + "'");
+            reads_ = saved;
+        }
+        Binding b = vector_variable(d.name, d.type);
+        bind(d.name, b);
+        if (init)
+            for (std::size_t k = 0; k < b.lanes.size(); ++k)
+                emit(b.lanes[k].name + " = " + init->lanes[k].text, reads, {b.lanes[k].name}, d.pos, false);
+    }
+
+    // A vector passed by value: one value argument per lane, named PARAM_x, PARAM_y, ...
+    void vector_parameter(const OklDecl& p) {
+        if (p.type.pointers) fail(p.pos, "pointers to vector types are not supported (parameter '", p.name, "')");
+        Binding b;
+        b.kind = Binding::Kind::Vector;
+        b.dtype = p.type.base;
+        for (int k = 0; k < p.type.lanes; ++k) {
+            const std::string arg = p.name + "_" + lane_name(static_cast<std::size_t>(k));
+            if (used_.count(arg)) fail(p.pos, "vector parameter '", p.name, "': argument name '", arg, "' is taken");
+            used_.insert(arg);
+            Variable v;
+            v.name = arg;
+            v.kind = VarKind::ValueArg;
+            v.is_array = false;
+            v.dtype = *dtype_from_name(p.type.base);
+            in_.args.push_back(v);
+            Binding l;
+            l.kind = Binding::Kind::Value;
+            l.name = arg;
+            l.dtype = p.type.base;
+            b.lanes.push_back(l);
+        }
+        bind(p.name, b);
+    }
+
+    // The lanes `lhs` names when it is a vector variable or a selection of its lanes (`v`, `v.x`, `v.zy`).
+    std::optional<std::vector<Target>> vector_places(const OklExprPtr& lhs) {
+        std::vector<Target> places;
+        if (lhs->kind == OklExprKind::Name) {
+            const Binding* b = lookup(lhs->name);
+            if (!b || b->kind != Binding::Kind::Vector) return std::nullopt;
+            for (const Binding& l : b->lanes) {
+                if (l.kind != Binding::Kind::Scalar) fail(lhs->pos, "vector argument '", lhs->name, "' cannot be assigned");
+                places.push_back(Target{l.name, l.name, l.dtype});
+            }
+            return places;
+        }
+        if (lhs->kind != OklExprKind::Member || lhs->op != "." || !is_vector_expr(lhs->args[0])) return std::nullopt;
+        const auto all = vector_places(lhs->args[0]);
+        if (!all) fail(lhs->pos, "only lanes of a vector variable can be assigned");
+        for (std::size_t k : swizzle(lhs->name, all->size(), lhs->pos)) places.push_back((*all)[k]);
+        return places;
+    }
+
+    // `places op= rhs` lane by lane (op empty for `=`; a scalar rhs goes to every lane). When the rhs reads
+    // lanes it writes (`v = v.zyx`), every lane is computed before any is stored.
+    void vector_store(const std::vector<Target>& places, const std::string& op, const Val& rhs,
+                      std::set<std::string> reads, const OklPos& pos) {
+        if (!rhs.lanes.empty() && rhs.lanes.size() != places.size())
+            fail(pos, "a vector of ", rhs.lanes.size(), " lanes assigned to ", places.size(), " lanes");
+        std::vector<Val> values;
+        bool overlaps = false;
+        for (const Target& t : places) overlaps |= places.size() > 1 && reads.count(t.var) > 0;
+        for (std::size_t k = 0; k < places.size(); ++k) {
+            Val v = lane(rhs, k);
+            if (!op.empty()) {
+                Val current;
+                current.text = places[k].text;
+                current.dtype = places[k].dtype;
+                v = binary_val(op, current, v, pos);
+                reads.insert(places[k].var);
+            }
+            values.push_back(as_type(v, places[k].dtype));
+        }
+        if (overlaps) {
+            for (std::size_t k = 0; k < places.size(); ++k) {
+                const std::string tmp = private_temporary(places[k].var + "_new", places[k].dtype);
+                emit(tmp + " = " + values[k].text, reads, {tmp}, pos, false);
+                values[k].text = tmp;
+            }
+            reads.clear();
+            for (std::size_t k = 0; k < places.size(); ++k) reads.insert(values[k].text);
+        }
+        for (std::size_t k = 0; k < places.size(); ++k) emit(places[k].text + " = " + values[k].text, reads, {places[k].var}, pos, false);
     }
 
     // --- calls: math builtins, @dim indexing, device functions
@@ -840,16 +1214,32 @@ private:
         if (x.args[0]->kind != OklExprKind::Name) fail(x.pos, "only named functions can be called");
         const std::string& fn = x.args[0]->name;
         if (const Binding* b = lookup(fn); b && b->kind == Binding::Kind::Pointer) return element(std::make_shared<OklExpr>(x)).first;
-        if (const OklFunction* f = device_function(fn)) return inline_call(*f, x, true);
+        if (const OklFunction* f = device_function(fn))
+            return fn_ || needs_function(*f) ? function_call(*f, x) : inline_call(*f, x, true);
         return builtin(x, fn);
     }
 
     Val builtin(const OklExpr& x, const std::string& fn) {
-        static const std::set<std::string> float_fns{
-            "sin",  "cos",   "tan",   "sinh",  "cosh",  "tanh",  "exp",   "log",    "sqrt",  "asin", "acos",
-            "atan", "asinh", "acosh", "atanh", "exp2",  "expm1", "log2",  "log10",  "log1p", "cbrt", "rsqrt",
-            "erf",  "erfc",  "tgamma", "lgamma", "floor", "ceil", "round", "trunc", "fabs",  "pow",  "atan2",
-            "hypot", "fmod", "copysign", "fmin", "fmax", "fma"};
+        std::vector<Val> args;
+        for (std::size_t k = 1; k < x.args.size(); ++k) args.push_back(value(x.args[k]));
+        if (const std::optional<Val> g = geometric(fn, args, x.pos)) return *g;
+        const std::size_t lanes = lane_count(args, x.pos);
+        if (!lanes) return scalar_builtin(x, fn, std::move(args));
+        std::string element;
+        for (const Val& a : args)
+            if (!a.lanes.empty()) element = a.dtype;
+        Val out;
+        for (std::size_t k = 0; k < lanes; ++k) {
+            std::vector<Val> at;
+            for (const Val& a : args) at.push_back(a.lanes.empty() ? as_type(a, element) : a.lanes[k]);
+            out.lanes.push_back(scalar_builtin(x, fn, std::move(at)));
+        }
+        out.dtype = out.lanes.front().dtype;
+        return out;
+    }
+
+    Val scalar_builtin(const OklExpr& x, const std::string& fn, std::vector<Val> args) {
+        const std::set<std::string>& float_fns = math_functions();
         std::string name = fn;
         bool single = false;
         // C's float variants (sqrtf) are the same functions on float32.
@@ -857,15 +1247,13 @@ private:
             name.pop_back();
             single = true;
         }
-        const bool minmax = name == "min" || name == "max" || name == "abs";
+        const bool minmax = name == "min" || name == "max" || name == "abs" || name == "clamp";
         if (!float_fns.count(name) && !minmax) fail(x.pos, "unknown function '", fn, "'");
         if (name == "fmin" || name == "fmax") name = name.substr(1);
-        std::vector<Val> args;
         std::string t;
-        for (std::size_t k = 1; k < x.args.size(); ++k) {
-            args.push_back(rvalue(x.args[k]));
-            if (single && args.back().dtype != "float32") args.back().text = "cast(float32, " + args.back().text + ")", args.back().dtype = "float32";
-            t = t.empty() ? args.back().dtype : common_type(t, args.back().dtype);
+        for (Val& a : args) {
+            if (single && a.dtype != "float32") a = as_type(a, "float32");
+            t = t.empty() ? a.dtype : common_type(t, a.dtype);
         }
         Val v;
         v.dtype = minmax ? t : is_float_type(t) ? t : "float64";
@@ -913,6 +1301,7 @@ private:
         if (call.args.size() - 1 != f.params.size())
             fail(call.pos, "device function '", f.name, "' takes ", f.params.size(), " arguments, given ", call.args.size() - 1);
         std::vector<Binding> params;
+        AssignedIn names(*this, f);
         for (std::size_t k = 0; k < f.params.size(); ++k) params.push_back(argument(f.params[k], call.args[k + 1], !single_return));
         ++inline_depth_;
         jumps_.push_back({});  // a jump in a function cannot leave the caller's loop
@@ -925,7 +1314,7 @@ private:
                 fail(stmts[k]->pos, "'return' before the end of device function '", f.name, "' is not supported");
         statements(stmts, body_end);
         std::optional<Val> result;
-        if (returns && stmts.back()->expr) result = converted_return(f, rvalue(stmts.back()->expr));
+        if (returns && stmts.back()->expr) result = converted_return(f, value(stmts.back()->expr));
         --inline_depth_;
         jumps_.pop_back();
         if (want_value && !result) fail(call.pos, "device function '", f.name, "' returns no value");
@@ -934,6 +1323,7 @@ private:
 
     Val converted_return(const OklFunction& f, Val v) {
         if (f.return_type.pointers) fail(f.pos, "device functions returning pointers are not supported");
+        if (f.return_type.lanes > 1 || !v.lanes.empty()) return typed(v, f.return_type, f.pos, "value of '" + f.name + "'");
         if (v.dtype != f.return_type.base) {
             v.text = "cast(" + f.return_type.base + ", " + v.text + ")";
             v.dtype = f.return_type.base;
@@ -943,6 +1333,7 @@ private:
     }
 
     Binding argument(const OklDecl& param, const OklExprPtr& arg, bool snapshot) {
+        if (param.type.lanes > 1) return vector_argument(param, arg, snapshot);
         Binding b;
         if (param.type.is_reference && !param.type.pointers && assigned_.count(param.name)) return referenced(param, arg);
         if (param.type.pointers) {
@@ -968,6 +1359,33 @@ private:
         b.name = private_temporary(param.name, param.type.base);
         emit(b.name + " = " + v.text, reads, {b.name}, param.pos, false);
         b.dtype = param.type.base;
+        return b;
+    }
+
+    // A vector argument: each lane bound as a value parameter is (snapshotted the same way).
+    Binding vector_argument(const OklDecl& param, const OklExprPtr& arg, bool snapshot) {
+        if (param.type.pointers || param.type.is_reference)
+            fail(param.pos, "vector parameter '", param.name, "' must be passed by value");
+        std::set<std::string> reads;
+        std::set<std::string>* saved = reads_;
+        reads_ = &reads;
+        const Val v = typed(value(arg), param.type, arg->pos, "argument '" + param.name + "'");
+        reads_ = saved;
+        if (reads_) reads_->insert(reads.begin(), reads.end());
+        if (!snapshot || (reads.empty() && !assigned_.count(param.name))) {
+            Binding b;
+            b.kind = Binding::Kind::Vector;
+            b.dtype = param.type.base;
+            for (const Val& l : v.lanes) {
+                Binding lb;
+                lb.value = l;
+                b.lanes.push_back(lb);
+            }
+            return b;
+        }
+        Binding b = vector_variable(param.name, param.type);
+        for (std::size_t k = 0; k < b.lanes.size(); ++k)
+            emit(b.lanes[k].name + " = " + v.lanes[k].text, reads, {b.lanes[k].name}, param.pos, false);
         return b;
     }
 
@@ -1074,6 +1492,7 @@ private:
     }
 
     Val array_element(const Binding& b, const std::vector<OklExprPtr>& indices, const OklPos& pos, bool is_read) {
+        if (fn_) fail(pos, in_function(), " reads or writes array '", b.name, "': only its parameters and locals are supported");
         if (indices.size() != b.dims.size())
             fail(pos, "array '", b.name, "' has ", b.dims.size(), " dimensions, indexed with ", indices.size());
         Val v;
@@ -1112,6 +1531,7 @@ private:
     }
 
     Val element_at(const PointerRef& p, const Val& index, const OklPos& pos, bool is_read = true) {
+        if (fn_) fail(pos, in_function(), " reads or writes memory ('", p.base, "'): only its parameters and locals are supported");
         if (is_float_type(index.dtype)) fail(pos, "pointer index is not an integer");
         Val at = p.offset.constant && *p.offset.constant == 0 ? index : binary_val("+", p.offset, index, pos);
         Val v;
@@ -1124,6 +1544,7 @@ private:
     // --- statements
 
     void statement(const OklStmt& s) {
+        if (fn_) return function_statement(s);
         switch (s.kind) {
             case OklStmtKind::Expr: return expression_statement(*s.expr, okl_find_attr(s.attrs, "atomic") != nullptr);
             case OklStmtKind::Decl: return declaration(s);
@@ -1216,11 +1637,11 @@ private:
         if (body.empty() || body.back()->kind != OklStmtKind::Expr) return nullptr;
         const OklExprPtr update = body.back()->expr;
         body.pop_back();
-        std::set<std::string> updated, written, visited;
-        collect_assigned(update, updated, visited);
+        std::set<std::string> updated, written;
+        collect_assigned(update, updated);
         for (const OklStmtPtr& b : body) {
             if (jumps(*b, OklStmtKind::Continue)) return nullptr;
-            collect_assigned(*b, written, visited);
+            collect_assigned(*b, written);
         }
         if (!updated.count(v) || written.count(v)) return nullptr;
         for (std::size_t j = k + 2; j < stmts.size(); ++j)
@@ -1277,7 +1698,13 @@ private:
             std::set<std::string> reads;
             std::set<std::string>* saved = reads_;
             reads_ = &reads;
-            Val rhs = rvalue(e.args[1]);
+            Val rhs = value(e.args[1]);
+            const auto places = vector_places(e.args[0]);
+            if (places && !atomic) {
+                reads_ = saved;
+                return vector_store(*places, "", rhs, reads, e.pos);
+            }
+            if (!rhs.lanes.empty()) fail(e.pos, "a vector assigned to a scalar place");
             Target t = target(e.args[0]);
             reads_ = saved;
             return store(t, rhs, reads, e.pos, atomic);
@@ -1285,7 +1712,7 @@ private:
         std::set<std::string> reads;
         std::set<std::string>* saved = reads_;
         reads_ = &reads;
-        Val rhs = rvalue(e.args[1]);
+        Val rhs = value(e.args[1]);
         reads_ = saved;
         update_with(*e.args[0], e.op.substr(0, e.op.size() - 1), rhs, reads, e.pos, atomic);
     }
@@ -1297,6 +1724,9 @@ private:
     // `x op= rhs`: x = x op rhs, with x's place evaluated once (its index expressions are pure).
     void update_with(const OklExpr& lhs, const std::string& op, const Val& rhs, std::set<std::string> reads,
                      const OklPos& pos, bool atomic) {
+        if (const auto places = vector_places(std::make_shared<OklExpr>(lhs)); places && !atomic)
+            return vector_store(*places, op, rhs, reads, pos);
+        if (!rhs.lanes.empty()) fail(pos, "a vector assigned to a scalar place");
         std::set<std::string>* saved = reads_;
         reads_ = &reads;
         Target t = target(std::make_shared<OklExpr>(lhs));
@@ -1309,13 +1739,11 @@ private:
         store(t, binary_val(op, current, rhs, pos), reads, pos, atomic);
     }
 
-    struct Target {
-        std::string text;
-        std::string var;
-        std::string dtype;
-    };
-
     Target target(const OklExprPtr& e) {
+        if (const auto places = vector_places(e)) {
+            if (places->size() != 1) fail(e->pos, "a vector where a scalar place is needed");
+            return places->front();
+        }
         if (e->kind == OklExprKind::Name) {
             const Binding& b = bound(*e);
             if (b.kind == Binding::Kind::Scalar) return Target{b.name, b.name, b.dtype};
@@ -1347,6 +1775,7 @@ private:
     }
 
     std::string private_temporary(const std::string& base, const std::string& dtype) {
+        if (fn_) return function_local(base, dtype);
         Variable v;
         v.name = unique(base);
         v.kind = VarKind::Temporary;
@@ -1420,6 +1849,229 @@ private:
         predicate_reads_.pop_back();
     }
 
+    // The private flags a `break` and a `continue` of a sequential loop set (empty: the loop has none).
+    struct JumpFlags {
+        std::string broken, continued;
+    };
+
+    // --- device functions kept as functions (ir/function.h): a function whose control flow has no loop-nest
+    // form (a while loop that is not a for loop, a return before its end) is written out as a function of the
+    // program, and so is every function it calls. Such a function takes its arguments by value and touches no
+    // memory: its statements are C's, translated one by one.
+
+    struct FunctionContext {
+        const OklFunction* source;
+        ScalarFunction* function;
+        std::vector<FunctionStatement>* block;  // where statements go
+    };
+
+    std::string in_function() const { return "device function '" + fn_->source->name + "' (kept as a function: " + why_function(*fn_->source) + ")"; }
+
+    std::string why_function(const OklFunction& f) const {
+        return needs_function(f) ? "its control flow has no loop-nest form" : "a function kept as a function calls it";
+    }
+
+    // Whether `f` returns before its end or has a while or do loop that is not a for loop in disguise.
+    bool needs_function(const OklFunction& f) const { return unstructured(f.body->body, true); }
+
+    bool unstructured(const std::vector<OklStmtPtr>& stmts, bool function_body) const {
+        for (std::size_t k = 0; k < stmts.size(); ++k) {
+            const OklStmt& s = *stmts[k];
+            if (s.kind == OklStmtKind::Return && !(function_body && k + 1 == stmts.size())) return true;
+            if ((s.kind == OklStmtKind::While || s.kind == OklStmtKind::Do) && !(k > 0 && while_as_for(stmts, k - 1))) return true;
+            if (s.init && unstructured({s.init}, false)) return true;
+            if (unstructured(s.body, false)) return true;
+        }
+        return false;
+    }
+
+    // A call of a function kept as a function: its arguments by value, a vector's lanes one by one.
+    Val function_call(const OklFunction& f, const OklExpr& call) {
+        if (call.args.size() - 1 != f.params.size())
+            fail(call.pos, "device function '", f.name, "' takes ", f.params.size(), " arguments, given ", call.args.size() - 1);
+        const ScalarFunction& fn = kept_function(f, call.pos);
+        std::string args;
+        for (std::size_t k = 0; k < f.params.size(); ++k) {
+            const Val v = typed(value(call.args[k + 1]), f.params[k].type, call.args[k + 1]->pos, "argument '" + f.params[k].name + "'");
+            for (const Val& l : v.lanes.empty() ? std::vector<Val>{v} : v.lanes) args += (args.empty() ? "" : ", ") + l.text;
+        }
+        Val out;
+        out.text = fn.name + "(" + args + ")";
+        out.dtype = f.return_type.base;
+        return out;
+    }
+
+    const ScalarFunction& kept_function(const OklFunction& f, const OklPos& pos) {
+        if (const auto done = kept_.find(f.name); done != kept_.end()) return *done->second;
+        if (!translating_.insert(f.name).second) fail(pos, "device function '", f.name, "' calls itself: recursion is not supported");
+        auto fn = std::make_shared<ScalarFunction>();
+        fn->name = unique(is_builtin_name(f.name) ? f.name + "_fn" : f.name);
+        if (f.return_type.base == "void" || f.return_type.pointers || f.return_type.lanes > 1 || is_struct(f.return_type.base))
+            fail(f.pos, "device function '", f.name, "' is kept as a function (", why_function(f), ") and so must return a number");
+        fn->result = *dtype_from_name(f.return_type.base);
+        {
+            // The function sees the file's constants and its parameters; nothing of the caller's state.
+            const CallerState caller(*this, FunctionContext{&f, fn.get(), &fn->body.body});
+            AssignedIn names(*this, f);
+            for (const OklDecl& p : f.params) bind(p.name, function_parameter(p, *fn));
+            for (const OklStmtPtr& s : f.body->body) function_statement(*s);
+        }
+        translating_.erase(f.name);
+        functions_.push_back(fn);
+        return *(kept_[f.name] = fn);
+    }
+
+    // The lowering state of the code that calls a function being translated, set aside until the function is done
+    // (also when its translation fails, so that the caller's scopes unwind as they were).
+    struct CallerState {
+        CallerState(Lowerer& l, FunctionContext fn)
+            : l_(l), scopes_(std::exchange(l.scopes_, {l.scopes_.front(), {}})), predicates_(std::exchange(l.predicates_, {})),
+              predicate_reads_(std::exchange(l.predicate_reads_, {})), jumps_(std::exchange(l.jumps_, {})),
+              fn_(std::exchange(l.fn_, fn)), sequential_(std::exchange(l.sequential_depth_, 0)),
+              conditional_(std::exchange(l.conditional_, 0)) {}
+        ~CallerState() {
+            l_.scopes_ = std::move(scopes_);
+            l_.predicates_ = std::move(predicates_);
+            l_.predicate_reads_ = std::move(predicate_reads_);
+            l_.jumps_ = std::move(jumps_);
+            l_.fn_ = fn_;
+            l_.sequential_depth_ = sequential_;
+            l_.conditional_ = conditional_;
+        }
+        Lowerer& l_;
+        std::vector<std::map<std::string, Binding>> scopes_;
+        std::vector<std::string> predicates_;
+        std::vector<std::set<std::string>> predicate_reads_;
+        std::vector<JumpFlags> jumps_;
+        std::optional<FunctionContext> fn_;
+        int sequential_, conditional_;
+    };
+
+    Binding function_parameter(const OklDecl& p, ScalarFunction& fn) {
+        if (p.type.pointers || p.type.is_reference || is_struct(p.type.base) || !p.dims.empty() || p.type.base == "void")
+            fail(p.pos, "device function '", fn_->source->name, "' is kept as a function (", why_function(*fn_->source),
+                 "), so parameter '", p.name, "' must be a number or a vector passed by value");
+        auto scalar = [&](const std::string& name) {
+            Binding b;
+            b.kind = Binding::Kind::Scalar;
+            b.dtype = p.type.base;
+            b.name = function_name(name);
+            fn.params.push_back({b.name, *dtype_from_name(p.type.base)});
+            return b;
+        };
+        if (p.type.lanes == 1) return scalar(p.name);
+        Binding b;
+        b.kind = Binding::Kind::Vector;
+        b.dtype = p.type.base;
+        for (int k = 0; k < p.type.lanes; ++k) b.lanes.push_back(scalar(p.name + "_" + lane_name(static_cast<std::size_t>(k))));
+        return b;
+    }
+
+    std::string function_name(const std::string& base) { return unique(is_builtin_name(base) ? base + "_" : base); }
+
+    std::string function_local(const std::string& base, const std::string& dtype) {
+        const std::string name = function_name(base);
+        fn_->function->locals.push_back({name, *dtype_from_name(dtype)});
+        return name;
+    }
+
+    void append(FunctionStatement s, const OklPos& pos) {
+        if (++function_statements_ > kMaxFunctionStatements) fail(pos, "device functions with more than ", kMaxFunctionStatements, " statements");
+        fn_->block->push_back(std::move(s));
+    }
+
+    // What emit() makes of `local = value` in a function; anything else (a store to memory, a barrier) has no
+    // place there.
+    void function_assignment(const std::string& body, const OklPos& pos, bool atomic) {
+        const std::size_t eq = body.find(" = ");
+        const std::string target = eq == std::string::npos ? "" : body.substr(0, eq);
+        const bool local = !target.empty() && target.find_first_of("[( ") == std::string::npos;
+        if (atomic || !local) fail(pos, in_function(), " has a statement that is not an assignment of a local (", body, ")");
+        FunctionStatement s;
+        s.kind = FunctionStatement::Kind::Assign;
+        s.target = target;
+        s.expr = parse_expression(body.substr(eq + 3));
+        append(std::move(s), pos);
+    }
+
+    // The statements `s` lowers to, in `block`.
+    void nested(FunctionStatement& block, const OklStmt& s) {
+        std::vector<FunctionStatement>* outer = std::exchange(fn_->block, &block.body);
+        Scope scope(*this);
+        function_statement(s);
+        fn_->block = outer;
+    }
+
+    // A loop's condition: one that needs statements of its own (a temporary) cannot be tested where C tests it.
+    ExprPtr loop_condition(const OklExprPtr& e, const OklPos& pos) {
+        const std::size_t before = fn_->block->size();
+        const std::string text = condition_text(rvalue(e));
+        if (fn_->block->size() != before) fail(pos, in_function(), ": this loop condition needs temporaries (move its computation into the loop)");
+        return parse_expression(text);
+    }
+
+    static FunctionStatement block_statement() { return FunctionStatement{FunctionStatement::Kind::Block, "", nullptr, {}}; }
+
+    void function_statement(const OklStmt& s) {
+        for (const char* a : {"atomic", "barrier", "nobarrier"})
+            if (okl_find_attr(s.attrs, a)) fail(s.pos, "[@", a, "] in ", in_function());
+        using K = FunctionStatement::Kind;
+        FunctionStatement st;
+        switch (s.kind) {
+            case OklStmtKind::Empty: return;
+            case OklStmtKind::Expr: return expression_statement(*s.expr, false);
+            case OklStmtKind::Decl:
+                for (const OklDecl& d : s.decls)
+                    if (d.type.pointers || !d.dims.empty() || okl_find_attr(d.type.attrs, "shared") || okl_find_attr(d.type.attrs, "exclusive"))
+                        fail(d.pos, in_function(), " declares '", d.name, "', which is not a number or a vector");
+                return declaration(s);
+            case OklStmtKind::Block: {
+                Scope scope(*this);
+                for (const OklStmtPtr& c : s.body) function_statement(*c);
+                return;
+            }
+            case OklStmtKind::If:
+                st.kind = K::If;
+                st.expr = parse_expression(condition_text(rvalue(s.expr)));
+                st.body = {block_statement(), block_statement()};
+                nested(st.body[0], *s.body[0]);
+                if (s.body.size() > 1) nested(st.body[1], *s.body[1]);
+                break;
+            case OklStmtKind::While:
+            case OklStmtKind::Do:
+                st.kind = s.kind == OklStmtKind::While ? K::While : K::DoWhile;
+                st.expr = loop_condition(s.expr, s.pos);
+                st.body = {block_statement()};
+                nested(st.body[0], *s.body[0]);
+                break;
+            case OklStmtKind::For: {
+                Scope scope(*this);
+                if (s.init) function_statement(*s.init);
+                st.kind = K::For;
+                st.expr = s.expr ? loop_condition(s.expr, s.pos) : nullptr;
+                st.body = {block_statement(), block_statement()};
+                if (s.step) {
+                    std::vector<FunctionStatement>* outer = std::exchange(fn_->block, &st.body[1].body);
+                    expression_statement(*s.step, false);
+                    fn_->block = outer;
+                }
+                nested(st.body[0], *s.body[0]);
+                break;
+            }
+            case OklStmtKind::Break: st.kind = K::Break; break;
+            case OklStmtKind::Continue: st.kind = K::Continue; break;
+            case OklStmtKind::Return: {
+                if (!s.expr) fail(s.pos, in_function(), " returns no value");
+                OklType result = fn_->source->return_type;
+                st.kind = K::Return;
+                st.expr = parse_expression(typed(value(s.expr), result, s.pos, "value of '" + fn_->source->name + "'").text);
+                break;
+            }
+            default: fail(s.pos, "this statement (a switch) in ", in_function(), " is not supported");
+        }
+        append(std::move(st), s.pos);
+    }
+
     // --- loops
 
     struct LoopShape {
@@ -1479,6 +2131,14 @@ private:
         if (mentions(c.args[left ? 1 : 0], l.var)) loop_error(s, okl, "Expected comparing [", l.var, "] with some bound");
         l.cmp = left ? c.op : flipped.at(c.op);
         l.bound = rvalue(c.args[left ? 1 : 0]);
+        // C compares the index converted to a floating-point bound's type, exactly while both stay below
+        // 2^24: the same loop as the integer bound on the right side of it.
+        const double exact = 16777216;
+        if (!okl && l.bound.fconstant && !l.bound.constant && std::abs(*l.bound.fconstant) < exact && l.start.constant &&
+            std::llabs(*l.start.constant) < static_cast<long long>(exact)) {
+            const double b = *l.bound.fconstant;
+            l.bound = constant_val(static_cast<std::int64_t>(l.cmp == "<" || l.cmp == ">=" ? std::ceil(b) : std::floor(b)));
+        }
     }
 
     void step(const OklStmt& s, bool okl, LoopShape& l) {
@@ -1536,15 +2196,43 @@ private:
         }
     }
 
-    void for_statement(const OklStmt& s) {
+    // `for (v = a; ...)` over an integer variable declared before the loop, which code after it may read: the
+    // loop is `for (T v = a; ...)`, and the variable is set to a before it and to the next index at the end of
+    // every iteration no `break` left, which is C's value of v after the loop.
+    void outer_index_loop(const OklStmt& s) {
+        const OklExpr& a = *s.init->expr;
+        if (a.kind != OklExprKind::Assign || a.op != "=" || a.args[0]->kind != OklExprKind::Name)
+            loop_error(s, false, "its init-statement must declare or assign the loop variable");
+        const Binding& b = bound(*a.args[0]);
+        if (b.kind != Binding::Kind::Scalar || is_float_type(b.dtype) || b.dtype == "bool")
+            loop_error(s, false, "loop variable '", a.args[0]->name, "' must be a local integer variable");
+        const std::string var = b.name;
+        auto decl = std::make_shared<OklStmt>(*s.init);
+        decl->kind = OklStmtKind::Decl;
+        decl->expr = nullptr;
+        OklDecl d;
+        d.type.base = b.dtype;
+        d.name = a.args[0]->name;
+        d.init = a.args[1];
+        d.pos = a.pos;
+        decl->decls = {d};
+        auto loop = std::make_shared<OklStmt>(s);
+        loop->init = decl;
+        expression_statement(a, false);
+        for_statement(*loop, var);
+    }
+
+    void for_statement(const OklStmt& s, const std::string& outer_index = "") {
         const OklAttr* tile = okl_find_attr(s.attrs, "tile");
         auto axis0 = axes_.find({&s, 0});
         const bool okl = tile || axis0 != axes_.end();
+        if (!okl && s.init && s.init->kind == OklStmtKind::Expr) return outer_index_loop(s);
         // An if around @inner loops guards each of their statements (its condition is the same for the whole
         // work-group, and the barriers between the loops stay unconditional); one around @outer loops guards
         // each statement of theirs in every work-item, as OCCA's host code guards their launch.
         Scope scope(*this);
         LoopShape l = loop_shape(s, okl);
+        if (!l.update.empty() && !outer_index.empty()) loop_error(s, false, "a loop over a table of values must declare its variable");
         if (!l.update.empty()) return table_loop(s, l);
         check_affine(s, l, okl);
         // Top-level @outer loops run one after the other, as OCCA launches them: a global barrier between.
@@ -1558,7 +2246,9 @@ private:
             inames = tiled_loop(s, l, *tile);
         else
             inames = {plain_loop(l, parallel ? std::optional<OklAxis>(axis0->second) : std::nullopt)};
-        loop_body(s, inames, parallel && !axis0->second.outer);
+        std::optional<std::pair<std::string, Val>> tail;
+        if (!outer_index.empty()) tail.emplace(outer_index, binary_val("+", lookup(l.var)->value, constant_val(l.step), s.pos));
+        loop_body(s, inames, parallel && !axis0->second.outer, tail);
     }
 
     std::string plain_loop(const LoopShape& l, std::optional<OklAxis> axis) {
@@ -1671,10 +2361,6 @@ private:
     // `break` and `continue` in a sequential loop: its iterations go on, but a private flag set by the jump
     // predicates the rest of the body (`continue`: of this iteration; `break`: of every later one), which
     // then does exactly what the jump would have left undone.
-    struct JumpFlags {
-        std::string broken, continued;
-    };
-
     static bool jumps(const OklStmt& s, OklStmtKind kind) {
         if (s.kind == kind) return true;
         if (s.kind == OklStmtKind::For || s.kind == OklStmtKind::While || s.kind == OklStmtKind::Do) return false;
@@ -1702,7 +2388,9 @@ private:
         emit(flag + " = 1", {}, {flag}, s.pos, false);
     }
 
-    void loop_body(const OklStmt& s, const std::vector<std::string>& inames, bool inner) {
+    // `tail`: a variable and its value, set at the end of every iteration no `break` left.
+    void loop_body(const OklStmt& s, const std::vector<std::string>& inames, bool inner,
+                   const std::optional<std::pair<std::string, Val>>& tail = std::nullopt) {
         JumpFlags flags;
         if (jumps(*s.body[0], OklStmtKind::Break)) flags.broken = jump_flag("broken", s.pos);
         loops_.push_back(inames);
@@ -1719,6 +2407,12 @@ private:
         std::vector<std::string> waive;
         if (waived) waive.swap(nobarrier_sources_);
         statement(*s.body[0]);
+        if (tail) {
+            const std::size_t kept = pushed + (flags.broken.empty() ? 0 : 1);
+            predicates_.resize(kept);
+            predicate_reads_.resize(kept);
+            emit(tail->first + " = " + tail->second.text, {}, {tail->first}, s.pos, false);
+        }
         jumps_.pop_back();
         predicates_.resize(pushed);
         predicate_reads_.resize(pushed);
@@ -1749,6 +2443,7 @@ private:
     }
 
     void emit(std::string body, std::set<std::string> reads, std::set<std::string> writes, const OklPos& pos, bool atomic) {
+        if (fn_) return function_assignment(body, pos, atomic);
         if (insns_.size() >= kMaxInstructions) fail(pos, "kernel has more than ", kMaxInstructions, " statements");
         Insn i;
         i.id = next_id(pos);
@@ -1865,6 +2560,7 @@ private:
         // The loops' axes are known here, as a tag_inames after make_kernel would set them.
         KernelData k = make_kernel(in_).copy();
         for (const auto& [iname, tag] : tags_) k.iname_tags[iname] = tag;
+        k.functions = functions_;
         return Kernel(std::move(k));
     }
 
@@ -1875,6 +2571,7 @@ private:
     std::map<std::string, long> parameters_;
     std::vector<std::map<std::string, Binding>> scopes_;
     std::set<std::string> used_, ids_, assigned_;
+    mutable std::map<std::string, std::set<std::string>> assigned_in_;  // by device function
     MakeKernelInput in_;
     std::vector<Variable> temporaries_;
     std::vector<std::string> domains_;
@@ -1890,6 +2587,11 @@ private:
     std::vector<std::string> nobarrier_sources_;
     std::vector<JumpFlags> jumps_;
     std::set<std::string>* reads_ = nullptr;
+    std::optional<FunctionContext> fn_;  // the function being translated, if any
+    std::map<std::string, std::shared_ptr<const ScalarFunction>> kept_;  // by OKL name
+    std::set<std::string> translating_;
+    ScalarFunctions functions_;  // in the order they were finished: callees first
+    std::size_t function_statements_ = 0;
     int conditional_ = 0;
     int inline_depth_ = 0;
     int outer_loops_ = 0;

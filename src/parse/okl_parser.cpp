@@ -27,11 +27,25 @@ const std::map<std::string, std::string>& named_types() {
     return t;
 }
 
+// OpenCL's vector types, `float3` or `uint4`: their element type and lane count.
+std::optional<std::pair<std::string, int>> vector_type(const std::string& w) {
+    static const std::map<std::string, std::string> elements{
+        {"char", "int8"},   {"uchar", "uint8"}, {"short", "int16"}, {"ushort", "uint16"}, {"int", "int32"},
+        {"uint", "uint32"}, {"long", "int64"},  {"ulong", "uint64"}, {"float", "float32"}, {"double", "float64"}};
+    const std::size_t digits = w.find_first_of("0123456789");
+    if (digits == std::string::npos || digits == 0) return std::nullopt;
+    const auto element = elements.find(w.substr(0, digits));
+    const std::string lanes = w.substr(digits);
+    if (element == elements.end() || (lanes != "2" && lanes != "3" && lanes != "4" && lanes != "8" && lanes != "16"))
+        return std::nullopt;
+    return std::make_pair(element->second, std::stoi(lanes));
+}
+
 bool is_specifier_word(const std::string& s) {
     static const std::set<std::string> words{"const",  "volatile", "static", "inline", "extern", "unsigned",
                                              "signed", "short",    "long",   "int",    "char",   "restrict",
                                              "__restrict__", "__restrict", "struct", "constexpr"};
-    return words.count(s) || named_types().count(s);
+    return words.count(s) || named_types().count(s) || vector_type(s);
 }
 
 class Parser {
@@ -199,7 +213,7 @@ private:
                 return ty;
             }
             else if (named.empty() && !saw_int && !saw_char && !longs && !saw_short && !is_unsigned && !is_signed &&
-                     (named_types().count(w) || typedefs_.count(w))) named = w;
+                     (named_types().count(w) || typedefs_.count(w) || vector_type(w))) named = w;
             else break;
             take();
         }
@@ -210,6 +224,11 @@ private:
                 OklType base = td->second;
                 base.is_const |= ty.is_const;
                 return base;
+            }
+            if (const auto vec = vector_type(named)) {
+                ty.base = vec->first;
+                ty.lanes = vec->second;
+                return ty;
             }
             ty.base = named_types().at(named);
             return ty;

@@ -46,6 +46,7 @@ struct OklAttr {
 /// OklProgram::structs).
 struct OklType {
     std::string base;
+    int lanes = 1;  // OpenCL's vector types (`float3`: base float32, 3 lanes)
     bool is_const = false;
     int pointers = 0;
     bool is_reference = false;  // `T&`: function parameters only

@@ -291,6 +291,7 @@ Kernel inline_calls(const Kernel& k, const std::string& name, const Kernel& call
             continue;
         KernelData out = current.copy();
         CallInliner(*current, *current.find_instruction(insn.id), callee).inline_into(out);
+        add_functions(out.functions, callee->functions);
         const std::vector<std::string> swept = swept_inames(insn);
         current = remove_unused_inames(unlinearized_kernel(std::move(out)), swept);
     }

@@ -1,6 +1,6 @@
 -- The CUDA text of parallel kernels compiles with nvcc (`nvcc -c`): a vector add, local memory with a
 -- barrier, a 2-D tiled matrix product, integer helpers and math on several types, atomics of every kind (in
--- global and shared memory), and a kernel split at a global barrier. Skipped (exit status 77, CTest's SKIP_RETURN_CODE) without nvcc.
+-- global and shared memory), a kernel split at a global barrier, and an OKL kernel calling a device function. Skipped (exit status 77, CTest's SKIP_RETURN_CODE) without nvcc.
 local lp = require("loom")
 local h = require("helpers")
 
@@ -75,6 +75,20 @@ add(lp.split_iname(lp.make_kernel("{ [i]: 0<=i<n }", {
   "c[i] = b[n-1-i] + 1 {dep=*gb}",
 }, { lp.GlobalArg("a, b, c", "float32", { shape = "n" }), "..." }, { name = "split" }),
   "i", 64, { outer_tag = "g.0", inner_tag = "l.0" }))
+
+-- OKL: float3 lanes and a device function kept as a function (a while loop returning from inside).
+add(lp.parse_okl([==[
+  float march(const float3 p, const float limit) {
+    float t = 0.0f;
+    while (t < limit) {
+      t += 0.5f * length(p) + 0.01f;
+      if (t > 100.0f) return -1.0f;
+    }
+    return t;
+  }
+  @kernel void okl_march(const int n, const float3 d, float *out) {
+    for (int i = 0; i < n; ++i; @tile(32, @outer, @inner)) out[i] = march(d * (float) i, 4.0f);
+  }]==])[1])
 
 local base = os.tmpname()
 for _, knl in ipairs(kernels) do
