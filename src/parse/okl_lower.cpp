@@ -33,6 +33,8 @@ constexpr std::int64_t kMaxArrayElements = 1 << 24;
 constexpr std::size_t kMaxInitializedElements = 4096;
 constexpr std::size_t kMaxTableLoop = 4096;
 constexpr int kMaxInlineDepth = 16;
+// The text of one expression, and of its isl form (a hundredth of it).
+constexpr std::size_t kMaxExpressionText = 1000000;
 // Statements of all the device functions a kernel keeps as functions.
 constexpr std::size_t kMaxFunctionStatements = 10000;
 
@@ -839,13 +841,21 @@ private:
         if ((op == "%" || op == "<<" || op == ">>" || op == "&" || op == "|" || op == "^") && !ints)
             fail(pos, "'", op, "' needs integer operands");
         if (op == "<<" || op == ">>") v.dtype = promoted(a.dtype == "bool" ? "int32" : a.dtype);
-        if (op == "/" && ints)
-            v.text = trunc_div_text(a, b);
-        else if (op == "%")
-            v.text = a.nonneg && b.nonneg ? "(" + a.text + " % " + b.text + ")"
-                                          : "(" + a.text + " - " + b.text + "*" + trunc_div_text(a, b) + ")";
-        else
+        if ((op == "/" && ints) || op == "%") {
+            // C's truncation from floor division names its operands several times: each is computed once into
+            // a temporary, else nested divisions would multiply the text (not where the operand may not be
+            // evaluated, right of && or || or in ?:; there the text's size is bounded below).
+            const bool twice = !(a.nonneg && b.nonneg) && !conditional_;
+            const Val x = twice ? kept_scalar(a, pos) : a, y = twice ? kept_scalar(b, pos) : b;
+            if (op == "/")
+                v.text = trunc_div_text(x, y);
+            else
+                v.text = x.nonneg && y.nonneg ? "(" + x.text + " % " + y.text + ")"
+                                              : "(" + x.text + " - " + y.text + "*" + trunc_div_text(x, y) + ")";
+        } else {
             v.text = "(" + a.text + " " + op + " " + b.text + ")";
+        }
+        if (v.text.size() > kMaxExpressionText) fail(pos, "this expression's Loom form passes ", kMaxExpressionText, " characters");
         v.nonneg = ints && a.nonneg && b.nonneg && op != "-" && op != "^" && op != "<<";
         if (ints) v.isl = affine(op, a, b);
         return v;
@@ -856,7 +866,8 @@ private:
         if (a.isl.empty() || b.isl.empty()) return "";
         if (op == "+" || op == "-") return "(" + a.isl + " " + op + " " + b.isl + ")";
         if (op == "*" && (a.constant || b.constant)) return "(" + a.isl + "*" + b.isl + ")";
-        if ((op == "/" || op == "%") && b.constant && *b.constant != 0) {
+        // Truncation names the dividend twice in isl's form too: past a size, the value is not used as affine.
+        if ((op == "/" || op == "%") && b.constant && *b.constant != 0 && a.isl.size() < kMaxExpressionText / 100) {
             const std::string q = trunc_div_isl(a, *b.constant);
             return op == "/" ? q : "(" + a.isl + " - " + std::to_string(*b.constant) + "*" + q + ")";
         }
@@ -1041,9 +1052,9 @@ private:
     // The geometric functions of OpenCL on vectors of floating-point lanes, written out lane by lane.
     std::optional<Val> geometric(const std::string& fn, const std::vector<Val>& args, const OklPos& pos) {
         static const std::map<std::string, std::size_t> arity{{"dot", 2}, {"length", 1}, {"normalize", 1}, {"distance", 2}, {"cross", 2}};
-        const auto a = arity.find(fn);
-        if (a == arity.end()) return std::nullopt;
-        if (args.size() != a->second) fail(pos, "'", fn, "' takes ", a->second, " arguments, given ", args.size());
+        const auto count = arity.find(fn);
+        if (count == arity.end()) return std::nullopt;
+        if (args.size() != count->second) fail(pos, "'", fn, "' takes ", count->second, " arguments, given ", args.size());
         const std::size_t n = lane_count(args, pos);
         if (!n) return std::nullopt;  // on scalars: as the math builtin of that name, if any
         for (const Val& v : args)
@@ -1057,12 +1068,13 @@ private:
             return lanewise(v, [&](const Val& x) { return binary_val("/", x, l, pos); });
         }
         if (n != 3 && n != 4) fail(pos, "'cross' takes vectors of 3 or 4 lanes");
+        const Val a = kept(args[0], pos), b = kept(args[1], pos);
         Val out;
-        out.dtype = args[0].dtype;
+        out.dtype = a.dtype;
         for (std::size_t k = 0; k < 3; ++k) {
             const std::size_t i = (k + 1) % 3, j = (k + 2) % 3;
-            out.lanes.push_back(binary_val("-", binary_val("*", args[0].lanes[i], args[1].lanes[j], pos),
-                                           binary_val("*", args[0].lanes[j], args[1].lanes[i], pos), pos));
+            out.lanes.push_back(binary_val("-", binary_val("*", a.lanes[i], b.lanes[j], pos),
+                                           binary_val("*", a.lanes[j], b.lanes[i], pos), pos));
         }
         if (n == 4) out.lanes.push_back(as_type(constant_val(0), out.dtype));
         return out;
@@ -1083,20 +1095,22 @@ private:
         return out;
     }
 
-    // `v` with each lane that is more than a name or a number computed once into a temporary: the geometric
-    // functions read their argument's lanes several times, and nested calls would otherwise multiply the
+    // `v` with each lane that is more than a name or a number computed once into a temporary: normalize, length
+    // and cross read their argument's lanes several times, and nested calls would otherwise multiply the
     // expression's size.
     Val kept(const Val& v, const OklPos& pos) {
-        return lanewise(v, [&](const Val& l) {
-            const bool simple = l.text.find_first_of("()+-*/ ") == std::string::npos;
-            if (simple) return l;
-            Val t = l;
-            t.text = private_temporary("v", l.dtype);
-            t.isl.clear();
-            emit(t.text + " = " + l.text, reads_ ? *reads_ : std::set<std::string>{}, {t.text}, pos, false);
-            if (reads_) reads_->insert(t.text);
-            return t;
-        });
+        return lanewise(v, [&](const Val& l) { return kept_scalar(l, pos); });
+    }
+
+    Val kept_scalar(const Val& v, const OklPos& pos) {
+        const bool simple = v.text.find_first_of("()+-*/ ") == std::string::npos;
+        if (simple) return v;
+        Val t = v;
+        t.text = private_temporary("v", v.dtype);
+        t.isl.clear();
+        emit(t.text + " = " + v.text, reads_ ? *reads_ : std::set<std::string>{}, {t.text}, pos, false);
+        if (reads_) reads_->insert(t.text);
+        return t;
     }
 
     // A vector variable: a private scalar per lane.

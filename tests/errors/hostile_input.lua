@@ -463,4 +463,32 @@ do
     lp.add_prefetch, k, "c", { "k_outer_outer", "j", "i" }, { default_tag = "l.1" })
 end
 
+-- OKL's signed integer division names each operand several times in its truncating form (reliability.md 47):
+-- nested divisions multiplied the kernel's text by 3 a level (12 levels took over a minute). Each operand is
+-- now computed once into a temporary; right of && or || (where it may not be evaluated) the text is bounded.
+do
+  local function divided(depth, guard)
+    local e = "b[j]"
+    for _ = 1, depth do e = "(" .. e .. " / 3)" end
+    if guard then e = "(j < 2 && " .. e .. " > 0)" end
+    return "@kernel void k(const int *b, int *a) {\n  for (int i = 0; i < 4; ++i; @outer)\n" ..
+      "    for (int j = 0; j < 4; ++j; @inner) a[j + 4 * i] = " .. e .. ";\n}"
+  end
+  local code = lp.generate_code(lp.parse_okl(divided(60))[1])
+  h.check(#code < 20000, "60 nested divisions give %d characters of code", #code)
+  local err = h.expect_error("OKLError", "this expression's Loom form passes 1000000 characters", lp.parse_okl, divided(14, true))
+  h.check_equal(err.line, 3, "line of the expression")
+  local b = lp.zeros({ 4 }, "int32")
+  for j = 0, 3 do b:set(j, (j - 2) * 1000003) end
+  h.on_each_executor(function(exec, name)
+    local a = lp.zeros({ 16 }, "int32")
+    lp.parse_okl(divided(5))[1](exec, { b = b, a = a })
+    for j = 0, 3 do
+      local v = b:get(j)
+      for _ = 1, 5 do v = v < 0 and -((-v) // 3) or v // 3 end
+      h.check_equal(a:get(j), v, "nested divisions on " .. name)
+    end
+  end)
+end
+
 print("hostile_input: ok")
