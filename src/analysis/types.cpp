@@ -29,6 +29,9 @@ DType imag_literal_type(double v) { return float_literal_type(v) == DType::Float
 
 namespace {
 
+// Buckets of the typer's table that forget() keeps (a few statements' worth).
+constexpr std::size_t kKeptBuckets = 1024;
+
 bool is_integral(DType t) { return is_integer(t) || t == DType::Bool; }
 
 [[noreturn]] void operand_error(const ExprPtr& e, const std::string& what, DType t) {
@@ -105,6 +108,15 @@ ExprType ExprTyper::type(const ExprPtr& e) {
     const ExprType t = compute(e);
     memo_.emplace(e.get(), std::make_pair(e, t));
     return t;
+}
+
+void ExprTyper::forget() {
+    // A table grown by one large expression is given back: clear() would keep its buckets, and zero them at
+    // every later call.
+    if (memo_.bucket_count() > kKeptBuckets)
+        memo_ = {};
+    else
+        memo_.clear();
 }
 
 ExprType ExprTyper::expansion_type(const ExprPtr& use) { return type(expand_rules(use, k_.substitutions)); }

@@ -46,6 +46,8 @@ public:
     DType operation_type(const std::vector<ExprPtr>& operands);
     /// Unknown fields while an argument's type is unknown. `call` is a Call of a built-in function.
     CallTypes call_types(const ExprPtr& call);
+    /// Drops the types kept so far, and the nodes they hold.
+    void forget();
 
 private:
     ExprType compute(const ExprPtr& e);

@@ -271,7 +271,10 @@ bool CExprPrinter::nonnegative(const ExprPtr& e) {
     }
 }
 
-std::string CExprPrinter::print(const ExprPtr& e, DType want) { return print_prec(e, want, 0); }
+std::string CExprPrinter::print(const ExprPtr& e, DType want) {
+    const Printing scope(*this);
+    return print_prec(e, want, 0);
+}
 
 std::string CExprPrinter::print_prec(const ExprPtr& e, DType want, int parent_prec, bool right_operand) {
     int prec = kPrimary;
@@ -445,6 +448,7 @@ std::string CExprPrinter::print_integer_sum(const ExprPtr& e, DType t, int& prec
 }
 
 std::string CExprPrinter::guard(const ExprPtr& cond) {
+    const Printing scope(*this);
     if (cond->kind == ExprKind::Binary && cond->op == BinOp::And) return guard(cond->args[0]) + " && " + guard(cond->args[1]);
     const bool comparison = cond->kind == ExprKind::Binary && cond->op >= BinOp::Eq && cond->op <= BinOp::Ge &&
                             cond->op != BinOp::Ne;
@@ -775,6 +779,7 @@ std::string CExprPrinter::print_storage_subscript(const Variable& v, const ExprP
 }
 
 std::string CExprPrinter::assignment(const ExprPtr& lhs, const ExprPtr& rhs) {
+    const Printing scope(*this);
     const DType lt = typer_.type(lhs).dtype;
     const ExprType rt = typer_.type(rhs);
     std::string value;

@@ -57,6 +57,22 @@ public:
     void adopt_helpers(const CExprPrinter& other);
 
 private:
+    // Types are kept while one expression (a statement, a guard) is printed and dropped after it: kept for the
+    // whole kernel, they held every node printed (thousands of unrolled copies), and freeing them at the end
+    // cost as much as printing them.
+    class Printing {
+    public:
+        explicit Printing(CExprPrinter& p) : p_(p) { ++p_.printing_; }
+        ~Printing() {
+            if (--p_.printing_ == 0) p_.typer_.forget();
+        }
+        Printing(const Printing&) = delete;
+        Printing& operator=(const Printing&) = delete;
+
+    private:
+        CExprPrinter& p_;
+    };
+
     std::string print_prec(const ExprPtr& e, DType want, int parent_prec, bool right_operand = false);
     std::string print_node(const ExprPtr& e, DType want, int& prec);
     std::string print_binary(const ExprPtr& e, DType want, int& prec);
@@ -98,7 +114,8 @@ private:
     std::string complex_fn(const std::string& op, DType t);
 
     const KernelData& k_;
-    ExprTyper typer_;  // one for all printed expressions: each node is typed once
+    ExprTyper typer_;  // each node of a printed expression is typed once
+    int printing_ = 0;  // depth of the public calls under way (Printing)
     const Target& target_;
     std::vector<std::pair<std::string, std::string>> helpers_;  // (name, definition), dependencies first
     std::set<DType> complex_types_;                             // used by printed expressions

@@ -1,6 +1,7 @@
 #include "codegen/unroll.h"
 
-#include <algorithm>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,238 +18,219 @@ namespace loom {
 
 namespace {
 
+bool is_sum(const ExprPtr& e) { return e->kind == ExprKind::Binary && (e->op == BinOp::Add || e->op == BinOp::Sub); }
+
+// The terms of a sum, each with whether it is subtracted.
+void append_terms(const ExprPtr& e, bool negated, std::vector<std::pair<bool, ExprPtr>>& out) {
+    if (!is_sum(e)) return out.push_back({negated, e});
+    append_terms(e->args[0], negated, out);
+    append_terms(e->args[1], negated != (e->op == BinOp::Sub), out);
+}
+
+// A sum with its numbers added up after its other terms: a copy's number put into isl's `n >= c1 + 4*c0 + 1`
+// gives `n >= 4*c0 + 2`, as isl would write it. `e` as it is where it has one number or starts with a
+// subtracted term.
+ExprPtr numbers_added(const ExprPtr& e) {
+    std::vector<std::pair<bool, ExprPtr>> terms, rest;
+    append_terms(e, false, terms);
+    std::int64_t sum = 0;
+    for (const auto& [negated, t] : terms) {
+        if (t->kind != ExprKind::IntLit)
+            rest.push_back({negated, t});
+        else if (negated ? __builtin_sub_overflow(sum, t->ival, &sum) : __builtin_add_overflow(sum, t->ival, &sum))
+            return e;
+    }
+    if (terms.size() - rest.size() < 2 || rest.empty() || rest[0].first || sum == INT64_MIN) return e;
+    ExprPtr out = rest[0].second;
+    for (std::size_t i = 1; i < rest.size(); ++i) out = binary(rest[i].first ? BinOp::Sub : BinOp::Add, out, rest[i].second);
+    return sum == 0 ? out : binary(sum < 0 ? BinOp::Sub : BinOp::Add, out, int_lit(sum < 0 ? -sum : sum));
+}
 
 // `e` with its constant parts computed: a loop bound that a copy's value made constant prints as a number.
 ExprPtr folded(const ExprPtr& e) {
     if (!e) return e;
     return rewrite(e, [](const ExprPtr& n) -> ExprPtr {
         if (n->kind == ExprKind::IntLit) return n;
-        const std::optional<std::int64_t> v = eval_int(n, {});
-        return v ? int_lit(*v) : n;
+        if (const std::optional<std::int64_t> v = eval_int(n, {})) return int_lit(*v);
+        return is_sum(n) ? numbers_added(n) : n;
     });
 }
 
-// What holds at a point of the AST: the context and the conditions of the loops and guards around it. A
-// condition is read (its text, its iterators, its isl set) only when a guard needs it, which most copies
-// (constant bounds) never do.
+// `s` with the parameters of `model`, to meet it.
+isl::set within(const isl::set& s, const isl::set& model) { return isl_util::align_params(s, model.space()); }
+
+bool is_binary(const ExprPtr& e, BinOp op) { return e->kind == ExprKind::Binary && e->op == op; }
+
+// `cond` split at the operator `op` (And, Or), left to right.
+void append_operands(const ExprPtr& cond, BinOp op, std::vector<ExprPtr>& out) {
+    if (!is_binary(cond, op)) return out.push_back(cond);
+    append_operands(cond->args[0], op, out);
+    append_operands(cond->args[1], op, out);
+}
+
+// What holds at a point of the AST: the context and the conditions of the loops and guards around it, as isl
+// sets built when a decision needs them, each on the one of the facts pushed before.
 class Facts {
 public:
-    explicit Facts(isl::set context) : context_(std::move(context)) {}
+    explicit Facts(isl::set context) : known_{std::move(context)} {}
 
-    void enter_loop(const std::string& iterator) { iterators_.insert(iterator); }
-    void leave_loop(const std::string& iterator) { iterators_.erase(iterator); }
+    void push(const ExprPtr& cond) { conds_.push_back(cond); }
+    void pop() {
+        conds_.pop_back();
+        if (known_.size() > conds_.size() + 1) known_.pop_back();
+    }
 
-    void push(const ExprPtr& cond) { facts_.push_back({cond, std::nullopt, {}}); }
-    void pop() { facts_.pop_back(); }
-
-    // The facts that bear on `cond`: those on parameters alone, and those on the loop iterators it reads or
-    // that such facts tie to them. Copies of an unrolled loop differ in their guards on other iterators; left
-    // out, these make the copies' facts equal (`key`), so that one decision serves them all. What they would
-    // say of the parameters is lost, which can only leave a guard that could have been dropped.
-    std::vector<std::size_t> bearing_on(const ExprPtr& cond) {
-        std::set<std::string> reached = iterators_of(cond);
-        std::vector<bool> taken(facts_.size(), false);
-        for (bool grew = true; grew;) {
-            grew = false;
-            for (std::size_t i = 0; i < facts_.size(); ++i) {
-                if (taken[i] || !ties(read(i).iterators, reached)) continue;
-                taken[i] = grew = true;
-                reached.insert(facts_[i].iterators.begin(), facts_[i].iterators.end());
+    // The context and the facts, as one set; facts isl cannot express are left out (less known, never wrong).
+    const isl::set& known() {
+        while (known_.size() <= conds_.size()) {
+            isl::set k = known_.back();
+            if (const std::optional<isl::set> c = affine::condition_set(conds_[known_.size() - 1])) {
+                k = within(k, *c);
+                k = k.intersect(within(*c, k));
             }
+            known_.push_back(std::move(k));
         }
-        std::vector<std::size_t> out;
-        for (std::size_t i = 0; i < facts_.size(); ++i)
-            if (taken[i]) out.push_back(i);
-        return out;
+        return known_.back();
     }
 
-    std::string key(const std::vector<std::size_t>& facts) {
-        std::string k;
-        for (std::size_t i : facts) k += *read(i).text + ";";
-        return k;
-    }
-
-    // The context and those facts, as one set; facts isl cannot express are left out (less known, never wrong).
-    const isl::set& known(const std::vector<std::size_t>& facts, const std::string& key) {
-        const auto found = known_.find(key);
-        if (found != known_.end()) return found->second;
-        isl::set k = context_;
-        for (std::size_t i : facts) {
-            const std::optional<isl::set> c = affine::condition_set(facts_[i].cond);
-            if (!c) continue;
-            k = isl_util::align_params(k, c->space());
-            k = k.intersect(isl_util::align_params(*c, k.space()));
-        }
-        return known_.emplace(key, std::move(k)).first->second;
-    }
-
-    // The largest value of `e` where the facts that bear on it hold; nullopt where isl finds none.
+    // The largest value of `e` where the facts hold; nullopt where isl finds none.
     std::optional<long> most(const ExprPtr& e) {
-        const std::vector<std::size_t> facts = bearing_on(e);
-        const isl::set k = isl_util::add_params(known(facts, key(facts)), referenced_names(e));
+        const isl::set k = isl_util::add_params(known(), referenced_names(e));
         const std::optional<isl::pw_aff> f = affine::to_pw_aff(e, k);
         return f ? isl_util::static_max(*f, k) : std::nullopt;
     }
 
 private:
-    struct Fact {
-        ExprPtr cond;
-        std::optional<std::string> text;  // read() fills it and `iterators`
-        std::set<std::string> iterators;
+    std::vector<ExprPtr> conds_;
+    std::vector<isl::set> known_;  // known_[n]: the context and the first n facts
+};
+
+// How a condition turns out in each copy of the unrolled loops around it, decided once for all of them: in
+// the decision an unrolled iterator stands for its copy's number (0, 1, ...), and where the condition or a
+// disjunct of it can hold, or where it or a conjunct is implied, are conditions on those numbers alone, which
+// each copy evaluates.
+struct Decision {
+    struct Part {
+        ExprPtr cond;    // a conjunct
+        ExprPtr needed;  // where the facts do not imply it; nullptr: everywhere
     };
-
-    // A fact read where it is used: the iterators of the loops entered since it was pushed are inside it and
-    // cannot be among its names.
-    const Fact& read(std::size_t i) {
-        Fact& f = facts_[i];
-        if (!f.text) {
-            f.text = to_string(f.cond);
-            f.iterators = iterators_of(f.cond);
-        }
-        return f;
-    }
-
-    std::set<std::string> iterators_of(const ExprPtr& cond) const {
-        std::set<std::string> out;
-        for (const std::string& n : referenced_names(cond))
-            if (iterators_.count(n)) out.insert(n);
-        return out;
-    }
-
-    static bool ties(const std::set<std::string>& iterators, const std::set<std::string>& reached) {
-        return iterators.empty() || std::any_of(iterators.begin(), iterators.end(),
-                                                [&](const std::string& n) { return reached.count(n) > 0; });
-    }
-
-    isl::set context_;
-    std::set<std::string> iterators_;  // of the loops around, those kept as loops
-    std::vector<Fact> facts_;
-    std::unordered_map<std::string, isl::set> known_;  // by key
+    struct Disjunct {
+        ExprPtr possible;  // where it holds at some point of the facts; nullptr: everywhere
+        std::vector<Part> parts;
+    };
+    ExprPtr possible;                // of the whole condition
+    ExprPtr needed;                  // of the whole condition
+    std::vector<Disjunct> disjuncts;  // the condition simplified where the facts hold
 };
 
-// How a condition turns out where the facts hold; `guard` is the condition to test where it depends.
-struct Verdict {
-    enum class Kind { Always, Never, Depends } kind;
-    ExprPtr guard;
+// An unrolled loop's copies, or a guard that reads unrolled iterators.
+struct Plan {
+    Decision decision;  // the guard's condition, or the loop's condition at each copy
+    long count = 0;     // of copies, the most any copy of the loops around has
+    long step = 0;
 };
 
-Verdict decide_with_isl(const ExprPtr& cond, const isl::set& facts) {
-    const std::optional<isl::set> s = affine::condition_set(cond);
-    if (!s) return {Verdict::Kind::Depends, cond};
-    const isl::set known = isl_util::align_params(facts, s->space());
-    const isl::set holds = isl_util::align_params(*s, known.space());
-    if (holds.intersect(known).is_empty()) return {Verdict::Kind::Never, nullptr};
-    if (known.is_subset(holds)) return {Verdict::Kind::Always, nullptr};
-    return {Verdict::Kind::Depends, affine::condition_expr(holds, known)};
-}
+using Plans = std::unordered_map<const AstNode*, Plan>;
 
-class Unroller {
+// Plans every unrolled loop and every guard on unrolled iterators once: the iterator of an unrolled loop is
+// the number of the copy, the loop's value there is init + step * number, and the facts bound the number by
+// the loop's copies. A decision so made holds in each copy: where the facts hold for a number, the
+// simplified guard holds exactly where the guard does (gist(G, F) and F is G and F for every value).
+class Planner {
 public:
-    Unroller(const std::set<std::string>& unrolled, const isl::set& context) : unrolled_(unrolled), facts_(context) {}
+    Planner(const std::set<std::string>& unrolled, const isl::set& context) : unrolled_(unrolled), facts_(context) {}
 
-    AstNode block(const AstNode& b) {
-        AstNode out;
-        for (const AstNode& c : b.children) node(c, out.children);
-        return out;
+    Plans plan(const AstNode& root) {
+        block(root);
+        return std::move(plans_);
     }
 
 private:
-    Verdict decide(const ExprPtr& cond) {
-        if (const std::optional<std::int64_t> v = eval_int(cond, {}))
-            return {*v ? Verdict::Kind::Always : Verdict::Kind::Never, nullptr};
-        const std::vector<std::size_t> facts = facts_.bearing_on(cond);
-        const std::string facts_key = facts_.key(facts);
-        std::string key = facts_key + "|" + to_string(cond);
-        const auto found = decided_.find(key);
-        if (found != decided_.end()) return found->second;
-        const Verdict v = decide_with_isl(cond, facts_.known(facts, facts_key));
-        return decided_.emplace(std::move(key), v).first->second;
+    void block(const AstNode& b) {
+        for (const AstNode& c : b.children) node(c);
     }
 
-    void node(const AstNode& n, std::vector<AstNode>& out) {
+    void node(const AstNode& n) {
         switch (n.kind) {
-            case AstNode::Kind::Block:
-                for (const AstNode& c : n.children) node(c, out);
-                break;
-            case AstNode::Kind::User: {
-                AstNode u = n;
-                for (ExprPtr& a : u.args) a = substitute(a, values_);
-                out.push_back(std::move(u));
-                break;
-            }
-            case AstNode::Kind::If: guard(n, out); break;
+            case AstNode::Kind::Block: block(n); break;
+            case AstNode::Kind::User: break;
+            case AstNode::Kind::If: guard(n); break;
             case AstNode::Kind::For:
                 if (unrolled_.count(n.iterator))
-                    copies(n, out);
+                    copies(n);
                 else
-                    loop(n, out);
+                    under({binary(BinOp::Ge, var(n.iterator), symbolic(n.init)), symbolic(n.cond)}, n.children[0]);
                 break;
         }
     }
 
-    void loop(const AstNode& n, std::vector<AstNode>& out) {
-        AstNode f;
-        f.kind = AstNode::Kind::For;
-        f.iterator = n.iterator;
-        f.init = folded(substitute(n.init, values_));
-        f.cond = folded(substitute(n.cond, values_));
-        f.inc = n.inc;
-        facts_.enter_loop(n.iterator);
-        facts_.push(binary(BinOp::Ge, var(n.iterator), f.init));
-        facts_.push(f.cond);
-        f.children.push_back(block(n.children[0]));
-        facts_.pop();
-        facts_.pop();
-        facts_.leave_loop(n.iterator);
-        out.push_back(std::move(f));
+    // isl placed this guard for all values of the unrolled inames around it; one that reads them is decided
+    // for each copy.
+    void guard(const AstNode& n) {
+        const ExprPtr cond = symbolic(n.cond);
+        if (cond != n.cond) plans_[&n].decision = decide(cond);
+        under({cond}, n.children[0]);
+        if (n.children.size() > 1) block(n.children[1]);
     }
 
-    // isl placed this guard for all values of the unrolled inames around it; one that depends on the value a
-    // copy fixed is decided again.
-    void guard(const AstNode& n, std::vector<AstNode>& out) {
-        const ExprPtr cond = substitute(n.cond, values_);
-        const Verdict v = cond == n.cond ? Verdict{Verdict::Kind::Depends, cond} : decide(cond);
-        if (v.kind != Verdict::Kind::Depends) {
-            const std::size_t branch = v.kind == Verdict::Kind::Always ? 0 : 1;
-            if (branch < n.children.size()) node(n.children[branch], out);
-            return;
-        }
-        AstNode g = guarded(v.guard, n.children[0]);
-        if (n.children.size() > 1) g.children.push_back(block(n.children[1]));
-        out.push_back(std::move(g));
-    }
-
-    // `if (cond) body`, the body emitted knowing that `cond` holds.
-    AstNode guarded(const ExprPtr& cond, const AstNode& body) {
-        AstNode g;
-        g.kind = AstNode::Kind::If;
-        g.cond = cond;
-        facts_.push(cond);
-        g.children.push_back(block(body));
-        facts_.pop();
-        return g;
-    }
-
-    // One copy of the body per value init, init + inc, ... up to the loop's upper bound (copy_count), each
-    // under the loop's condition at that value.
-    void copies(const AstNode& n, std::vector<AstNode>& out) {
-        const ExprPtr init = folded(substitute(n.init, values_));
-        const ExprPtr cond = substitute(n.cond, values_);
-        const std::optional<std::int64_t> step = eval_int(substitute(n.inc, values_), {});
+    void copies(const AstNode& n) {
+        const ExprPtr init = symbolic(n.init);
+        const std::optional<std::int64_t> step = eval_int(symbolic(n.inc), {});
         internal_assert(step && *step > 0, "unrolled loop over '", n.iterator, "' without a constant step");
-        const long count = copy_count(n, init, cond, *step);
-        for (long i = 0; i < count; ++i) {
-            const ExprPtr value = folded(i == 0 ? init : binary(BinOp::Add, init, int_lit(i * *step)));
-            const Verdict v = decide(folded(substitute(cond, {{n.iterator, value}})));
-            if (v.kind == Verdict::Kind::Never) continue;
-            values_[n.iterator] = value;
-            if (v.kind == Verdict::Kind::Always) {
-                node(n.children[0], out);
-            } else {
-                out.push_back(guarded(v.guard, n.children[0]));
-            }
+        Plan& p = plans_[&n];
+        p.step = *step;
+        p.count = copy_count(n, init, symbolic(n.cond), *step);
+        if (p.count == 0) return;
+        const ExprPtr number = var(n.iterator);
+        sym_[n.iterator] = *step == 1 && is_zero(init) ? number
+                                                      : binary(BinOp::Add, init, binary(BinOp::Mul, int_lit(*step), number));
+        facts_.push(binary(BinOp::Ge, number, int_lit(0)));
+        facts_.push(binary(BinOp::Lt, number, int_lit(p.count)));
+        const ExprPtr cond = symbolic(n.cond);
+        p.decision = decide(cond);
+        under({cond}, n.children[0]);
+        facts_.pop();
+        facts_.pop();
+        sym_.erase(n.iterator);
+    }
+
+    void under(const std::vector<ExprPtr>& conds, const AstNode& body) {
+        for (const ExprPtr& c : conds) facts_.push(c);
+        block(body);
+        for (std::size_t i = 0; i < conds.size(); ++i) facts_.pop();
+    }
+
+    Decision decide(const ExprPtr& cond) {
+        const std::optional<isl::set> s = affine::condition_set(cond);
+        if (!s) return {nullptr, nullptr, {{nullptr, {{cond, nullptr}}}}};
+        const isl::set& known = facts_.known();
+        const isl::set holds = within(*s, known);
+        const isl::set k = within(known, holds);
+        Decision d{over_copies(holds.intersect(k)), over_copies(k.subtract(holds)), {}};
+        std::vector<ExprPtr> disjuncts;
+        append_operands(affine::condition_expr(holds, k), BinOp::Or, disjuncts);
+        for (const ExprPtr& disjunct : disjuncts) d.disjuncts.push_back(decide_disjunct(disjunct, k));
+        return d;
+    }
+
+    Decision::Disjunct decide_disjunct(const ExprPtr& disjunct, const isl::set& known) const {
+        const std::optional<isl::set> s = affine::condition_set(disjunct);
+        Decision::Disjunct d{s ? over_copies(within(*s, known).intersect(known)) : nullptr, {}};
+        std::vector<ExprPtr> parts;
+        append_operands(disjunct, BinOp::And, parts);
+        for (const ExprPtr& c : parts) {
+            const std::optional<isl::set> part = affine::condition_set(c);
+            d.parts.push_back({c, part ? over_copies(known.subtract(within(*part, known))) : nullptr});
         }
-        values_.erase(n.iterator);
+        return d;
+    }
+
+    // The copies' numbers for which `s` has a point, as a condition on them.
+    ExprPtr over_copies(const isl::set& s) const {
+        isl::set numbers = s;
+        for (const std::string& p : isl_util::param_names(s.space()))
+            if (!sym_.count(p)) numbers = numbers.project_out_param(isl_util::named_id(p));
+        return affine::condition_expr(numbers, isl_util::params_universe());
     }
 
     // The copies that cover the loop: its own span, from isl's lower bound to its upper bound (the most it can be
@@ -270,17 +252,152 @@ private:
         return *most < 0 ? 0 : *most / step + 1;
     }
 
+    static bool is_zero(const ExprPtr& e) { return e->kind == ExprKind::IntLit && e->ival == 0; }
+
+    ExprPtr symbolic(const ExprPtr& e) const { return substitute(e, sym_); }
+
     const std::set<std::string>& unrolled_;
     Facts facts_;
-    std::map<std::string, ExprPtr> values_;  // the unrolled inames of the copy being built
-    std::unordered_map<std::string, Verdict> decided_;  // by the facts that bear on a condition, and it
+    std::map<std::string, ExprPtr> sym_;  // each unrolled iterator around: its value from its copy's number
+    Plans plans_;
+};
+
+// How a condition turns out in one copy; `guard` is the condition to test where it depends.
+struct Verdict {
+    enum class Kind { Always, Never, Depends } kind;
+    ExprPtr guard;
+};
+
+// Makes the copies that the plans describe: each unrolled loop's body once per number, its iterator replaced by
+// its value there, under what its decisions leave of the guards at that number.
+class Expander {
+public:
+    explicit Expander(const Plans& plans) : plans_(plans) {}
+
+    AstNode block(const AstNode& b) {
+        AstNode out;
+        for (const AstNode& c : b.children) node(c, out.children);
+        return out;
+    }
+
+private:
+    void node(const AstNode& n, std::vector<AstNode>& out) {
+        switch (n.kind) {
+            case AstNode::Kind::Block:
+                for (const AstNode& c : n.children) node(c, out);
+                break;
+            case AstNode::Kind::User: {
+                AstNode u = n;
+                for (ExprPtr& a : u.args) a = substitute(a, values_);
+                out.push_back(std::move(u));
+                break;
+            }
+            case AstNode::Kind::If: guard(n, out); break;
+            case AstNode::Kind::For:
+                if (plans_.count(&n))
+                    copies(n, plans_.at(&n), out);
+                else
+                    loop(n, out);
+                break;
+        }
+    }
+
+    void loop(const AstNode& n, std::vector<AstNode>& out) {
+        AstNode f;
+        f.kind = AstNode::Kind::For;
+        f.iterator = n.iterator;
+        f.init = folded(substitute(n.init, values_));
+        f.cond = folded(substitute(n.cond, values_));
+        f.inc = n.inc;
+        f.children.push_back(block(n.children[0]));
+        out.push_back(std::move(f));
+    }
+
+    void guard(const AstNode& n, std::vector<AstNode>& out) {
+        const auto plan = plans_.find(&n);
+        const Verdict v = plan == plans_.end() ? Verdict{Verdict::Kind::Depends, n.cond} : at(plan->second.decision);
+        if (v.kind != Verdict::Kind::Depends) {
+            const std::size_t branch = v.kind == Verdict::Kind::Always ? 0 : 1;
+            if (branch < n.children.size()) node(n.children[branch], out);
+            return;
+        }
+        AstNode g = guarded(v.guard, n.children[0]);
+        if (n.children.size() > 1) g.children.push_back(block(n.children[1]));
+        out.push_back(std::move(g));
+    }
+
+    AstNode guarded(const ExprPtr& cond, const AstNode& body) {
+        AstNode g;
+        g.kind = AstNode::Kind::If;
+        g.cond = cond;
+        g.children.push_back(block(body));
+        return g;
+    }
+
+    // One copy of the body per number 0, 1, ... below the plan's count, at the value init + step * number,
+    // each under what the loop's condition is there.
+    void copies(const AstNode& n, const Plan& p, std::vector<AstNode>& out) {
+        const ExprPtr init = folded(substitute(n.init, values_));
+        for (long i = 0; i < p.count; ++i) {
+            numbers_[n.iterator] = i;
+            number_exprs_[n.iterator] = int_lit(i);
+            const Verdict v = at(p.decision);
+            if (v.kind == Verdict::Kind::Never) continue;
+            values_[n.iterator] = folded(i == 0 ? init : binary(BinOp::Add, init, int_lit(i * p.step)));
+            if (v.kind == Verdict::Kind::Always)
+                node(n.children[0], out);
+            else
+                out.push_back(guarded(v.guard, n.children[0]));
+        }
+        numbers_.erase(n.iterator);
+        number_exprs_.erase(n.iterator);
+        values_.erase(n.iterator);
+    }
+
+    // The decision at the current copies' numbers: the disjuncts that cannot hold there and the conjuncts implied
+    // there are left out. A condition on the numbers that does not evaluate (past 64 bits) leaves its part,
+    // which is never wrong.
+    Verdict at(const Decision& d) const {
+        if (d.possible && eval_int(d.possible, numbers_) == 0) return {Verdict::Kind::Never, nullptr};
+        if (d.needed && eval_int(d.needed, numbers_) == 0) return {Verdict::Kind::Always, nullptr};
+        ExprPtr guard;
+        for (const Decision::Disjunct& disjunct : d.disjuncts) {
+            if (disjunct.possible && eval_int(disjunct.possible, numbers_) == 0) continue;
+            const std::optional<ExprPtr> g = conjunction(disjunct.parts);
+            if (!g) continue;
+            if (!*g) return {Verdict::Kind::Always, nullptr};
+            guard = guard ? binary(BinOp::Or, guard, *g) : *g;
+        }
+        return guard ? Verdict{Verdict::Kind::Depends, guard} : Verdict{Verdict::Kind::Never, nullptr};
+    }
+
+    // The parts not implied at the current numbers, joined: nullptr where none is left, nullopt where one is
+    // false there.
+    std::optional<ExprPtr> conjunction(const std::vector<Decision::Part>& parts) const {
+        ExprPtr out;
+        for (const Decision::Part& part : parts) {
+            if (part.needed && eval_int(part.needed, numbers_) == 0) continue;
+            const ExprPtr c = folded(substitute(part.cond, number_exprs_));
+            if (c->kind == ExprKind::IntLit) {
+                if (c->ival == 0) return std::nullopt;
+                continue;
+            }
+            out = out ? binary(BinOp::And, out, c) : c;
+        }
+        return out;
+    }
+
+    const Plans& plans_;
+    std::map<std::string, ExprPtr> values_;             // the unrolled inames of the copy being built
+    std::map<std::string, std::int64_t> numbers_;       // their copies' numbers
+    std::map<std::string, ExprPtr> number_exprs_;       // the same, as expressions
 };
 
 }  // namespace
 
 AstNode unroll_loops(const AstNode& root, const std::set<std::string>& unrolled, const isl::set& context) {
     if (unrolled.empty()) return root;
-    return Unroller(unrolled, context).block(root);
+    return Expander(Planner(unrolled, context).plan(root)).block(root);
 }
 
 }  // namespace loom

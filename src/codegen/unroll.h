@@ -16,8 +16,9 @@ namespace loom {
 /// `root` with each loop over an iname of `unrolled` replaced by its copies: the body once per value of the
 /// loop's bounds, the iname replaced by the value, under the condition that isl's loop bounds put on that
 /// value. isl simplifies each condition where the loops and guards around it and `context` (a
-/// parameter set) hold: a copy that always runs has no guard, one that never runs is left out, and guards
-/// inside a copy that depend on the value are decided again.
+/// parameter set) hold, once for all the copies (the copies' numbers symbolic): a copy that always runs has
+/// no guard, one that never runs is left out, and guards inside a copy that depend on the value are decided
+/// again at its numbers.
 AstNode unroll_loops(const AstNode& root, const std::set<std::string>& unrolled, const isl::set& context);
 
 }  // namespace loom
