@@ -209,19 +209,22 @@ private:
         Decision d{over_copies(holds.intersect(k)), over_copies(k.subtract(holds)), {}};
         std::vector<ExprPtr> disjuncts;
         append_operands(affine::condition_expr(holds, k), BinOp::Or, disjuncts);
-        for (const ExprPtr& disjunct : disjuncts) d.disjuncts.push_back(decide_disjunct(disjunct, k));
+        for (const ExprPtr& disjunct : disjuncts) d.disjuncts.push_back(decide_disjunct(disjunct, k, disjuncts.size() > 1));
         return d;
     }
 
-    Decision::Disjunct decide_disjunct(const ExprPtr& disjunct, const isl::set& known) const {
-        const std::optional<isl::set> s = affine::condition_set(disjunct);
-        Decision::Disjunct d{s ? over_copies(within(*s, known).intersect(known)) : nullptr, {}};
+    // A disjunct's own conditions where they can differ from the whole condition's: a sole disjunct holds where
+    // the condition does, and a sole conjunct is implied where the condition is (the copy is then left bare).
+    Decision::Disjunct decide_disjunct(const ExprPtr& disjunct, const isl::set& known, bool several) const {
+        const auto where = [&](const ExprPtr& c, auto&& of) -> ExprPtr {
+            const std::optional<isl::set> s = affine::condition_set(c);
+            return s ? over_copies(of(within(*s, known))) : nullptr;
+        };
+        Decision::Disjunct d{several ? where(disjunct, [&](const isl::set& s) { return s.intersect(known); }) : nullptr, {}};
         std::vector<ExprPtr> parts;
         append_operands(disjunct, BinOp::And, parts);
-        for (const ExprPtr& c : parts) {
-            const std::optional<isl::set> part = affine::condition_set(c);
-            d.parts.push_back({c, part ? over_copies(known.subtract(within(*part, known))) : nullptr});
-        }
+        for (const ExprPtr& c : parts)
+            d.parts.push_back({c, parts.size() > 1 ? where(c, [&](const isl::set& s) { return known.subtract(s); }) : nullptr});
         return d;
     }
 
