@@ -7,11 +7,15 @@
 # coefficients isl nearly always sees in machine words (islpy, under loopy, builds isl the same way). The same
 # version, so the headers and behaviour match the system's; static, so libloom needs no second libisl.so.23 beside
 # the system's, and its version script keeps isl's symbols out of its exports.
-# Nothing is rebuilt when PREFIX already holds this version.
+# The patches in tools/isl_patches/VERSION/ are applied to the source (each says which isl bug it fixes).
+# Nothing is rebuilt when PREFIX already holds this version with these patches.
 set -euo pipefail
 prefix=$(realpath -m "${1:?usage: bash tools/build_isl.sh PREFIX}")
 version=$(dpkg-query -W -f='${source:Upstream-Version}' libisl-dev)
-stamp="$prefix/.loom-isl-$version-imath-32"
+patches=("$(dirname "$(realpath "$0")")/isl_patches/$version"/*.patch)
+[ -e "${patches[0]}" ] || patches=()
+patched=$(cat "${patches[@]}" /dev/null | sha1sum | cut -c1-12)
+stamp="$prefix/.loom-isl-$version-imath-32-$patched"
 if [ -f "$stamp" ] && [ -f "$prefix/lib/libisl.a" ]; then
   echo "isl $version (imath-32) already in $prefix"
   exit 0
@@ -35,6 +39,7 @@ apt-get "${apt_private[@]}" update -qq
 tar xf "$work"/isl_"$version".orig.tar.* -C "$work"
 
 cd "$work/isl-$version"
+for p in "${patches[@]}"; do patch -p1 -s < "$p"; done
 quiet() {  # quiet LOG COMMAND...: its output only when it fails
   "${@:2}" > "$work/$1" 2>&1 || { tail -40 "$work/$1"; echo "tools/build_isl.sh: $2 failed" >&2; return 1; }
 }
