@@ -4,6 +4,7 @@
 #include <isl/aff.h>
 #include <isl/constraint.h>
 #include <isl/id.h>
+#include <isl/mat.h>
 #include <isl/options.h>
 #include <isl/point.h>
 #include <isl/schedule.h>
@@ -230,6 +231,43 @@ isl::set index_box(const isl::set& one_dim) {
     return isl::manage(isl_set_params(moved.copy()));
 }
 
+namespace {
+
+std::string val_text(isl_val* v) {
+    char* text = isl_val_to_str(v);
+    const std::string out = text ? text : "?";
+    std::free(text);
+    return out;
+}
+
+// The first coefficient of constraint matrix `m` (taken) that is no long or that `fits` refuses, as text.
+std::optional<std::string> coefficient_not_fitting(isl_mat* m, const std::function<bool(long)>& fits) {
+    std::optional<std::string> found;
+    const isl_size rows = isl_mat_rows(m), cols = isl_mat_cols(m);
+    for (isl_size r = 0; r < rows && !found; ++r)
+        for (isl_size c = 1; c < cols && !found; ++c) {  // column 0 holds the constants
+            const isl::val v = isl::manage(isl_mat_get_element_val(m, r, c));
+            if (!fits_long(v.get()) || !fits(isl_val_get_num_si(v.get()))) found = val_text(v.get());
+        }
+    isl_mat_free(m);
+    return found;
+}
+
+}  // namespace
+
+std::optional<std::string> coefficient_not_fitting(const isl::set& s, const std::function<bool(long)>& fits) {
+    std::optional<std::string> found;
+    isl_basic_set_list* list = isl_set_get_basic_set_list(s.get());
+    for (int i = 0, n = isl_basic_set_list_n_basic_set(list); i < n && !found; ++i) {
+        const isl::basic_set b = isl::manage(isl_basic_set_list_get_basic_set(list, i));
+        found = coefficient_not_fitting(isl_basic_set_equalities_matrix(b.get(), isl_dim_cst, isl_dim_param, isl_dim_set, isl_dim_div), fits);
+        if (!found)
+            found = coefficient_not_fitting(isl_basic_set_inequalities_matrix(b.get(), isl_dim_cst, isl_dim_param, isl_dim_set, isl_dim_div), fits);
+    }
+    isl_basic_set_list_free(list);
+    return found;
+}
+
 bool fits_long(isl_val* v) {
     if (!v || isl_val_is_int(v) != isl_bool_true) return false;
     // One 64-bit chunk below 2^63 in magnitude (isl_val_get_num_si would wrap silently).
@@ -241,12 +279,7 @@ bool fits_long(isl_val* v) {
 
 std::optional<long> long_value(isl_val* v) {
     if (!v || isl_val_is_int(v) != isl_bool_true) return std::nullopt;
-    if (!fits_long(v)) {
-        char* text = isl_val_to_str(v);
-        const std::string digits = text ? text : "?";
-        std::free(text);
-        throw Error(error_kind::LoopyError, cat("the integer ", digits, " does not fit in 64 bits"));
-    }
+    if (!fits_long(v)) throw Error(error_kind::LoopyError, cat("the integer ", val_text(v), " does not fit in 64 bits"));
     return isl_val_get_num_si(v);
 }
 

@@ -5,6 +5,7 @@
 
 #include <isl/cpp.h>
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <utility>
@@ -96,6 +97,10 @@ inline std::optional<long> long_value(const isl::val& v) { return long_value(v.g
 
 /// Whether `v` is an integer that a long holds (long_value without the error, for isl's C callbacks).
 bool fits_long(isl_val* v);
+
+/// The first coefficient of a variable in `s`'s constraints (parameters, set dimensions and divisions; not the
+/// constants) that is no long or for which `fits` is false, as text; nullopt when every one fits.
+std::optional<std::string> coefficient_not_fitting(const isl::set& s, const std::function<bool(long)>& fits);
 
 /// [lo, hi] where set dimension `pos` of `s` takes every value from lo to hi, both constants, for every point
 /// of the other dimensions and parameters of `s` (s is the product of the rest and that range); nullopt

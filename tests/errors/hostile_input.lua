@@ -463,6 +463,19 @@ do
     lp.add_prefetch, k, "c", { "k_outer_outer", "j", "i" }, { default_tag = "l.1" })
 end
 
+-- A domain whose equality has coefficients past the index type (fuzz_pipeline; reliability.md 41): isl's AST
+-- generator took 2.6 s of big-integer arithmetic to build loops that would have overflowed. A LoopyError names
+-- the coefficient before the AST is built.
+do
+  local k = lp.make_kernel("{ [i]: 5 < 222222222222b/93800845 = i < n - 1 }", "out[i] = 1")
+  k = lp.split_iname(k, "i", 4)
+  k = lp.split_iname(k, "i_outer", 16)
+  k = lp.split_iname(k, "i_outer_outer", 9, { inner_tag = "unused.g" })
+  k = lp.split_iname(k, "i_outer_inner", 4, { outer_tag = "ilp" })
+  h.expect_error("LoopyError", { "generate_code: the loops of instruction 'insn' need the coefficient",
+    "does not fit the kernel's index type int32" }, lp.generate_code, lp.add_dtypes(k, { out = "float32" }))
+end
+
 -- OKL's signed integer division names each operand several times in its truncating form (reliability.md 47):
 -- nested divisions multiplied the kernel's text by 3 a level (12 levels took over a minute). Each operand is
 -- now computed once into a temporary; right of && or || (where it may not be evaluated) the text is bounded.
