@@ -86,4 +86,41 @@ do
   end)
 end
 
+
+-- Sphere tracing with float3 values and a device function kept as a function (its loop runs until the ray
+-- converges): each pixel's depth against the same march in Lua, in single precision.
+do
+  local knl = load("sphere_march").sphereMarch
+  local width, height, eye, radius = 24, 12, { 0, 0, -3 }, 1.25
+  local function f32(v) return (string.unpack("f", string.pack("f", v))) end
+  local function march(x, y)
+    local p = { f32(f32(f32(x + 0.5) / width) - 0.5), f32(f32(f32(y + 0.5) / height) - 0.5), 1 }
+    local l = f32(math.sqrt(f32(f32(p[1] * p[1]) + f32(p[2] * p[2])) + 1))
+    local dir = { f32(p[1] / l), f32(p[2] / l), f32(1 / l) }
+    local t = 0
+    while t < 10 do
+      local q = { f32(eye[1] + f32(t * dir[1])), f32(eye[2] + f32(t * dir[2])), f32(eye[3] + f32(t * dir[3])) }
+      local d = f32(f32(math.sqrt(f32(f32(q[1] * q[1]) + f32(q[2] * q[2])) + f32(q[3] * q[3]))) - radius)
+      if d < 0.001 then return t end
+      t = f32(t + d)
+    end
+    return -1
+  end
+  T.on_each_executor(function(exec, name)
+    local depth = lp.zeros({ width * height }, "float32")
+    knl(exec, { width = width, height = height, eye_x = eye[1], eye_y = eye[2], eye_z = eye[3], radius = radius,
+      depth = depth })
+    local hits, off = 0, 0
+    for y = 0, height - 1 do
+      for x = 0, width - 1 do
+        local want, got = march(x, y), depth:get(x + width * y)
+        if want >= 0 then hits = hits + 1 end
+        if math.abs(got - want) > 1e-3 * math.max(1, math.abs(want)) then off = off + 1 end
+      end
+    end
+    -- A ray grazing the sphere may take one step more or less under another rounding of sqrt.
+    T.check(hits > 0 and hits < width * height and off <= 2, "sphereMarch on %s: %d hits, %d depths off", name, hits, off)
+  end)
+end
+
 print("okl examples: ok")
