@@ -251,7 +251,8 @@ private:
         if (s.init) for_each_expr(*s.init, f);
         for (const OklDecl& d : s.decls) {
             if (d.init) f(d.init);
-            for (const OklExprPtr& x : d.dims) f(x);
+            for (const OklExprPtr& x : d.dims)
+                if (x) f(x);  // `T a[] = {...}` has no first extent
         }
         for (const OklStmtPtr& b : s.body) for_each_expr(*b, f);
     }

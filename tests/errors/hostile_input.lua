@@ -504,4 +504,13 @@ do
   end)
 end
 
+-- An unsized `@shared int buf[];` gave the OKL front end's scan for assigned names a null extent (a lent
+-- fuzz_okl run; reliability.md 48): the OKLError of OKL's rule now.
+do
+  local err = h.expect_error("OKLError", "[@shared] variables must have sizes known at compile-time", lp.parse_okl,
+    "@kernel void k(int *o) {\n  for (int b = 0; b < 4; ++b; @outer) {\n    @shared int buf[];\n" ..
+    "    for (int t = 0; t < 4; ++t; @inner) buf[t] = t;\n  }\n}")
+  h.check_equal(err.line, 3, "line of the unsized array")
+end
+
 print("hostile_input: ok")
