@@ -448,6 +448,20 @@ private:
         return l;
     }
 
+    // The value argument PARAM_PART of kernel parameter `p`, a struct's field or a vector's lane.
+    std::string part_argument(const OklDecl& p, const char* kind, const std::string& part, const std::string& dtype) {
+        const std::string arg = p.name + "_" + part;
+        if (used_.count(arg)) fail(p.pos, kind, " parameter '", p.name, "': argument name '", arg, "' is taken");
+        used_.insert(arg);
+        Variable v;
+        v.name = arg;
+        v.kind = VarKind::ValueArg;
+        v.is_array = false;
+        v.dtype = *dtype_from_name(dtype);
+        in_.args.push_back(v);
+        return arg;
+    }
+
     // A struct passed by value: one value argument per field, named PARAM_FIELD.
     void struct_parameter(const OklDecl& p) {
         Binding b;
@@ -456,15 +470,7 @@ private:
         for (const OklDecl& f : program_.structs.at(p.type.base)) {
             if (is_struct(f.type.base) || f.type.pointers || !f.dims.empty() || f.type.base == "void" || f.type.lanes > 1)
                 fail(p.pos, "struct parameter '", p.name, "': field '", f.name, "' is not a number");
-            const std::string arg = p.name + "_" + f.name;
-            if (used_.count(arg)) fail(p.pos, "struct parameter '", p.name, "': argument name '", arg, "' is taken");
-            used_.insert(arg);
-            Variable v;
-            v.name = arg;
-            v.kind = VarKind::ValueArg;
-            v.is_array = false;
-            v.dtype = *dtype_from_name(f.type.base);
-            in_.args.push_back(v);
+            const std::string arg = part_argument(p, "struct", f.name, f.type.base);
             Val field;
             field.text = arg;
             field.dtype = f.type.base;
@@ -1154,15 +1160,7 @@ private:
         b.kind = Binding::Kind::Vector;
         b.dtype = p.type.base;
         for (int k = 0; k < p.type.lanes; ++k) {
-            const std::string arg = p.name + "_" + lane_name(static_cast<std::size_t>(k));
-            if (used_.count(arg)) fail(p.pos, "vector parameter '", p.name, "': argument name '", arg, "' is taken");
-            used_.insert(arg);
-            Variable v;
-            v.name = arg;
-            v.kind = VarKind::ValueArg;
-            v.is_array = false;
-            v.dtype = *dtype_from_name(p.type.base);
-            in_.args.push_back(v);
+            const std::string arg = part_argument(p, "vector", lane_name(static_cast<std::size_t>(k)), p.type.base);
             Binding l;
             l.kind = Binding::Kind::Value;
             l.name = arg;
