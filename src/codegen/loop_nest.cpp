@@ -708,22 +708,12 @@ std::string statement_text(const Statement& s) {
     return s.insn ? "instruction '" + s.insn->id + "'" : std::string("a barrier");
 }
 
-// The loops' bounds and guards compute in the index type. A coefficient of the domains' constraints that it
-// cannot hold would overflow in the generated code, and first costs isl's AST generator seconds of big-integer
-// arithmetic (docs/reliability.md, finding 41): a LoopyError names it before the AST is built. (Constants past
-// the index type are the bounds that check_index_range names after it.)
+// The statement domains' coefficients, as the kernel's were checked before preprocessing: projections make new
+// ones (check_index_coefficients).
 void check_coefficients(const KernelData& k, const std::vector<Placed>& leaders, const std::vector<isl::set>& domains,
                         const isl::set& context) {
-    const DType t = k.options.index_dtype;
-    const auto fits = [t](long v) { return holds(t, v); };
-    for (std::size_t i = 0; i <= domains.size(); ++i) {
-        const bool domain = i < domains.size();
-        const std::optional<std::string> big = isl_util::coefficient_not_fitting(domain ? domains[i] : context, fits);
-        user_assert(!big, error_kind::LoopyError, "generate_code: the ",
-                    domain ? "loops of " + statement_text(leaders[i].stmt) : std::string("assumptions"),
-                    " need the coefficient ", big.value_or(""), ", which does not fit the kernel's index type ",
-                    dtype_name(t), " (make the kernel with index_dtype = \"int64\")");
-    }
+    for (std::size_t i = 0; i < domains.size(); ++i) check_index_coefficients(k, domains[i], "the loops of " + statement_text(leaders[i].stmt));
+    check_index_coefficients(k, context, "the assumptions");
 }
 
 }  // namespace

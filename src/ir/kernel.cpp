@@ -94,6 +94,13 @@ void check_index_value(const KernelData& k, std::int64_t v, const std::string& w
                 dtype_name(t), " (make the kernel with index_dtype = \"int64\")");
 }
 
+void check_index_coefficients(const KernelData& k, const isl::set& s, const std::string& what) {
+    const DType t = k.options.index_dtype;
+    const std::optional<std::string> big = isl_util::coefficient_not_fitting(s, [t](long v) { return holds(t, v); });
+    user_assert(!big, error_kind::LoopyError, "generate_code: ", what, " need the coefficient ", big.value_or(""),
+                ", which does not fit the kernel's index type ", dtype_name(t), " (make the kernel with index_dtype = \"int64\")");
+}
+
 bool is_iname(const KernelData& k, const std::string& name) {
     for (const isl::set& d : k.domains)
         if (isl_util::set_dim_position(d, name) >= 0) return true;

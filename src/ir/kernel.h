@@ -201,6 +201,10 @@ bool is_iname(const KernelData& k, const std::string& name);
 /// LoopyError unless the kernel's index type holds `v`, which `where` (a transformation, code generation)
 /// would compute with as `what`: a value past it would be truncated in the generated code.
 void check_index_value(const KernelData& k, std::int64_t v, const std::string& where, const std::string& what);
+/// A coefficient of a variable in the constraints of `s` that the index type cannot hold is a LoopyError naming
+/// `what`: loops computed from `s` would overflow, and isl's AST generator spends seconds of big-integer arithmetic
+/// on them first (docs/reliability.md, finding 41). Constants past it are loop bounds, checked where printed.
+void check_index_coefficients(const KernelData& k, const isl::set& s, const std::string& what);
 
 /// The kernel of `k`, a transformation's edit: whatever linearization `k` had no longer holds, so it is dropped.
 Kernel unlinearized_kernel(KernelData&& k);

@@ -9,6 +9,7 @@
 #include "analysis/types.h"
 #include "analysis/write_races.h"
 #include "ir/listing.h"
+#include "isl/isl.h"
 #include "preprocess/hardware_offsets.h"
 #include "schedule/barriers.h"
 #include "schedule/global_barriers.h"
@@ -44,6 +45,11 @@ Kernel preprocess_unlinearized(const Kernel& k, const std::map<std::string, DTyp
     // Automatic local axes are assigned first: everything after sees concrete hardware axes.
     // Hardware axes count from zero: inames on them are shifted once their axes are known.
     // Calls of callable kernels are inlined before anything else: the rest sees one kernel.
+    for (const isl::set& d : k->domains) {
+        std::string inames;
+        for (const std::string& n : isl_util::set_dim_names(d)) inames += (inames.empty() ? "" : ", ") + n;
+        check_index_coefficients(*k, d, "the domain of " + inames);
+    }
     Kernel axes = assign_automatic_axes(expand_subst(inline_callables(k)));
     if (!k->linearized) axes = shift_hardware_inames_to_zero(axes);
     Kernel typed = infer_types(axes, dtypes, false);
