@@ -1039,21 +1039,18 @@ private:
 
     // `(float3)(a, b, c)` and `(float3)(s)`, OpenCL's vector literals.
     Val vector_literal(const OklExpr& x) {
-        std::vector<OklExprPtr> parts;
+        std::vector<OklExprPtr> parts;  // the comma expression's operands, last first
         OklExprPtr e = x.args[0];
-        for (; e->kind == OklExprKind::Comma; e = e->args[0]) parts.insert(parts.begin(), e->args[1]);
-        parts.insert(parts.begin(), e);
-        std::vector<Val> lanes;
-        for (const OklExprPtr& p : parts) {
-            const Val v = value(p);
-            if (v.lanes.empty()) lanes.push_back(v);
-            else lanes.insert(lanes.end(), v.lanes.begin(), v.lanes.end());
-        }
+        for (; e->kind == OklExprKind::Comma; e = e->args[0]) parts.push_back(e->args[1]);
+        parts.push_back(e);
         Val v;
-        if (lanes.size() == 1) return typed(lanes[0], *x.type, x.pos, "vector literal");
-        v.lanes = std::move(lanes);
         v.dtype = x.type->base;
-        return typed(v, *x.type, x.pos, "vector literal");
+        for (auto p = parts.rbegin(); p != parts.rend(); ++p) {
+            const Val part = value(*p);
+            if (part.lanes.empty()) v.lanes.push_back(part);
+            else v.lanes.insert(v.lanes.end(), part.lanes.begin(), part.lanes.end());
+        }
+        return typed(v.lanes.size() == 1 ? v.lanes[0] : v, *x.type, x.pos, "vector literal");
     }
 
     // The geometric functions of OpenCL on vectors of floating-point lanes, written out lane by lane.
@@ -1334,15 +1331,9 @@ private:
         return result ? *result : constant_val(0);
     }
 
-    Val converted_return(const OklFunction& f, Val v) {
+    Val converted_return(const OklFunction& f, const Val& v) {
         if (f.return_type.pointers) fail(f.pos, "device functions returning pointers are not supported");
-        if (f.return_type.lanes > 1 || !v.lanes.empty()) return typed(v, f.return_type, f.pos, "value of '" + f.name + "'");
-        if (v.dtype != f.return_type.base) {
-            v.text = "cast(" + f.return_type.base + ", " + v.text + ")";
-            v.dtype = f.return_type.base;
-            v.isl.clear();
-        }
-        return v;
+        return typed(v, f.return_type, f.pos, "value of '" + f.name + "'");
     }
 
     Binding argument(const OklDecl& param, const OklExprPtr& arg, bool snapshot) {
