@@ -12,8 +12,10 @@
 -- alone exceeded the budget, in which case it is the one sample (the tiled GEMMs can take minutes today); then
 -- runs repeat until the run count or the budget is reached, at least one. The table gives the number of timed
 -- runs, nearest-rank p50 and p90, loopy's p50, the ratio of the p50s (loopy/loom: how many times faster Loom
--- is), and the goal with whether Loom's p50 meets it. A side that cannot build a kernel shows n/a, and the
--- reason (its error's first line) is listed below the table.
+-- is), the goal with whether Loom's p50 meets it, and the p50 of the part of Loom's runs spent in isl's AST
+-- generator with loopy's p50 over it: the highest ratio Loom could reach while isl's AST generator builds every
+-- loop, as issue 9 keeps it. A side that cannot build a kernel shows n/a, and the reason (its error's first line)
+-- is listed below the table.
 local lp = require("loom")
 
 local function usage_error(msg)
@@ -181,32 +183,35 @@ local function percentile(sorted, q)
     return sorted[math.max(1, math.ceil(q * #sorted))]
 end
 
--- Seconds of CPU time for one make-transform-generate run.
+-- Seconds of CPU time for one make-transform-generate run, and of it those isl's AST generator took (the
+-- generate_code info's isl_ast_seconds).
 local function timed_run(build)
     local start = os.clock()
     local knl = build()
-    local code = lp.generate_code(knl)
+    local code, info = lp.generate_code(knl)
     local seconds = os.clock() - start
     assert(code:find(knl.name, 1, true), "the generated code lacks the kernel " .. knl.name)
-    return seconds
+    return seconds, info.isl_ast_seconds
 end
 
 local function first_line(err)
     return (tostring(err):match("^[^\n]*"))
 end
 
--- Sorted samples in milliseconds, or nil and the first run's error.
+-- Sorted samples in milliseconds (whole runs, and isl's AST generator's part of them), or nil and the first
+-- run's error.
 local function measure(build)
-    local ok, first = pcall(timed_run, build)
-    if not ok then return nil, first_line(first) end
-    if first > opts.budget then return {first * 1e3} end
-    local times, spent = {}, 0
+    local ok, first, first_ast = pcall(timed_run, build)
+    if not ok then return nil, nil, first_line(first) end
+    if first > opts.budget then return {first * 1e3}, {first_ast * 1e3} end
+    local times, ast_times, spent = {}, {}, 0
     while #times < opts.runs and (#times == 0 or spent < opts.budget) do
-        local t = timed_run(build)
-        times[#times + 1], spent = t * 1e3, spent + t
+        local t, ast = timed_run(build)
+        times[#times + 1], ast_times[#ast_times + 1], spent = t * 1e3, ast * 1e3, spent + t
     end
     table.sort(times)
-    return times
+    table.sort(ast_times)
+    return times, ast_times
 end
 
 local function script_dir()
@@ -270,9 +275,12 @@ end
 local results, skip = {}, {}
 for _, k in ipairs(kernels) do
     if selected(k) then
-        local times, why = measure(k.build)
+        local times, ast_times, why = measure(k.build)
         local r = {name = k.name, goal = k.goal or tutorial_goal, tutorial = k.goal == nil, why = why}
-        if times then r.runs, r.p50, r.p90 = #times, percentile(times, 0.5), percentile(times, 0.9) end
+        if times then
+            r.runs, r.p50, r.p90 = #times, percentile(times, 0.5), percentile(times, 0.9)
+            r.ast = percentile(ast_times, 0.5)
+        end
         results[#results + 1] = r
     else
         skip[#skip + 1] = k.name
@@ -284,8 +292,9 @@ if not opts.no_loopy then loopy, note = loopy_latencies(skip) end
 
 print(string.format("codegen latency, CPU time per make_kernel -> generate_code (up to %d runs for loom, %d for "
     .. "loopy, %g s budget per kernel and side)", opts.runs, opts.loopy_runs, opts.budget))
-local row = "%-13s %5s %12s %12s %5s %12s %10s  %-15s %s"
-print(string.format(row, "kernel", "runs", "loom p50", "loom p90", "runs", "loopy p50", "loopy/loom", "goal", "met"))
+local row = "%-13s %5s %12s %12s %5s %12s %10s  %-15s %-4s %11s %10s"
+print(string.format(row, "kernel", "runs", "loom p50", "loom p90", "runs", "loopy p50", "loopy/loom", "goal", "met",
+    "isl AST", "loopy/AST"))
 local log_sum, count, met = 0, 0, 0
 local reasons = {}
 for _, r in ipairs(results) do
@@ -294,8 +303,10 @@ for _, r in ipairs(results) do
     if ratio and r.tutorial then log_sum, count = log_sum + math.log(ratio), count + 1 end
     local ok = goal_met(r.goal, r.p50, ratio, theirs.why ~= nil)
     if ok == "yes" then met = met + 1 end
+    local ast_ratio = theirs.p50 and r.ast and r.ast > 0 and theirs.p50 / r.ast
     print(string.format(row, r.name, fmt(r.runs, "%d"), duration(r.p50), duration(r.p90),
-        fmt(theirs.runs, "%d"), duration(theirs.p50), fmt(ratio, "%.2fx"), goal_text(r.goal), ok))
+        fmt(theirs.runs, "%d"), duration(theirs.p50), fmt(ratio, "%.2fx"), goal_text(r.goal), ok, duration(r.ast),
+        fmt(ast_ratio, "%.1fx")))
     if r.why then reasons[#reasons + 1] = string.format("  %s, loom: %s", r.name, r.why) end
     if theirs.why then reasons[#reasons + 1] = string.format("  %s, loopy: %s", r.name, theirs.why) end
 end
@@ -308,6 +319,8 @@ if count > 0 then
         math.exp(log_sum / count)))
 end
 print(string.format("goals met: %d of %d", met, #results))
+print("isl AST: the p50 of the CPU time isl's AST generator took in Loom's runs (generate_code's isl_ast_seconds);")
+print("loopy/AST: loopy's p50 over it, the most loopy/loom can be while isl's AST generator builds the loops")
 
 -- The floor: isl's AST generator alone on the loop of `double`, the schedule and context Loom hands it, compiled
 -- here with the system compiler (bench/isl_ast_floor.c). Loom keeps isl's AST generator for every loop (issue 9),

@@ -619,7 +619,7 @@ int generate_code(lua_State* L) {
     const Kernel& k = check_kernel(L, 1, "generate_code").kernel;
     const GeneratedCode code = loom::generate_code(k, kernel_target(k));
     lua_pushlstring(L, code.device_code.data(), code.device_code.size());
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4);
     lua_pushlstring(L, code.host_code.data(), code.host_code.size());
     lua_setfield(L, -2, "host_code");
     std::vector<std::string> names;
@@ -632,6 +632,8 @@ int generate_code(lua_State* L) {
         lua_rawseti(L, -2, static_cast<lua_Integer>(i + 1));
     }
     lua_setfield(L, -2, "grid");
+    lua_pushnumber(L, code.isl_ast_seconds);
+    lua_setfield(L, -2, "isl_ast_seconds");
     return 2;
 }
 

@@ -1,5 +1,6 @@
 #include "codegen/isl_ast.h"
 
+#include <ctime>
 #include <set>
 #include <sstream>
 
@@ -145,6 +146,12 @@ isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts) {
 
 namespace {
 
+double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 // isl's AST for `schedule`. isl 0.25 fails on some statement domains with several divisions ("input involves
 // unknown divs": finding 29 of docs/reliability.md): a LoopyError that names them, not an InternalError.
 isl::ast_node ast_of(const isl::schedule& schedule, const isl::set& context) {
@@ -162,8 +169,11 @@ isl::ast_node ast_of(const isl::schedule& schedule, const isl::set& context) {
 
 }  // namespace
 
-std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked) {
+std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked,
+                                    double* isl_seconds) {
+    const double start = thread_cpu_seconds();
     const isl::ast_node tree = ast_of(schedule, context);
+    if (isl_seconds) *isl_seconds += thread_cpu_seconds() - start;
     Conversion conv{marked, {}, false};
     AstNode out = as_block(convert(tree, conv));
     if (conv.split) return std::nullopt;

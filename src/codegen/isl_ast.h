@@ -42,7 +42,10 @@ using MarkedLoops = std::map<std::string, std::pair<long, long>>;
 /// Generates loops for `schedule` under the parameter constraints `context`, with isl's default AST build
 /// options. Loop iterators are named after their depth (c0 outermost, c1, ...); a mark of `marked` becomes
 /// a loop over its iterator. nullopt where isl wrote one mark in several places (then it split the loop's
-/// body, which the loop must run in one piece): build that schedule without marks.
-std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked = {});
+/// body, which the loop must run in one piece): build that schedule without marks. The thread's CPU time in
+/// isl's AST generator is added to `*isl_seconds` where given (the floor under codegen's latency:
+/// bench/codegen_latency.lua).
+std::optional<AstNode> generate_ast(const isl::schedule& schedule, const isl::set& context, const MarkedLoops& marked = {},
+                                    double* isl_seconds = nullptr);
 
 }  // namespace loom

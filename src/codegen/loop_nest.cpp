@@ -696,12 +696,12 @@ void expand_runs(AstNode& n, const Runs& runs) {
 // The loops with `marked` as marks, their dimensions gone from the statement domains; nullopt where isl split
 // a marked loop (generate_ast).
 std::optional<AstNode> generate_marked_ast(const std::vector<Placed>& leaders, std::vector<isl::set> domains,
-                                                     const isl::set& context, const MarkedLoops& marked) {
-    if (marked.empty()) return generate_ast(ScheduleTree(leaders, domains, marked).build(), context);
+                                          const isl::set& context, const MarkedLoops& marked, double& isl_seconds) {
     std::vector<std::string> names;
     for (const auto& [iname, range] : marked) names.push_back(iname);
-    for (isl::set& d : domains) d = isl_util::project_out(d, names);
-    return generate_ast(ScheduleTree(leaders, domains, marked).build(), context, marked);
+    if (!names.empty())
+        for (isl::set& d : domains) d = isl_util::project_out(d, names);
+    return generate_ast(ScheduleTree(leaders, domains, marked).build(), context, marked, &isl_seconds);
 }
 
 std::string statement_text(const Statement& s) {
@@ -751,10 +751,10 @@ LoopNest build_loop_nest(const KernelData& k, const Target& target) {
     const isl::set context = build_context(k, domains, ids ? &*ids : nullptr);
     check_coefficients(k, leaders, domains, context);
     MarkedLoops marked = independent_loops(k, leaders, domains);
-    std::optional<AstNode> ast = generate_marked_ast(leaders, domains, context, marked);
+    std::optional<AstNode> ast = generate_marked_ast(leaders, domains, context, marked, out.isl_ast_seconds);
     if (!ast) {
         marked.clear();
-        ast = generate_marked_ast(leaders, domains, context, marked);
+        ast = generate_marked_ast(leaders, domains, context, marked, out.isl_ast_seconds);
         internal_assert(ast.has_value(), "isl split a loop without marks");
     }
     AstNode& loops = *ast;

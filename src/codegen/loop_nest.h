@@ -28,6 +28,7 @@ struct Statement {
 struct LoopNest {
     AstNode root;                    // iterators renamed to inames, statement args in inames
     std::map<std::string, Statement> statements;  // by isl statement name
+    double isl_ast_seconds = 0;      // CPU time in isl's AST generator (generate_ast)
 };
 
 /// Builds the loop nest of a linearized kernel for `target`. Where the target launches a grid (OpenCL, CUDA)

@@ -538,6 +538,7 @@ GeneratedCode emit_code(const Kernel& k, TargetKind kind) {
         const KernelData& part = *device;
         const Uses uses = uses_of(part);
         const LoopNest nest = build_loop_nest(part, target);
+        out.isl_ast_seconds += nest.isl_ast_seconds;
         check_deadline("building the loop nest");
         check_index_range(part, nest.root);
         DeviceKernel dk;

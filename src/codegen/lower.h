@@ -35,6 +35,7 @@ struct GeneratedCode {
     std::vector<DeviceKernel> kernels;
     HostProgram host;       // how the device kernels are launched
     std::string host_code;  // `host` as text: a C function on the C target, the launch sequence otherwise
+    double isl_ast_seconds = 0;  // CPU time isl's AST generator took for all device kernels' loops
 };
 
 /// Generates code for a kernel that preprocess_kernel returned.

@@ -36,8 +36,13 @@ local shift = lp.make_kernel("[n] -> {[i] : 0<=i<n}",
   ]], {lp.GlobalArg("a", "float32", {shape = "n"}), lp.GlobalArg("tmp", "float32", {shape = "n"}),
        lp.GlobalArg("out", "float32", {shape = "n"}), "..."}, {name = "shift", assumptions = "n mod 64 = 0"})
 shift = lp.split_iname(shift, "i", 64, {inner_tag = "l.0", outer_tag = "g.0"})
+local start = os.clock()
 local _, info = lp.generate_code(shift)
+local whole = os.clock() - start
 h.check_equal(#info.kernels, 2, "device kernels of shift")
+-- isl's AST generator built loops for both device kernels, within generate_code's CPU time.
+h.check(math.type(info.isl_ast_seconds) == "float" and info.isl_ast_seconds > 0 and info.isl_ast_seconds <= whole,
+  "isl_ast_seconds %s for a generate_code of %s s", h.show(info.isl_ast_seconds), h.show(whole))
 
 h.on_each_executor(function(exec, name)
   local a = lp.arange(n, "float32")
