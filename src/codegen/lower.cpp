@@ -183,7 +183,10 @@ private:
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
                 open_loops_.push_back(n.iterator);
-                body(n.children[0], depth);
+                if (const std::vector<ExprPtr> exits = exit_predicates(n); !exits.empty())
+                    body_with_exits(n.children[0], exits, depth);
+                else
+                    body(n.children[0], depth);
                 open_loops_.pop_back();
                 break;
             }
@@ -198,6 +201,61 @@ private:
                 break;
             case Kind::User: statement(n, depth); break;
         }
+    }
+
+    // The predicates of every statement of a sequential loop that are on private scalars some of those
+    // statements write (OKL's `break` flag): once one fails at the start of an iteration no statement of the
+    // loop can run, nor make it hold again, and no other code runs until the loop ends, so the loop is left
+    // there instead of running its remaining iterations for nothing. None where the loop holds a barrier or
+    // runs on a hardware axis or unrolled.
+    std::vector<ExprPtr> exit_predicates(const AstNode& loop) const {
+        const InameTag tag = iname_tag(k_, loop.iterator);
+        if (tag.is_concurrent() || tag.is_unrolled()) return {};
+        std::vector<const Instruction*> insns;
+        if (!collect_instructions(loop, insns) || insns.empty()) return {};
+        std::set<std::string> written;
+        for (const Instruction* insn : insns)
+            for (const ExprPtr& a : insn->assignees) written.insert(a->name);
+        std::vector<ExprPtr> out;
+        for (const ExprPtr& p : insns[0]->predicates) {
+            const std::string text = to_string(p);
+            const auto has = [&](const Instruction* insn) {
+                return std::any_of(insn->predicates.begin(), insn->predicates.end(),
+                                   [&](const ExprPtr& q) { return to_string(q) == text; });
+            };
+            const std::vector<std::string> names = referenced_names(p);
+            const bool changes = std::any_of(names.begin(), names.end(), [&](const std::string& n) { return written.count(n) > 0; });
+            if (changes && on_private_scalars(names) && std::all_of(insns.begin(), insns.end(), has)) out.push_back(p);
+        }
+        return out;
+    }
+
+    // The instructions that print code under `n`; false where `n` holds a barrier.
+    bool collect_instructions(const AstNode& n, std::vector<const Instruction*>& out) const {
+        if (n.kind == AstNode::Kind::User) {
+            const Statement& s = nest_.statements.at(n.statement);
+            if (s.barrier) return false;
+            if (s.insn->kind == InsnKind::Assignment) out.push_back(s.insn);
+            return true;
+        }
+        return std::all_of(n.children.begin(), n.children.end(),
+                           [&](const AstNode& c) { return collect_instructions(c, out); });
+    }
+
+    bool on_private_scalars(const std::vector<std::string>& names) const {
+        return std::all_of(names.begin(), names.end(), [&](const std::string& name) {
+            const Variable* v = find_variable(k_, name);
+            return v && v->kind == VarKind::Temporary && v->address_space == AddressSpace::Private && !v->is_array;
+        });
+    }
+
+    void body_with_exits(const AstNode& b, const std::vector<ExprPtr>& exits, int depth) {
+        printer_.set_statement_inames({});
+        os_ << indent(depth) << "{\n";
+        for (const ExprPtr& exit : exits)
+            os_ << indent(depth + 1) << "if (" << printer_.print(unary("not", exit)) << ")\n" << indent(depth + 2) << "break;\n";
+        block(b, depth + 1);
+        os_ << indent(depth) << "}\n";
     }
 
     void barrier(const LinearItem& b, int depth) {

@@ -2399,10 +2399,14 @@ private:
         if (jumps(*s.body[0], OklStmtKind::Break)) flags.broken = jump_flag("broken", s.pos);
         loops_.push_back(inames);
         context_.push_back(next_context_);
-        if (jumps(*s.body[0], OklStmtKind::Continue)) flags.continued = jump_flag("continued", s.pos);
+        // Every statement of the loop, the reset of `continue`'s flag too, is under `break`'s flag: once it is
+        // set, the loop does nothing more, which lets codegen leave it there.
         const std::size_t pushed = predicates_.size();
-        for (const std::string& f : {flags.broken, flags.continued})
-            if (!f.empty()) push_predicate(f);
+        if (!flags.broken.empty()) push_predicate(flags.broken);
+        if (jumps(*s.body[0], OklStmtKind::Continue)) {
+            flags.continued = jump_flag("continued", s.pos);
+            push_predicate(flags.continued);
+        }
         jumps_.push_back(flags);
         const bool sequential = !axes_.count({&s, 0}) || (okl_find_attr(s.attrs, "tile") && !axes_.count({&s, 1}));
         sequential_depth_ += sequential;
