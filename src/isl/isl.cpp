@@ -302,29 +302,6 @@ std::optional<long> span_over_params(const isl::set& one_dim) {
     return range->second - range->first + 1;
 }
 
-std::optional<std::pair<long, long>> independent_range(const isl::set& s, int pos) {
-    isl_set* alone = isl_set_project_out(s.copy(), isl_dim_param, 0, static_cast<unsigned>(isl_set_dim(s.get(), isl_dim_param)));
-    alone = isl_set_project_out(alone, isl_dim_set, static_cast<unsigned>(pos) + 1,
-                                static_cast<unsigned>(isl_set_dim(s.get(), isl_dim_set) - pos - 1));
-    alone = isl_set_project_out(alone, isl_dim_set, 0, static_cast<unsigned>(pos));
-    isl_val* lo = isl_set_dim_min_val(isl_set_copy(alone), 0);
-    isl_val* hi = isl_set_dim_max_val(alone, 0);
-    const isl::val low = isl::manage(lo), high = isl::manage(hi);
-    std::optional<std::pair<long, long>> out;
-    const std::optional<long> first = long_value(low.get()), last = long_value(high.get());
-    if (first && last) out = std::pair{*first, *last};
-    if (!out) return out;
-    // s is contained in the product of the rest and [lo, hi]; the product must be contained in s.
-    isl_set* product = isl_set_project_out(s.copy(), isl_dim_set, static_cast<unsigned>(pos), 1);
-    product = isl_set_insert_dims(product, isl_dim_set, static_cast<unsigned>(pos), 1);
-    product = isl_set_set_dim_id(product, isl_dim_set, static_cast<unsigned>(pos), isl_set_get_dim_id(s.get(), isl_dim_set, static_cast<unsigned>(pos)));
-    product = isl_set_lower_bound_val(product, isl_dim_set, static_cast<unsigned>(pos), isl_val_int_from_si(ctx().get(), out->first));
-    product = isl_set_upper_bound_val(product, isl_dim_set, static_cast<unsigned>(pos), isl_val_int_from_si(ctx().get(), out->second));
-    const bool independent = isl_set_is_subset(product, s.get()) == isl_bool_true;
-    isl_set_free(product);
-    return independent ? out : std::nullopt;
-}
-
 isl::set param_range(const std::string& name, long lo, long hi) {
     isl_space* sp = isl_space_params_alloc(ctx().get(), 1);
     sp = isl_space_set_dim_name(sp, isl_dim_param, 0, name.c_str());
@@ -928,6 +905,87 @@ bool spans(const isl::set& s, const std::string& name, const isl::set& range) {
     const isl::set bounds = align_params(range, with_param.space());
     const isl::set every = align_params(others, bounds.space()).intersect_params(bounds);
     return every.is_subset(align_params(with_param, every.space()));
+}
+
+namespace {
+
+// The bounds of set dimension `pos` of `b` where every constraint on it involves nothing else (no other
+// dimension, parameter or division, and no division depends on it), so that `b` is the product of the rest and
+// those bounds: [lo, hi], an interval of integers; nullopt where some constraint ties it to something else or
+// a side is unbounded (then isl decides).
+std::optional<std::pair<long, long>> bounds_alone(isl_basic_set* b, unsigned pos) {
+    if (divisions_involve(b, pos)) return std::nullopt;
+    struct Scan {
+        unsigned pos;
+        std::optional<long> lo, hi;
+        bool alone = true;
+    } scan{pos, std::nullopt, std::nullopt};
+    isl_basic_set_foreach_constraint(b, [](isl_constraint* c, void* user) {
+        Scan& t = *static_cast<Scan*>(user);
+        const unsigned sets = static_cast<unsigned>(isl_constraint_dim(c, isl_dim_set));
+        if (isl_constraint_involves_dims(c, isl_dim_set, t.pos, 1) == isl_bool_true) {
+            const bool others = isl_constraint_involves_dims(c, isl_dim_set, 0, t.pos) == isl_bool_true ||
+                                isl_constraint_involves_dims(c, isl_dim_set, t.pos + 1, sets - t.pos - 1) == isl_bool_true ||
+                                isl_constraint_involves_dims(c, isl_dim_param, 0, static_cast<unsigned>(isl_constraint_dim(c, isl_dim_param))) == isl_bool_true ||
+                                isl_constraint_involves_dims(c, isl_dim_div, 0, static_cast<unsigned>(isl_constraint_dim(c, isl_dim_div))) == isl_bool_true;
+            const isl::val a = isl::manage(isl_constraint_get_coefficient_val(c, isl_dim_set, static_cast<int>(t.pos)));
+            const isl::val k = isl::manage(isl_constraint_get_constant_val(c));
+            const std::optional<long> coef = long_value(a.get()), constant = long_value(k.get());
+            const long least = std::numeric_limits<long>::min();  // negated below
+            if (others || !coef || !constant || *coef == least || *constant == least) {
+                t.alone = false;
+            } else {
+                // coef * x + constant >= 0 (or = 0): a bound on x, rounded inwards.
+                const auto raise = [](std::optional<long>& lo, long v) { lo = lo ? std::max(*lo, v) : v; };
+                const auto lower = [](std::optional<long>& hi, long v) { hi = hi ? std::min(*hi, v) : v; };
+                const long q = -*constant;  // coef * x >= q
+                const auto floor_div = [](long n, long d) { return n / d - ((n % d != 0) && ((n < 0) != (d < 0))); };
+                const auto ceil_div = [&](long n, long d) { return -floor_div(-n, d); };
+                const bool equality = isl_constraint_is_equality(c) == isl_bool_true;
+                if (*coef > 0 || equality) raise(t.lo, *coef > 0 ? ceil_div(q, *coef) : ceil_div(-q, -*coef));
+                if (*coef < 0 || equality) lower(t.hi, *coef < 0 ? floor_div(-q, -*coef) : floor_div(q, *coef));
+            }
+        }
+        isl_constraint_free(c);
+        return isl_stat_ok;
+    }, &scan);
+    if (!scan.alone || !scan.lo || !scan.hi) return std::nullopt;
+    return std::pair{*scan.lo, *scan.hi};
+}
+
+}  // namespace
+
+std::optional<std::pair<long, long>> independent_range(const isl::set& s, int pos) {
+    // Most loops of tiled kernels have constant bounds of their own: read off the constraints, without isl's
+    // projections and integer programs. The product is then `s` by construction, if `s` has a point at all.
+    if (isl_set_n_basic_set(s.get()) == 1) {
+        isl_basic_set_list* parts = isl_set_get_basic_set_list(s.get());
+        isl_basic_set* b = isl_basic_set_list_get_basic_set(parts, 0);
+        const std::optional<std::pair<long, long>> alone = bounds_alone(b, static_cast<unsigned>(pos));
+        isl_basic_set_free(b);
+        isl_basic_set_list_free(parts);
+        if (alone) return alone->first <= alone->second && !s.is_empty() ? alone : std::nullopt;
+    }
+    isl_set* alone = isl_set_project_out(s.copy(), isl_dim_param, 0, static_cast<unsigned>(isl_set_dim(s.get(), isl_dim_param)));
+    alone = isl_set_project_out(alone, isl_dim_set, static_cast<unsigned>(pos) + 1,
+                                static_cast<unsigned>(isl_set_dim(s.get(), isl_dim_set) - pos - 1));
+    alone = isl_set_project_out(alone, isl_dim_set, 0, static_cast<unsigned>(pos));
+    isl_val* lo = isl_set_dim_min_val(isl_set_copy(alone), 0);
+    isl_val* hi = isl_set_dim_max_val(alone, 0);
+    const isl::val low = isl::manage(lo), high = isl::manage(hi);
+    std::optional<std::pair<long, long>> out;
+    const std::optional<long> first = long_value(low.get()), last = long_value(high.get());
+    if (first && last) out = std::pair{*first, *last};
+    if (!out) return out;
+    // s is contained in the product of the rest and [lo, hi]; the product must be contained in s.
+    isl_set* product = isl_set_project_out(s.copy(), isl_dim_set, static_cast<unsigned>(pos), 1);
+    product = isl_set_insert_dims(product, isl_dim_set, static_cast<unsigned>(pos), 1);
+    product = isl_set_set_dim_id(product, isl_dim_set, static_cast<unsigned>(pos), isl_set_get_dim_id(s.get(), isl_dim_set, static_cast<unsigned>(pos)));
+    product = isl_set_lower_bound_val(product, isl_dim_set, static_cast<unsigned>(pos), isl_val_int_from_si(ctx().get(), out->first));
+    product = isl_set_upper_bound_val(product, isl_dim_set, static_cast<unsigned>(pos), isl_val_int_from_si(ctx().get(), out->second));
+    const bool independent = isl_set_is_subset(product, s.get()) == isl_bool_true;
+    isl_set_free(product);
+    return independent ? out : std::nullopt;
 }
 
 isl::set bind_params_to_dims(const isl::set& s) {

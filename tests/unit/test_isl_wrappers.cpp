@@ -292,6 +292,24 @@ TEST_CASE("spans: a dimension that takes every value of a range", "[isl]") {
     CHECK(spans(set_of("[m] -> { [h] : 0 <= h < m }"), "h", set_of("[h, m] -> { : 0 <= h < m }")));
 }
 
+TEST_CASE("independent_range: a dimension's constant range where the set is its product with the rest", "[isl]") {
+    using Range = std::optional<std::pair<long, long>>;
+    // Bounds of its own, read off the constraints: rounded inwards, from an equality, with the others coupled.
+    CHECK(independent_range(set_of("[n] -> { [e, i] : 0 <= e < n and 0 <= i < 8 }"), 1) == Range({0, 7}));
+    CHECK(independent_range(set_of("{ [i] : 3 <= 2i <= 11 }"), 0) == Range({2, 5}));
+    CHECK(independent_range(set_of("{ [i] : -7 <= 3i <= -1 }"), 0) == Range({-2, -1}));
+    CHECK(independent_range(set_of("{ [x, i] : 0 <= x < 4 and 2i = 6 }"), 1) == Range({3, 3}));
+    // Empty: no range, whether the dimension's own bounds or the rest leave no point.
+    CHECK(independent_range(set_of("{ [i] : 5 <= i <= 4 }"), 0) == std::nullopt);
+    CHECK(independent_range(set_of("[n] -> { [e, i] : 0 <= e < n and n < 0 and 0 <= i < 8 }"), 1) == std::nullopt);
+    // Tied to another dimension or a parameter: isl decides, and finds the product where there is one.
+    CHECK(independent_range(set_of("{ [x, i] : 0 <= x < 4 and x <= i < 8 }"), 1) == std::nullopt);
+    CHECK(independent_range(set_of("[n] -> { [i] : 0 <= i < n }"), 0) == std::nullopt);
+    CHECK(independent_range(set_of("[n] -> { [i] : 0 <= i < 8 and i < n + 100 and n >= 0 }"), 0) == Range({0, 7}));
+    CHECK(independent_range(set_of("{ [i] : 0 <= i < 8 and i mod 2 = 0 }"), 0) == std::nullopt);
+    CHECK(independent_range(set_of("{ [x, i] : 0 <= x < 2 and 0 <= i < 4 or 4 <= x < 6 and 0 <= i < 4 }"), 1) == Range({0, 3}));
+}
+
 TEST_CASE("scaled_against_params: loop bounds that would divide by a work-item id", "[isl]") {
     // A bounding-box fetch split by the work-group size: each id takes every 8th element up to a bound.
     CHECK(scaled_against_params(set_of("[l] -> { [o] : 0 <= l < 8 and 0 <= 8o + l <= 9 }"), {"l"}));
