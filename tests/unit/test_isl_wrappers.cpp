@@ -299,6 +299,12 @@ TEST_CASE("independent_range: a dimension's constant range where the set is its 
     CHECK(independent_range(set_of("{ [i] : 3 <= 2i <= 11 }"), 0) == Range({2, 5}));
     CHECK(independent_range(set_of("{ [i] : -7 <= 3i <= -1 }"), 0) == Range({-2, -1}));
     CHECK(independent_range(set_of("{ [x, i] : 0 <= x < 4 and 2i = 6 }"), 1) == Range({3, 3}));
+    // Also in the constraints of others, which hold it in: the inner iname of a split where the tiles divide
+    // the size, not where they may not; and the range isl finds where the others cut the own bounds short.
+    CHECK(independent_range(set_of("[n] -> { [o, i] : 0 <= i < 16 and 0 <= 16o + i < n and n mod 16 = 0 }"), 1) == Range({0, 15}));
+    CHECK(independent_range(set_of("[n] -> { [o, i] : 0 <= i < 16 and 0 <= 16o + i < n }"), 1) == std::nullopt);
+    CHECK(independent_range(set_of("{ [y, x] : 0 <= y <= 1 and 0 <= x < 16 and x <= 2y + 7 }"), 1) == std::nullopt);
+    CHECK(independent_range(set_of("{ [y, x] : y = 0 and 0 <= x < 16 and x <= y + 7 }"), 1) == Range({0, 7}));
     // Empty: no range, whether the dimension's own bounds or the rest leave no point.
     CHECK(independent_range(set_of("{ [i] : 5 <= i <= 4 }"), 0) == std::nullopt);
     CHECK(independent_range(set_of("[n] -> { [e, i] : 0 <= e < n and n < 0 and 0 <= i < 8 }"), 1) == std::nullopt);
