@@ -1817,9 +1817,29 @@ private:
     }
 
     // `switch`: each case's statements run under "the selector equals one of the labels reaching them";
-    // a case ends with `break` or is the last (fallthrough into statements is not supported).
+    // a case ends with `break` or is the last (fallthrough into statements is not supported). A `break` before
+    // the end of a case leaves the switch, not a loop around it: a private flag it sets predicates the rest of
+    // the switch (a `continue` there is still the loop's).
     void switch_statement(const OklStmt& s) {
         const auto [sel, reads] = evaluated_once(s.expr, s.pos);
+        const bool breaks_early = std::any_of(s.body.begin(), s.body.end(), [](const OklStmtPtr& c) {
+            const std::size_t ends = !c->body.empty() && c->body.back()->kind == OklStmtKind::Break ? 1 : 0;
+            return std::any_of(c->body.begin(), c->body.end() - static_cast<std::ptrdiff_t>(ends),
+                               [](const OklStmtPtr& b) { return jumps(*b, OklStmtKind::Break); });
+        });
+        const std::size_t pushed = predicates_.size();
+        if (breaks_early) {
+            const std::string left = jump_flag("left_switch", s.pos);
+            push_predicate(left);
+            jumps_.push_back({left, jumps_.empty() ? "" : jumps_.back().continued});
+        }
+        cases(s, sel, reads);
+        if (breaks_early) jumps_.pop_back();
+        predicates_.resize(pushed);
+        predicate_reads_.resize(pushed);
+    }
+
+    void cases(const OklStmt& s, const std::string& sel, const std::set<std::string>& reads) {
         std::vector<std::string> all_labels, labels;
         bool has_default = false;
         for (const OklStmtPtr& c : s.body)

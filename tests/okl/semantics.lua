@@ -363,6 +363,74 @@ do
     "@kernel void k(int *a) { for (int i = 0; i < 4; ++i; @outer) for (int j = 0; j < 4; ++j; @inner) switch (j) { case 0: a[j] = 1; case 1: a[j] = 2; } }")
 end
 
+-- A `break` before the end of a case leaves the switch, not the loop around it (it did, silently: finding 49 of
+-- docs/reliability.md); a `continue` in a case is the loop's; a switch outside any loop may break early too.
+do
+  local knl = kernel([==[
+    @kernel void sw_break(const int n, const int *a, int *out, int *first) {
+      for (int r = 0; r < n; ++r; @tile(4, @outer, @inner)) {
+        int total = 0;
+        for (int c = 0; c < 6; ++c) {
+          switch (a[r*6 + c]) {
+            case 1:
+              if (c > 2) break;
+              total += 10;
+              break;
+            case 3:
+              if (c == 0) continue;
+              total += 100;
+              break;
+            default:
+              total += 1;
+          }
+          total += 1000;
+          if (a[r*6 + c] == 9) break;
+        }
+        out[r] = total;
+        int f = -1;
+        switch (a[r*6]) {
+          case 2:
+            if (a[r*6 + 1] == 2) break;
+            f = 2;
+            break;
+          default:
+            f = a[r*6];
+        }
+        first[r] = f;
+      }
+    }]==])
+  local rows = { { 1, 1, 1, 1, 2, 2 }, { 2, 1, 9, 1, 1, 1 }, { 3, 3, 1, 1, 1, 9 }, { 2, 2, 3, 1, 1, 1 },
+    { 9, 1, 1, 1, 1, 1 }, { 1, 3, 1, 3, 1, 3 } }
+  local function reference(row)
+    local total = 0
+    for c = 0, 5 do
+      local v = row[c + 1]
+      local skip = false
+      if v == 1 then
+        if c <= 2 then total = total + 10 end
+      elseif v == 3 then
+        if c == 0 then skip = true else total = total + 100 end
+      else
+        total = total + 1
+      end
+      if not skip then
+        total = total + 1000
+        if v == 9 then break end
+      end
+    end
+    local f = row[1]
+    if row[1] == 2 then f = row[2] == 2 and -1 or 2 end
+    return total, f
+  end
+  T.on_each_executor(function(exec, name)
+    local a = T.array_from({ 6 * #rows }, "int32", function(k) return rows[k // 6 + 1][k % 6 + 1] end)
+    local out, first = lp.zeros({ #rows }, "int32"), lp.zeros({ #rows }, "int32")
+    knl(exec, { n = #rows, a = a, out = out, first = first })
+    T.check_array(out, function(r) return (reference(rows[r + 1])) end, "break in a switch in a loop on " .. name)
+    T.check_array(first, function(r) return select(2, reference(rows[r + 1])) end, "break in a switch on " .. name)
+  end)
+end
+
 -- Structs: one passed by value is one argument per field (p_x, p_y); a pointer to structs is a flat array.
 do
   local knl = kernel([==[
