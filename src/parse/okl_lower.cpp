@@ -1851,7 +1851,8 @@ private:
             has_default |= !c.expr;
             if (c.body.empty() && k + 1 < s.body.size()) continue;  // `case 1: case 2:` share the statements
             const bool ends_in_break = !c.body.empty() && c.body.back()->kind == OklStmtKind::Break;
-            if (!ends_in_break && k + 1 < s.body.size()) fail(c.pos, "a switch case must end with 'break' (fallthrough is not supported)");
+            if (!ends_in_break && k + 1 < s.body.size() && !(!c.body.empty() && leaves_case(*c.body.back())))
+                fail(c.pos, "a switch case must end with 'break' (fallthrough is not supported)");
             std::string predicate = labels.empty() ? "" : "(" + join(labels, " or ") + ")";
             if (has_default)
                 predicate = all_labels.empty() ? "(0 == 0)" : "(not (" + join(all_labels, " or ") + ")" + (labels.empty() ? "" : " or " + predicate) + ")";
@@ -1862,6 +1863,15 @@ private:
             labels.clear();
             has_default = false;
         }
+    }
+
+    // Whether control never runs past `s` into the next case: a `break` or `continue`, a block that ends in one,
+    // or an `if` whose branches both do (the jumps inside take the switch's or the loop's flag).
+    static bool leaves_case(const OklStmt& s) {
+        if (s.kind == OklStmtKind::Break || s.kind == OklStmtKind::Continue) return true;
+        if (s.kind == OklStmtKind::Block) return !s.body.empty() && leaves_case(*s.body.back());
+        if (s.kind == OklStmtKind::If) return s.body.size() == 2 && leaves_case(*s.body[0]) && leaves_case(*s.body[1]);
+        return false;
     }
 
     void branch(const OklStmt& body, const std::string& predicate, const std::set<std::string>& reads) {

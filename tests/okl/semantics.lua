@@ -364,7 +364,8 @@ do
 end
 
 -- A `break` before the end of a case leaves the switch, not the loop around it (it did, silently: finding 49 of
--- docs/reliability.md); a `continue` in a case is the loop's; a switch outside any loop may break early too.
+-- docs/reliability.md); a `continue` in a case is the loop's, also as its last statement; a switch outside any
+-- loop may break early too; a case may end in a block or an if-else whose branches break.
 do
   local knl = kernel([==[
     @kernel void sw_break(const int n, const int *a, int *out, int *first) {
@@ -380,6 +381,9 @@ do
               if (c == 0) continue;
               total += 100;
               break;
+            case 4:
+              total += 5;
+              continue;
             default:
               total += 1;
           }
@@ -393,6 +397,12 @@ do
             if (a[r*6 + 1] == 2) break;
             f = 2;
             break;
+          case 4: {
+            f = 40;
+            break;
+          }
+          case 1:
+            if (a[r*6 + 1] == 1) { f = 11; break; } else { f = 12; break; }
           default:
             f = a[r*6];
         }
@@ -400,7 +410,7 @@ do
       }
     }]==])
   local rows = { { 1, 1, 1, 1, 2, 2 }, { 2, 1, 9, 1, 1, 1 }, { 3, 3, 1, 1, 1, 9 }, { 2, 2, 3, 1, 1, 1 },
-    { 9, 1, 1, 1, 1, 1 }, { 1, 3, 1, 3, 1, 3 } }
+    { 9, 1, 1, 1, 1, 1 }, { 1, 3, 1, 3, 1, 3 }, { 4, 4, 1, 9, 4, 1 }, { 4, 2, 1, 1, 1, 1 } }
   local function reference(row)
     local total = 0
     for c = 0, 5 do
@@ -410,6 +420,8 @@ do
         if c <= 2 then total = total + 10 end
       elseif v == 3 then
         if c == 0 then skip = true else total = total + 100 end
+      elseif v == 4 then
+        total, skip = total + 5, true
       else
         total = total + 1
       end
@@ -420,6 +432,8 @@ do
     end
     local f = row[1]
     if row[1] == 2 then f = row[2] == 2 and -1 or 2 end
+    if row[1] == 4 then f = 40 end
+    if row[1] == 1 then f = row[2] == 1 and 11 or 12 end
     return total, f
   end
   T.on_each_executor(function(exec, name)
