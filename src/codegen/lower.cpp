@@ -183,7 +183,7 @@ private:
                     << loop_condition(n.cond) << "; "
                     << (unit ? "++" + n.iterator : n.iterator + " += " + printer_.print(n.inc)) << ")\n";
                 open_loops_.push_back(n.iterator);
-                if (const std::vector<ExprPtr> exits = exit_predicates(n); !exits.empty())
+                if (const std::vector<ExprPtr> exits = exit_conditions(n); !exits.empty())
                     body_with_exits(n.children[0], exits, depth);
                 else
                     body(n.children[0], depth);
@@ -203,12 +203,15 @@ private:
         }
     }
 
-    // The predicates of every statement of a sequential loop that are on private scalars some of those
-    // statements write (OKL's `break` flag): once one fails at the start of an iteration no statement of the
-    // loop can run, nor make it hold again, and no other code runs until the loop ends, so the loop is left
-    // there instead of running its remaining iterations for nothing. None where the loop holds a barrier or
-    // runs on a hardware axis or unrolled.
-    std::vector<ExprPtr> exit_predicates(const AstNode& loop) const {
+    // The conditions on which a sequential loop is left at the start of an iteration: a predicate of every
+    // statement of the loop on private scalars some of those statements write (OKL's `break` flag) fails,
+    // where the predicates every statement checks before it hold. No statement of the loop can run then, nor
+    // make the predicate hold again, and no other code runs until the loop ends, so the remaining iterations
+    // would do nothing. The flag is read only where the statements would read it (C's && evaluates in order):
+    // elsewhere it may never have been set (OKL sets it under the predicates around the loop; reading it there
+    // is undefined, and PoCL's compiler made the kernel store nothing). None where the loop holds a barrier or
+    // runs on a hardware axis or unrolled, or where the predicates read an iname without a value there.
+    std::vector<ExprPtr> exit_conditions(const AstNode& loop) const {
         const InameTag tag = iname_tag(k_, loop.iterator);
         if (tag.is_concurrent() || tag.is_unrolled()) return {};
         std::vector<const Instruction*> insns;
@@ -216,18 +219,38 @@ private:
         std::set<std::string> written;
         for (const Instruction* insn : insns)
             for (const ExprPtr& a : insn->assignees) written.insert(a->name);
+        const std::vector<ExprPtr>& first = insns[0]->predicates;
+        // Whether every statement's predicates begin with the first's, up to and with position `i`.
+        const auto shared_up_to = [&](std::size_t i) {
+            return std::all_of(insns.begin(), insns.end(), [&](const Instruction* insn) {
+                if (insn->predicates.size() <= i) return false;
+                for (std::size_t j = 0; j <= i; ++j)
+                    if (to_string(insn->predicates[j]) != to_string(first[j])) return false;
+                return true;
+            });
+        };
         std::vector<ExprPtr> out;
-        for (const ExprPtr& p : insns[0]->predicates) {
-            const std::string text = to_string(p);
-            const auto has = [&](const Instruction* insn) {
-                return std::any_of(insn->predicates.begin(), insn->predicates.end(),
-                                   [&](const ExprPtr& q) { return to_string(q) == text; });
-            };
-            const std::vector<std::string> names = referenced_names(p);
+        for (std::size_t i = 0; i < first.size() && shared_up_to(i); ++i) {
+            const std::vector<std::string> names = referenced_names(first[i]);
             const bool changes = std::any_of(names.begin(), names.end(), [&](const std::string& n) { return written.count(n) > 0; });
-            if (changes && on_private_scalars(names) && std::all_of(insns.begin(), insns.end(), has)) out.push_back(p);
+            if (!changes || !on_private_scalars(names)) continue;
+            ExprPtr cond;
+            for (std::size_t j = 0; j < i; ++j) cond = cond ? binary(BinOp::And, cond, first[j]) : first[j];
+            cond = cond ? binary(BinOp::And, cond, unary("not", first[i])) : unary("not", first[i]);
+            if (defined_here(cond)) out.push_back(cond);
         }
         return out;
+    }
+
+    // Whether every iname `e` reads has a value where a loop's body begins: a loop around it, or a work-item id
+    // (an iname whose loop isl did not write stands for the one value its statements are given instead).
+    bool defined_here(const ExprPtr& e) const {
+        const std::vector<std::string> names = referenced_names(e);
+        return std::all_of(names.begin(), names.end(), [&](const std::string& name) {
+            if (!is_iname(k_, name)) return true;
+            if (std::find(open_loops_.begin(), open_loops_.end(), name) != open_loops_.end()) return true;
+            return !target_.runs_on_host() && iname_tag(k_, name).is_hardware();
+        });
     }
 
     // The instructions that print code under `n`; false where `n` holds a barrier.
@@ -253,7 +276,7 @@ private:
         printer_.set_statement_inames({});
         os_ << indent(depth) << "{\n";
         for (const ExprPtr& exit : exits)
-            os_ << indent(depth + 1) << "if (" << printer_.print(unary("not", exit)) << ")\n" << indent(depth + 2) << "break;\n";
+            os_ << indent(depth + 1) << "if (" << printer_.print(exit) << ")\n" << indent(depth + 2) << "break;\n";
         block(b, depth + 1);
         os_ << indent(depth) << "}\n";
     }

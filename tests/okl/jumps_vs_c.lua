@@ -6,6 +6,13 @@ local lp = require("loom")
 local T = require("helpers")
 
 local bodies = {
+-- A loop with a break inside a case that the switch's selector may skip: the loop's flag is set only under
+-- the case's predicate, and the loop's exit must not read it elsewhere (reading it unset is undefined; PoCL's
+-- compiler then dropped the kernel's store).
+[[ int t = r;
+   for (int v = 2; v < 3; ++v) { switch (v % 4) { case 2: continue; default: for (int w = 0; w < 5; ++w) { t += 1; if (t > 293) break; } } }
+   for (int v = 0; v < 4; ++v) { switch (v % 4) { case 2: continue; default: for (int w = 0; w < 5; ++w) { t += 1; if (t > r + 2) break; } } }
+   out[r] = t; ]],
 [[ int t = 0;
    for (int c = 0; c < 6; ++c) {
      for (int d = 0; d < 6; ++d) {
