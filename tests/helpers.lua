@@ -1,5 +1,6 @@
--- Shared helpers for the Lua test scripts: run on every executor, compare arrays with plain-Lua references,
--- expect user errors. Every check raises a Lua error on mismatch, so a failing script exits non-zero.
+-- Shared helpers for the Lua test scripts and the testing tools (tools/differential.lua,
+-- tools/okl_differential.lua): run on every executor, compare arrays with plain-Lua or C references, expect user
+-- errors, read a tool's options. Every check raises a Lua error on mismatch, so a failing script exits non-zero.
 local lp = require("loom")
 
 local M = {}
@@ -172,6 +173,45 @@ function M.expect_error(kind, texts, f, ...)
   end
   M.check_equal(tostring(err), (err.where or "") .. kind .. ": " .. err.message, "tostring(err)")
   return err
+end
+
+-- The numbers a C program prints, one a line: `source` compiled by the system's compiler with `flags` (-O1
+-- unless given; libm linked) and run with the arguments `argv`. For references that do not go through Loom.
+function M.c_program_numbers(source, flags, argv)
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute("mkdir -p '" .. dir .. "'"))
+  local f = assert(io.open(dir .. "/ref.c", "w"))
+  f:write(source)
+  f:close()
+  local built = os.execute(string.format("cc %s -o '%s/ref' '%s/ref.c' -lm", flags or "-O1", dir, dir))
+  local numbers = {}
+  if built then
+    local pipe = assert(io.popen("'" .. dir .. "/ref' " .. table.concat(argv or {}, " ")))
+    for line in pipe:lines() do numbers[#numbers + 1] = tonumber(line) end
+    pipe:close()
+  end
+  os.execute("rm -rf '" .. dir .. "'")
+  M.check(built, "the C reference does not compile")
+  return numbers
+end
+
+-- A tool's options over `defaults`: `--name=N` sets a number the defaults name, `--verbose` sets verbose;
+-- anything else raises `usage`.
+function M.tool_options(args, defaults, usage)
+  local options = {}
+  for k, v in pairs(defaults) do options[k] = v end
+  for _, a in ipairs(args) do
+    local key, value = a:match("^%-%-(%w+)=(%d+)$")
+    if key and type(defaults[key]) == "number" then
+      options[key] = tonumber(value)
+    elseif a == "--verbose" then
+      options.verbose = true
+    else
+      error(usage, 0)
+    end
+  end
+  return options
 end
 
 -- What a child loom process running the Lua chunk `code` prints (stdout and stderr); `env` adds environment

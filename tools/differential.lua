@@ -8,21 +8,14 @@
 --   loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--steps=M] [--verbose]
 -- Each case draws 1 to M transformations (4 unless --steps says). Case K of seed S is the same on every run
 -- (with the same M): --first=K --cases=1 replays it alone.
+package.path = (arg[0]:match("^(.*)/tools/[^/]*$") or ".") .. "/tests/?.lua;" .. package.path
 local lp = require("loom")
+local T = require("helpers")
 
 lp.set_warnings("error")
 
-local options = { cases = 300, seed = 1, first = 1, steps = 4, verbose = false }
-for _, a in ipairs(arg) do
-  local key, value = a:match("^%-%-(%w+)=(%d+)$")
-  if key and options[key] ~= nil and key ~= "verbose" then
-    options[key] = tonumber(value)
-  elseif a == "--verbose" then
-    options.verbose = true
-  else
-    error("usage: loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--steps=M] [--verbose]", 0)
-  end
-end
+local options = T.tool_options(arg, { cases = 300, seed = 1, first = 1, steps = 4, verbose = false },
+  "usage: loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--steps=M] [--verbose]")
 
 local function pick(list) return list[math.random(#list)] end
 

@@ -7,19 +7,12 @@
 --   loom tools/okl_differential.lua [--cases=N] [--seed=S] [--first=K] [--verbose]
 -- Case K of seed S is the same on every run: --first=K --cases=1 replays it alone (--verbose prints the body
 -- and the reasons of rejections).
+package.path = (arg[0]:match("^(.*)/tools/[^/]*$") or ".") .. "/tests/?.lua;" .. package.path
 local lp = require("loom")
+local T = require("helpers")
 
-local options = { cases = 100, seed = 1, first = 1, verbose = false }
-for _, a in ipairs(arg) do
-  local key, value = a:match("^%-%-(%w+)=(%d+)$")
-  if key and options[key] ~= nil and key ~= "verbose" then
-    options[key] = tonumber(value)
-  elseif a == "--verbose" then
-    options.verbose = true
-  else
-    error("usage: loom tools/okl_differential.lua [--cases=N] [--seed=S] [--first=K] [--verbose]", 0)
-  end
-end
+local options = T.tool_options(arg, { cases = 100, seed = 1, first = 1, verbose = false },
+  "usage: loom tools/okl_differential.lua [--cases=N] [--seed=S] [--first=K] [--verbose]")
 
 local R = math.random
 local function pick(list) return list[R(#list)] end
@@ -77,23 +70,11 @@ end
 local n = 16
 local executors = { { "c", lp.c.executor {} } }
 if pcall(lp.cl.queue, {}) then table.insert(executors, 1, { "opencl", lp.cl.queue {} }) end
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p '" .. dir .. "'"))
-
--- The outputs of `body` compiled as C over `values`.
+-- The outputs of `body` compiled as C over `values`: one call over the n work-items.
 local function c_outputs(body, values)
-  local f = assert(io.open(dir .. "/case.c", "w"))
-  f:write("#include <stdio.h>\nstatic void k(int n, const int *a, int *out) { for (int r = 0; r < n; ++r) { ", body,
-    " } }\nint main(void) { static const int a[] = {", table.concat(values, ","), "}; int out[", n, "]; k(", n,
-    ", a, out); for (int i = 0; i < ", n, "; ++i) printf(\"%d\\n\", out[i]); return 0; }\n")
-  f:close()
-  assert(os.execute("cc -O0 -w -o '" .. dir .. "/case' '" .. dir .. "/case.c'"), "the C program does not compile")
-  local want = {}
-  local pipe = assert(io.popen("'" .. dir .. "/case'"))
-  for line in pipe:lines() do want[#want + 1] = tonumber(line) end
-  pipe:close()
-  return want
+  return T.c_program_numbers("#include <stdio.h>\nstatic void k(int n, const int *a, int *out) { for (int r = 0; r < n; ++r) { "
+    .. body .. " } }\nint main(void) { static const int a[] = {" .. table.concat(values, ",") .. "}; int out[" .. n
+    .. "]; k(" .. n .. ", a, out); for (int i = 0; i < " .. n .. "; ++i) printf(\"%d\\n\", out[i]); return 0; }\n", "-O0 -w")
 end
 
 -- nil where the case passed, "rejected", or the reason it failed.
@@ -142,7 +123,6 @@ for case = options.first, options.first + options.cases - 1 do
     print(string.format("case %d FAILED (%s)\n  body: %s", case, outcome, body))
   end
 end
-os.execute("rm -rf '" .. dir .. "'")
 print(string.format("okl differential: %d cases (seed %d): %d passed, %d rejected, %d failed", options.cases,
   options.seed, passed, rejected, failed))
 os.exit(failed == 0 and 0 or 1)

@@ -699,8 +699,7 @@ std::optional<AstNode> generate_marked_ast(const std::vector<Placed>& leaders, s
                                           const isl::set& context, const MarkedLoops& marked, double& isl_seconds) {
     std::vector<std::string> names;
     for (const auto& [iname, range] : marked) names.push_back(iname);
-    if (!names.empty())
-        for (isl::set& d : domains) d = isl_util::project_out(d, names);
+    for (isl::set& d : domains) d = isl_util::project_out(d, names);
     return generate_ast(ScheduleTree(leaders, domains, marked).build(), context, marked, &isl_seconds);
 }
 

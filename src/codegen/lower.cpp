@@ -215,29 +215,28 @@ private:
         const InameTag tag = iname_tag(k_, loop.iterator);
         if (tag.is_concurrent() || tag.is_unrolled()) return {};
         std::vector<const Instruction*> insns;
-        if (!collect_instructions(loop, insns) || insns.empty()) return {};
+        if (!predicated_statements(loop, insns) || insns.empty()) return {};
+        // The predicates every statement checks first, in the same order.
+        const std::vector<ExprPtr>& first = insns[0]->predicates;
+        std::vector<std::string> shared;
+        for (const ExprPtr& p : first) shared.push_back(to_string(p));
+        for (const Instruction* insn : insns) {
+            std::size_t same = 0;
+            while (same < shared.size() && same < insn->predicates.size() && to_string(insn->predicates[same]) == shared[same]) ++same;
+            shared.resize(same);
+        }
         std::set<std::string> written;
         for (const Instruction* insn : insns)
             for (const ExprPtr& a : insn->assignees) written.insert(a->name);
-        const std::vector<ExprPtr>& first = insns[0]->predicates;
-        // Whether every statement's predicates begin with the first's, up to and with position `i`.
-        const auto shared_up_to = [&](std::size_t i) {
-            return std::all_of(insns.begin(), insns.end(), [&](const Instruction* insn) {
-                if (insn->predicates.size() <= i) return false;
-                for (std::size_t j = 0; j <= i; ++j)
-                    if (to_string(insn->predicates[j]) != to_string(first[j])) return false;
-                return true;
-            });
-        };
         std::vector<ExprPtr> out;
-        for (std::size_t i = 0; i < first.size() && shared_up_to(i); ++i) {
+        const auto and_then = [](const ExprPtr& a, const ExprPtr& b) { return a ? binary(BinOp::And, a, b) : b; };
+        ExprPtr before;  // the shared predicates before the one at hand
+        for (std::size_t i = 0; i < shared.size(); ++i) {
             const std::vector<std::string> names = referenced_names(first[i]);
             const bool changes = std::any_of(names.begin(), names.end(), [&](const std::string& n) { return written.count(n) > 0; });
-            if (!changes || !on_private_scalars(names)) continue;
-            ExprPtr cond;
-            for (std::size_t j = 0; j < i; ++j) cond = cond ? binary(BinOp::And, cond, first[j]) : first[j];
-            cond = cond ? binary(BinOp::And, cond, unary("not", first[i])) : unary("not", first[i]);
-            if (defined_here(cond)) out.push_back(cond);
+            const ExprPtr cond = and_then(before, unary("not", first[i]));
+            if (changes && on_private_scalars(names) && defined_here(cond)) out.push_back(cond);
+            before = and_then(before, first[i]);
         }
         return out;
     }
@@ -253,16 +252,18 @@ private:
         });
     }
 
-    // The instructions that print code under `n`; false where `n` holds a barrier.
-    bool collect_instructions(const AstNode& n, std::vector<const Instruction*>& out) const {
+    // The instructions that print code under `n`; false, as soon as it is found, where `n` holds a barrier or
+    // one without a predicate (most loops: then no exit, and the walk ends at the first statement).
+    bool predicated_statements(const AstNode& n, std::vector<const Instruction*>& out) const {
         if (n.kind == AstNode::Kind::User) {
             const Statement& s = nest_.statements.at(n.statement);
             if (s.barrier) return false;
-            if (s.insn->kind == InsnKind::Assignment) out.push_back(s.insn);
-            return true;
+            if (s.insn->kind != InsnKind::Assignment) return true;
+            out.push_back(s.insn);
+            return !s.insn->predicates.empty();
         }
         return std::all_of(n.children.begin(), n.children.end(),
-                           [&](const AstNode& c) { return collect_instructions(c, out); });
+                           [&](const AstNode& c) { return predicated_statements(c, out); });
     }
 
     bool on_private_scalars(const std::vector<std::string>& names) const {

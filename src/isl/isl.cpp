@@ -909,10 +909,22 @@ bool spans(const isl::set& s, const std::string& name, const isl::set& range) {
 
 namespace {
 
-// The bounds of set dimension `pos` of `b` where every constraint on it involves nothing else (no other
-// dimension, parameter or division, and no division depends on it), so that `b` is the product of the rest and
-// those bounds: [lo, hi], an interval of integers; nullopt where some constraint ties it to something else or
-// a side is unbounded (then isl decides).
+// Whether constraint `c` involves set dimension `pos` and nothing else: no other dimension, parameter or
+// division.
+bool on_dimension_alone(isl_constraint* c, unsigned pos) {
+    const auto involves = [c](isl_dim_type type, unsigned first, unsigned n) {
+        return n > 0 && isl_constraint_involves_dims(c, type, first, n) == isl_bool_true;
+    };
+    const auto dims = [c](isl_dim_type type) { return static_cast<unsigned>(isl_constraint_dim(c, type)); };
+    return !involves(isl_dim_set, 0, pos) && !involves(isl_dim_set, pos + 1, dims(isl_dim_set) - pos - 1) &&
+           !involves(isl_dim_param, 0, dims(isl_dim_param)) && !involves(isl_dim_div, 0, dims(isl_dim_div));
+}
+
+// The bounds of set dimension `pos` of `b` where every constraint on it involves nothing else (and no division
+// depends on it), so that `b` is the product of the rest and those bounds: [lo, hi]. isl normalizes such a
+// constraint to x >= lo or -x + hi >= 0 (or both, an equality); nullopt where it did not, where some constraint
+// ties the dimension to something else, or where a side is unbounded (then isl decides). No exception may
+// leave isl's callback: values are read with fits_long.
 std::optional<std::pair<long, long>> bounds_alone(isl_basic_set* b, unsigned pos) {
     if (divisions_involve(b, pos)) return std::nullopt;
     struct Scan {
@@ -922,28 +934,18 @@ std::optional<std::pair<long, long>> bounds_alone(isl_basic_set* b, unsigned pos
     } scan{pos, std::nullopt, std::nullopt};
     isl_basic_set_foreach_constraint(b, [](isl_constraint* c, void* user) {
         Scan& t = *static_cast<Scan*>(user);
-        const unsigned sets = static_cast<unsigned>(isl_constraint_dim(c, isl_dim_set));
         if (isl_constraint_involves_dims(c, isl_dim_set, t.pos, 1) == isl_bool_true) {
-            const bool others = isl_constraint_involves_dims(c, isl_dim_set, 0, t.pos) == isl_bool_true ||
-                                isl_constraint_involves_dims(c, isl_dim_set, t.pos + 1, sets - t.pos - 1) == isl_bool_true ||
-                                isl_constraint_involves_dims(c, isl_dim_param, 0, static_cast<unsigned>(isl_constraint_dim(c, isl_dim_param))) == isl_bool_true ||
-                                isl_constraint_involves_dims(c, isl_dim_div, 0, static_cast<unsigned>(isl_constraint_dim(c, isl_dim_div))) == isl_bool_true;
             const isl::val a = isl::manage(isl_constraint_get_coefficient_val(c, isl_dim_set, static_cast<int>(t.pos)));
             const isl::val k = isl::manage(isl_constraint_get_constant_val(c));
-            const std::optional<long> coef = long_value(a.get()), constant = long_value(k.get());
-            const long least = std::numeric_limits<long>::min();  // negated below
-            if (others || !coef || !constant || *coef == least || *constant == least) {
-                t.alone = false;
-            } else {
-                // coef * x + constant >= 0 (or = 0): a bound on x, rounded inwards.
-                const auto raise = [](std::optional<long>& lo, long v) { lo = lo ? std::max(*lo, v) : v; };
-                const auto lower = [](std::optional<long>& hi, long v) { hi = hi ? std::min(*hi, v) : v; };
-                const long q = -*constant;  // coef * x >= q
-                const auto floor_div = [](long n, long d) { return n / d - ((n % d != 0) && ((n < 0) != (d < 0))); };
-                const auto ceil_div = [&](long n, long d) { return -floor_div(-n, d); };
+            const bool unit = isl_val_is_one(a.get()) == isl_bool_true || isl_val_is_negone(a.get()) == isl_bool_true;
+            t.alone = t.alone && unit && fits_long(k.get()) && on_dimension_alone(c, t.pos);
+            if (t.alone) {
+                const long constant = isl_val_get_num_si(k.get());
+                const bool lower = isl_val_is_one(a.get()) == isl_bool_true;  // x + k >= 0, else -x + k >= 0
                 const bool equality = isl_constraint_is_equality(c) == isl_bool_true;
-                if (*coef > 0 || equality) raise(t.lo, *coef > 0 ? ceil_div(q, *coef) : ceil_div(-q, -*coef));
-                if (*coef < 0 || equality) lower(t.hi, *coef < 0 ? floor_div(-q, -*coef) : floor_div(q, *coef));
+                const long at = lower ? -constant : constant;
+                if (lower || equality) t.lo = t.lo ? std::max(*t.lo, at) : at;
+                if (!lower || equality) t.hi = t.hi ? std::min(*t.hi, at) : at;
             }
         }
         isl_constraint_free(c);

@@ -1823,9 +1823,8 @@ private:
     void switch_statement(const OklStmt& s) {
         const auto [sel, reads] = evaluated_once(s.expr, s.pos);
         const bool breaks_early = std::any_of(s.body.begin(), s.body.end(), [](const OklStmtPtr& c) {
-            const std::size_t ends = !c->body.empty() && c->body.back()->kind == OklStmtKind::Break ? 1 : 0;
-            return std::any_of(c->body.begin(), c->body.end() - static_cast<std::ptrdiff_t>(ends),
-                               [](const OklStmtPtr& b) { return jumps(*b, OklStmtKind::Break); });
+            const auto end = c->body.end() - (ends_in_break(*c) ? 1 : 0);
+            return std::any_of(c->body.begin(), end, [](const OklStmtPtr& b) { return jumps(*b, OklStmtKind::Break); });
         });
         const std::size_t pushed = predicates_.size();
         if (breaks_early) {
@@ -1850,20 +1849,22 @@ private:
             if (c.expr) labels.push_back(all_labels[label++]);
             has_default |= !c.expr;
             if (c.body.empty() && k + 1 < s.body.size()) continue;  // `case 1: case 2:` share the statements
-            const bool ends_in_break = !c.body.empty() && c.body.back()->kind == OklStmtKind::Break;
-            if (!ends_in_break && k + 1 < s.body.size() && !(!c.body.empty() && leaves_case(*c.body.back())))
+            if (k + 1 < s.body.size() && !leaves_case(*c.body.back()))
                 fail(c.pos, "a switch case must end with 'break' (fallthrough is not supported)");
             std::string predicate = labels.empty() ? "" : "(" + join(labels, " or ") + ")";
             if (has_default)
                 predicate = all_labels.empty() ? "(0 == 0)" : "(not (" + join(all_labels, " or ") + ")" + (labels.empty() ? "" : " or " + predicate) + ")";
             auto body = std::make_shared<OklStmt>(c);
             body->kind = OklStmtKind::Block;
-            if (ends_in_break) body->body.pop_back();
+            if (ends_in_break(c)) body->body.pop_back();
             branch(*body, predicate, reads);
             labels.clear();
             has_default = false;
         }
     }
+
+    // Whether case `c` ends with a plain `break`, which leaves nothing to do (it is dropped).
+    static bool ends_in_break(const OklStmt& c) { return !c.body.empty() && c.body.back()->kind == OklStmtKind::Break; }
 
     // Whether control never runs past `s` into the next case: a `break` or `continue`, a block that ends in one,
     // or an `if` whose branches both do (the jumps inside take the switch's or the loop's flag).

@@ -64,26 +64,16 @@ for i = 1, n * 8 do
 end
 
 -- The outputs of `body` run as C: one call over n work-items, printed one per line.
-local function c_outputs(body, dir)
-  local f = assert(io.open(dir .. "/jumps.c", "w"))
-  f:write("#include <stdio.h>\nstatic void k(int n, const int *a, int *out) { for (int r = 0; r < n; ++r) { ", body,
-    " } }\nint main(void) { static const int a[] = {", table.concat(values, ","), "}; int out[", n, "]; k(", n,
-    ", a, out); for (int i = 0; i < ", n, "; ++i) printf(\"%d\\n\", out[i]); return 0; }\n")
-  f:close()
-  assert(os.execute("cc -O1 -o '" .. dir .. "/jumps' '" .. dir .. "/jumps.c'"), "the C reference does not compile")
-  local want = {}
-  local pipe = assert(io.popen("'" .. dir .. "/jumps'"))
-  for line in pipe:lines() do want[#want + 1] = tonumber(line) end
-  pipe:close()
+local function c_outputs(body)
+  local want = T.c_program_numbers("#include <stdio.h>\nstatic void k(int n, const int *a, int *out) { for (int r = 0; r < n; ++r) { "
+    .. body .. " } }\nint main(void) { static const int a[] = {" .. table.concat(values, ",") .. "}; int out[" .. n
+    .. "]; k(" .. n .. ", a, out); for (int i = 0; i < " .. n .. "; ++i) printf(\"%d\\n\", out[i]); return 0; }\n")
   T.check_equal(#want, n, "outputs of the C reference")
   return want
 end
 
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute("mkdir -p '" .. dir .. "'"))
 for b, body in ipairs(bodies) do
-  local want = c_outputs(body, dir)
+  local want = c_outputs(body)
   local knl = lp.parse_okl("@kernel void k(const int n, const int *a, int *out) { for (int r = 0; r < n; ++r; "
     .. "@tile(4, @outer, @inner)) { " .. body .. " } }").k
   T.on_each_executor(function(exec, name)
@@ -93,5 +83,4 @@ for b, body in ipairs(bodies) do
     T.check_array(out, function(r) return want[r + 1] end, string.format("body %d on %s", b, name))
   end)
 end
-os.execute("rm -rf '" .. dir .. "'")
 print("okl jumps_vs_c: ok")
