@@ -7,6 +7,7 @@
 
 #include "ir/access.h"
 #include "ir/eval.h"
+#include "analysis/write_races.h"
 #include "ir/iname_tags.h"
 #include "isl/isl.h"
 #include "support/error.h"
@@ -147,6 +148,21 @@ void check_constant_temporary_sizes(const KernelData& k) {
                         to_string(extent), "') that depends on the kernel's parameters: OpenCL has no variable-length ",
                         "arrays (the C executor runs it; in global memory, or with a constant size, it runs on OpenCL too)");
     }
+}
+
+void check_for_unused_inames(const KernelData& k) {
+    std::set<std::string> used;
+    for (const Instruction& insn : k.instructions) {
+        used.insert(insn.within_inames.begin(), insn.within_inames.end());
+        for (const std::string& i : bound_inames(insn)) used.insert(i);
+    }
+    std::vector<std::string> unused;
+    for (const std::string& i : all_inames(k))
+        if (!used.count(i)) unused.push_back(i);
+    if (unused.empty()) return;
+    warn_with_kernel(k, "unused_inames", cat("no instruction runs in iname", unused.size() > 1 ? "s " : " ", join(unused, ", "),
+                     " of the domains, whose loop", unused.size() > 1 ? "s" : "", " will not run (put the instructions ",
+                     "inside it, with a 'for' block or 'inames=')"), error_kind::UnusedInameWarning);
 }
 
 }  // namespace loom

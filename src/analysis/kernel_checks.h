@@ -22,4 +22,9 @@ void check_private_values_stay_on_their_axes(const KernelData& k);
 /// naming it, raised before the device compiler would refuse the code.
 void check_constant_temporary_sizes(const KernelData& k);
 
+/// loopy's check_for_unused_inames: an iname of the domains that no instruction runs in or reduces over is an
+/// UnusedInameWarning naming it (silenced by "unused_inames"), since its loop never runs (a time loop that a
+/// port forgot to put around its instructions computes one step, without a word otherwise).
+void check_for_unused_inames(const KernelData& k);
+
 }  // namespace loom

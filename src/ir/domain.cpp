@@ -248,22 +248,39 @@ isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames) 
     });
 }
 
-isl::set running_instances(const KernelData& k, const Instruction& insn) {
+namespace {
+
+// The domain of `insn` where its predicates that isl follows hold, and whether it follows them all.
+std::pair<isl::set, bool> instances_under_predicates(const KernelData& k, const Instruction& insn) {
     const std::vector<std::string> inames(insn.within_inames.begin(), insn.within_inames.end());
     const isl::set dom = domain_of(k, inames);
-    if (insn.predicates.empty()) return dom;
+    if (insn.predicates.empty()) return {dom, true};
     std::set<std::string> known = fixed_values(k);
     known.insert(inames.begin(), inames.end());
     std::optional<isl::set> held;
+    bool all = true;
     for (const ExprPtr& p : insn.predicates) {
         const std::vector<std::string> names = referenced_names(p);
-        if (!std::all_of(names.begin(), names.end(), [&](const std::string& n) { return known.count(n) != 0; })) continue;
-        if (const std::optional<isl::set> c = affine::predicate_set(p))
-            held = held ? isl_util::align_params(*held, c->space()).intersect(isl_util::align_params(*c, held->space())) : *c;
+        const bool readable = std::all_of(names.begin(), names.end(), [&](const std::string& n) { return known.count(n) != 0; });
+        const std::optional<isl::set> c = readable ? affine::predicate_set(p) : std::nullopt;
+        all = all && c.has_value();
+        if (c) held = held ? isl_util::align_params(*held, c->space()).intersect(isl_util::align_params(*c, held->space())) : *c;
     }
-    if (!held) return dom;
+    if (!held) return {dom, all};
     const isl::set aligned = isl_util::align_params(dom, held->space());
-    return isl_util::bind_params_to_dims(aligned.intersect_params(isl_util::align_params(*held, aligned.space())));
+    return {isl_util::bind_params_to_dims(aligned.intersect_params(isl_util::align_params(*held, aligned.space()))), all};
+}
+
+}  // namespace
+
+isl::set running_instances(const KernelData& k, const Instruction& insn) {
+    return instances_under_predicates(k, insn).first;
+}
+
+std::optional<isl::set> certain_instances(const KernelData& k, const Instruction& insn) {
+    auto [set, all] = instances_under_predicates(k, insn);
+    if (!all) return std::nullopt;
+    return set;
 }
 
 isl::set iname_factor(const KernelData& k, const std::vector<std::string>& inames, const std::string& iname) {

@@ -41,6 +41,10 @@ isl::set domain_of(const KernelData& k, const std::vector<std::string>& inames);
 /// that no instruction writes. A predicate on data leaves every instance: any may run.
 isl::set running_instances(const KernelData& k, const Instruction& insn);
 
+/// running_instances where isl follows every predicate of `insn` (the instances are exactly those that run);
+/// nullopt where some predicate reads data or is not a comparison isl can state.
+std::optional<isl::set> certain_instances(const KernelData& k, const Instruction& insn);
+
 /// The constraints that relate `iname` to other inames where the domain of `inames` (which has it) is
 /// formed: over the group of inames that constraints tie to it (isl_util::independent_factors), all of
 /// them, not only `inames`. What holds for `iname` whatever the others of the group are holds in the domain

@@ -1015,7 +1015,8 @@ isl::set rename_dim(const isl::set& s, const std::string& from, const std::strin
 
 isl::set duplicate_dim(const isl::set& s, const std::string& original, const std::string& copy) {
     std::vector<std::string> dims = set_dim_names(s);
-    dims.push_back(copy);
+    const auto at = std::find(dims.begin(), dims.end(), original);
+    dims.insert(at == dims.end() ? at : at + 1, copy);  // beside it in the iname order
     // The constraints of `original` restated on `copy`, alongside the unchanged set.
     return with_set_dims(s, dims).intersect(with_set_dims(rename_dim(s, original, copy), dims));
 }

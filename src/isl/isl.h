@@ -235,8 +235,8 @@ isl::set eliminate_dim(const isl::set& s, const std::string& name);
 /// `s` with set dimension or parameter `from` renamed `to`.
 isl::set rename_dim(const isl::set& s, const std::string& from, const std::string& to);
 
-/// `s` with a new last set dimension `copy` bounded exactly like set dimension `original` but independent
-/// of it (loopy's duplicate_axes).
+/// `s` with a new set dimension `copy`, right after set dimension `original`, bounded exactly like it but
+/// independent of it (loopy's duplicate_axes).
 isl::set duplicate_dim(const isl::set& s, const std::string& original, const std::string& copy);
 
 /// `s` with the set dimension or parameter `name` fixed to `value` and projected out.

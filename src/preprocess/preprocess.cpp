@@ -12,6 +12,7 @@
 #include "isl/isl.h"
 #include "preprocess/hardware_offsets.h"
 #include "schedule/barriers.h"
+#include "schedule/dependence_legality.h"
 #include "schedule/global_barriers.h"
 #include "schedule/kernel_split.h"
 #include "schedule/linearize.h"
@@ -63,6 +64,7 @@ Kernel preprocess_unlinearized(const Kernel& k, const std::map<std::string, DTyp
     if (typed->options.insert_gbarriers && !k->linearized) typed = insert_global_barriers(typed);
     check_kernel_structure(*typed);
     check_for_write_races(*typed);
+    check_for_unused_inames(*typed);
     return typed;
 }
 
@@ -70,8 +72,10 @@ Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dt
     const Kernel typed = preprocess_unlinearized(k, dtypes);
     if (!k->linearized) check_variable_access_ordered(*typed);  // before linearization, as loopy
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
-    // grid as loops, cut into phases at those barriers.
+    // grid as loops, cut into phases at those barriers. What the tags ask is checked against the kernel's
+    // dependences once the split has made the temporaries that live across device kernels global.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
+    check_dependence_legality(*linear);
     after_stage("linearization", linear);
     // The linearizer is heuristic; its result is checked exactly before any code is printed (a given
     // linearization too).

@@ -15,6 +15,7 @@ namespace loom {
 namespace error_kind {
 inline constexpr char ArgumentError[] = "ArgumentError";
 inline constexpr char BuildError[] = "BuildError";
+inline constexpr char DependenceViolationError[] = "DependenceViolationError";
 inline constexpr char InternalError[] = "InternalError";
 inline constexpr char KeyError[] = "KeyError";
 inline constexpr char LimitError[] = "LimitError";
@@ -29,6 +30,7 @@ inline constexpr char SandboxError[] = "SandboxError";
 inline constexpr char StaticValueFindingError[] = "StaticValueFindingError";
 inline constexpr char TypeInferenceError[] = "TypeInferenceError";
 inline constexpr char CacheWarning[] = "CacheWarning";
+inline constexpr char UnusedInameWarning[] = "UnusedInameWarning";
 inline constexpr char VariableAccessNotOrdered[] = "VariableAccessNotOrdered";
 inline constexpr char WriteRaceConditionWarning[] = "WriteRaceConditionWarning";
 }  // namespace error_kind

@@ -220,10 +220,25 @@ struct SplitPlan {
     std::function<ExprPtr(const ExprPtr& inner, const ExprPtr& outer)> index;
 };
 
+// The set dimensions of `d` with `added` right after `old`: new inames take the place of the one they
+// replace in the kernel's iname order, which the linearizer follows where nothing else decides, so that a
+// split or a join keeps the order of the loops (and so the meaning of the kernel, dependence_legality.h).
+std::vector<std::string> dims_in_place(const isl::set& d, const std::string& old, const std::vector<std::string>& added) {
+    std::vector<std::string> out;
+    for (const std::string& n : isl_util::set_dim_names(d))
+        if (std::find(added.begin(), added.end(), n) == added.end()) {
+            out.push_back(n);
+            if (n == old) out.insert(out.end(), added.begin(), added.end());
+        }
+    return out;
+}
+
 isl::set split_domain(const isl::set& d, const std::string& old, const std::string& outer, const std::string& inner,
                       const SplitPlan& plan) {
     // An iname that a nested domain uses as a parameter is split there as a parameter.
-    isl::set s = isl_util::add_named_dims(d, {outer, inner}, isl_util::is_param(d, old));
+    const bool as_params = isl_util::is_param(d, old);
+    isl::set s = isl_util::add_named_dims(d, {outer, inner}, as_params);
+    if (!as_params) s = isl_util::project_onto(s, dims_in_place(s, old, {outer, inner}));
     const ExprPtr fixed = var(plan.fixed_is_inner ? inner : outer);
     const ExprPtr varying = var(plan.fixed_is_inner ? outer : inner);
     s = affine::add_constraint(s, fixed, BinOp::Ge, int_lit(0));
@@ -434,10 +449,47 @@ bool same_bounds(const KernelData& k, const std::string& a, const std::string& b
 
 }  // namespace
 
+namespace {
+
+// A cycle of "goes outside" edges that the loop priorities state (each names its inames outermost first),
+// as a path that returns to its start; empty when they agree.
+std::vector<std::string> priority_cycle(const std::vector<std::vector<std::string>>& priorities) {
+    std::map<std::string, std::set<std::string>> inside;
+    for (const std::vector<std::string>& prio : priorities)
+        for (std::size_t a = 0; a < prio.size(); ++a)
+            for (std::size_t b = a + 1; b < prio.size(); ++b) inside[prio[a]].insert(prio[b]);
+    std::map<std::string, int> state;  // 1: on the current path, 2: finished
+    std::vector<std::string> path;
+    std::function<bool(const std::string&)> visit = [&](const std::string& i) {
+        state[i] = 1;
+        path.push_back(i);
+        for (const std::string& j : inside[i]) {
+            if (state[j] == 1) {
+                path.erase(path.begin(), std::find(path.begin(), path.end(), j));
+                path.push_back(j);
+                return true;
+            }
+            if (state[j] == 0 && visit(j)) return true;
+        }
+        state[i] = 2;
+        path.pop_back();
+        return false;
+    };
+    for (const auto& [i, _] : inside)
+        if (state[i] == 0 && visit(i)) return path;
+    return {};
+}
+
+}  // namespace
+
 Kernel prioritize_loops(const Kernel& kernel, const std::vector<std::string>& order) {
     KernelData k = kernel.copy();
     check_inames_exist(k, order, "prioritize_loops");
     k.loop_priority.push_back(order);
+    const std::vector<std::string> cycle = priority_cycle(k.loop_priority);
+    user_assert(cycle.empty(), error_kind::LoopyError, "prioritize_loops: the order ", join(order, ", "),
+                " contradicts the kernel's loop priorities: they would nest ", join(cycle, " outside "),
+                " (a cycle; loopy's CycleError)");
     return unlinearized_kernel(std::move(k));
 }
 
@@ -507,6 +559,8 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
     KernelData k = kernel.copy();
     isl::set& d = k.domains[home];
     d = affine::add_constraint(isl_util::add_named_dims(d, {name}, false), var(name), BinOp::Eq, map.joint);
+    const auto first = std::find_if(inames.begin(), inames.end(), [&](const std::string& i) { return isl_util::has_dim(d, i); });
+    if (first != inames.end()) d = isl_util::project_onto(d, dims_in_place(d, *first, {name}));
     rewrite_selected(k, sel, inames, transform, [&](const ExprPtr& e) {
         return map_inames(e, map.values, [&](const std::vector<std::string>& red) {
             return join_reduction(red, inames, name, transform);

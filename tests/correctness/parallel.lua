@@ -143,11 +143,13 @@ end
 -- An instruction that reads what a neighbouring work-item wrote in the loop's previous iteration depends on
 -- itself, though no one writes that dependency: a barrier at the loop's top (found by the OKL front end, whose
 -- scans have this form). In each step the work-items of one parity add their right neighbour, which the other
--- parity updated the step before.
+-- parity updated the step before. The others do not run: written `s[t] = if(..., s[t] + s[t+1], s[t])`, every
+-- work-item would write its s[t] while its left neighbour reads it, a race that the dependence check refuses
+-- (tests/errors/dependence_violations.lua).
 do
   local knl = lp.tag_inames(lp.make_kernel("{[d,t]: 0<=d<4 and 0<=t<8}", {
     "s[t] = a[t]  {id=init}",
-    "s[t] = if((t + d) % 2 == 0, s[t] + s[(t+1) % 8], s[t])  {id=mix, dep=init, inames=d:t}",
+    "s[t] = s[t] + s[(t+1) % 8]  {id=mix, dep=init, inames=d:t, if=(t + d) % 2 == 0}",
     "out[t] = s[t]  {dep=mix}" },
     { lp.TemporaryVariable("s", "float32", { shape = "8", address_space = "local" }),
       lp.GlobalArg("a", "float32", { shape = "8" }), lp.GlobalArg("out", "float32", { shape = "8" }) }), { t = "l.0" })

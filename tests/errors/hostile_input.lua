@@ -474,8 +474,8 @@ do
   k = lp.split_iname(k, "i_outer", 16)
   k = lp.split_iname(k, "i_outer_outer", 9, { inner_tag = "unused.g" })
   k = lp.split_iname(k, "i_outer_inner", 4, { outer_tag = "ilp" })
-  h.expect_error("LoopyError", { "generate_code: the domain of i_inner, i_outer_outer_outer, i_outer_outer_inner, " ..
-    "i_outer_inner_outer, i_outer_inner_inner need the coefficient -222222222222",
+  h.expect_error("LoopyError", { "generate_code: the domain of i_outer_outer_outer, i_outer_outer_inner, i_outer_inner_outer, " ..
+    "i_outer_inner_inner, i_inner need the coefficient -222222222222",
     "does not fit the kernel's index type int32" }, lp.generate_code, lp.add_dtypes(k, { out = "float32" }))
 end
 

@@ -1,0 +1,327 @@
+#include "schedule/dependence_legality.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/access.h"
+#include "ir/affine.h"
+#include "ir/domain.h"
+#include "ir/eval.h"
+#include "ir/iname_tags.h"
+#include "isl/isl.h"
+#include "isl/relations.h"
+#include "schedule/kernel_split.h"
+#include "schedule/linear_tree.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace loom {
+
+namespace {
+
+using isl_util::DimOrder;
+
+// The pairs of `rel` whose input comes before (Less), at (Equal) or after (Greater) its output, lexicographically
+// over `dims` (named in both). An empty `dims` orders no pair before another: all are Equal.
+isl::map lex(const isl::map& rel, const std::vector<std::string>& dims, DimOrder order) {
+    std::optional<isl::map> out;
+    isl::map prefix = rel;  // equal on the dims before d
+    for (const std::string& d : dims) {
+        if (order != DimOrder::Equal) {
+            const isl::map here = isl_util::constrain_dims(prefix, d, d, order);
+            out = out ? isl_util::unite(*out, here) : here;
+        }
+        prefix = isl_util::constrain_dims(prefix, d, d, DimOrder::Equal);
+    }
+    if (order == DimOrder::Equal) return prefix;
+    return out ? *out : isl::map::empty(rel.space());
+}
+
+// The pairs of `rel` that are not before each other over `dims`: at the same point, or after.
+isl::map not_before(const isl::map& rel, const std::vector<std::string>& dims) {
+    return isl_util::unite(lex(rel, dims, DimOrder::Equal), lex(rel, dims, DimOrder::Greater));
+}
+
+// The pairs of `rel` that differ in at least one of `dims`.
+isl::map differing(const isl::map& rel, const std::vector<std::string>& dims) {
+    std::optional<isl::map> out;
+    for (const std::string& d : dims)
+        for (const DimOrder o : {DimOrder::Less, DimOrder::Greater}) {
+            const isl::map here = isl_util::constrain_dims(rel, d, d, o);
+            out = out ? isl_util::unite(*out, here) : here;
+        }
+    return out ? *out : isl::map::empty(rel.space());
+}
+
+isl::map equal_on(isl::map rel, const std::vector<std::string>& dims) {
+    for (const std::string& d : dims) rel = isl_util::constrain_dims(rel, d, d, DimOrder::Equal);
+    return rel;
+}
+
+bool nosync_with_itself(const Instruction& insn, SyncScope scope) {
+    return std::any_of(insn.no_sync_with.begin(), insn.no_sync_with.end(), [&](const NoSync& n) {
+        return fnmatch(n.id_pattern, insn.id) && (n.scope == scope || n.scope == SyncScope::Any);
+    });
+}
+
+// The exact accesses of one instruction to one variable, as maps from its instances to elements.
+struct ExactAccesses {
+    std::optional<isl::map> reads, writes;
+};
+
+enum class DepKind { Flow, Anti };
+
+// How an instruction runs: its inames by role, and the loops around it as the linearization nests them.
+struct Roles {
+    std::vector<std::string> groups, locals, hardware;  // the hardware inames, by axis kind
+    std::vector<std::string> loops;       // the loops around it, outermost first (ilp and vec loops included)
+    std::vector<std::string> host_loops;  // those of `loops` around a global barrier: separate launches
+    std::vector<std::string> ordered;     // `loops` without the vec lanes, which run at once
+    std::vector<std::string> barrier_loops;  // `loops` at whose top a barrier can go: no ilp or vec loop
+    std::vector<std::string> meaning;     // all its inames in the order the kernel means (see the header)
+};
+
+class LegalityChecker {
+public:
+    explicit LegalityChecker(const KernelData& k) : k_(k) {
+        for (const LinearPlace& place : linear_places(k.linearization)) {
+            if (place.item->kind != LinearItem::Kind::RunInstruction) continue;
+            const Instruction* insn = find_instruction(k, place.item->name);
+            if (!insn) continue;
+            loops_[insn->id] = place.loops;
+            if (is_global_barrier(*insn)) host_loops_.insert(place.loops.begin(), place.loops.end());
+        }
+    }
+
+    void check(const Instruction& insn) {
+        if (insn.kind != InsnKind::Assignment || insn.atomic) return;
+        const bool concurrent = std::any_of(insn.within_inames.begin(), insn.within_inames.end(),
+                                            [&](const std::string& i) { return iname_tag(k_, i).is_concurrent(); });
+        const auto placed = loops_.find(insn.id);
+        if (!concurrent || placed == loops_.end()) return;
+        const std::set<std::string> read = read_names(insn);
+        std::optional<isl::set> instances;
+        for (const std::string& v : written_names(insn)) {
+            if (!read.count(v) || !find_variable(k_, v)) continue;
+            if (!instances) {
+                instances = certain_instances(k_, insn);
+                if (!instances) return;  // which instances run depends on data: beyond an exact check
+                *instances = with_assumptions(*instances);
+            }
+            const ExactAccesses a = exact_accesses(insn, *instances, v);
+            if (!a.reads || !a.writes) continue;
+            const Roles roles = roles_of(insn, placed->second);
+            check_pairs(insn, v, roles, DepKind::Flow, copies(v, roles, isl_util::touching_pairs(*a.writes, *a.reads)));
+            check_pairs(insn, v, roles, DepKind::Anti, copies(v, roles, isl_util::touching_pairs(*a.reads, *a.writes)));
+        }
+    }
+
+private:
+    isl::set with_assumptions(const isl::set& s) const {
+        const isl::set context = assumption_context(k_);
+        const isl::set aligned = isl_util::align_params(s, context.space());
+        return aligned.intersect_params(isl_util::align_params(context, aligned.space()));
+    }
+
+    // Accesses isl states exactly; a data-dependent index (`a[idx[i]]`) touches elements no check can know.
+    ExactAccesses exact_accesses(const Instruction& insn, const isl::set& instances, const std::string& v) const {
+        ExactAccesses out;
+        for (const Access& a : accesses_of(insn)) {
+            if (a.name != v || data_dependent(k_, a) || !a.reduction_scope.empty()) continue;
+            const std::optional<isl::map> m = affine::exact_access_map(instances, storage_indices(k_, a));
+            if (!m) continue;
+            std::optional<isl::map>& slot = a.is_write ? out.writes : out.reads;
+            slot = slot ? isl_util::unite(*slot, *m) : *m;
+        }
+        return out;
+    }
+
+    Roles roles_of(const Instruction& insn, const std::vector<std::string>& loops) const {
+        Roles r;
+        r.loops = loops;
+        for (const std::string& i : insn.within_inames) {
+            const InameTag tag = iname_tag(k_, i);
+            if (tag.is_group()) r.groups.push_back(i);
+            if (tag.is_local()) r.locals.push_back(i);
+            if (tag.is_hardware()) r.hardware.push_back(i);
+        }
+        for (const std::string& l : loops) {
+            const InameTag tag = iname_tag(k_, l);
+            if (host_loops_.count(l)) r.host_loops.push_back(l);
+            if (!tag.is_vec()) r.ordered.push_back(l);
+            if (!tag.is_innermost()) r.barrier_loops.push_back(l);
+        }
+        r.meaning = meaning_order(insn, loops);
+        return r;
+    }
+
+    // The sequential loops as the linearization nests them, each concurrent iname put back before the first of
+    // them that nesting_order (iname order and priorities) places after it.
+    std::vector<std::string> meaning_order(const Instruction& insn, const std::vector<std::string>& loops) const {
+        const std::vector<std::string> order = nesting_order(k_, {insn.within_inames.begin(), insn.within_inames.end()});
+        const auto rank = [&](const std::string& i) { return std::find(order.begin(), order.end(), i) - order.begin(); };
+        std::vector<std::string> concurrent;
+        for (const std::string& i : order)
+            if (iname_tag(k_, i).is_concurrent()) concurrent.push_back(i);
+        std::vector<std::string> out;
+        auto next = concurrent.begin();
+        for (const std::string& l : loops) {
+            if (iname_tag(k_, l).is_concurrent()) continue;
+            for (; next != concurrent.end() && rank(*next) < rank(l); ++next) out.push_back(*next);
+            out.push_back(l);
+        }
+        out.insert(out.end(), next, concurrent.end());
+        return out;
+    }
+
+    // Private temporaries exist once per work-item, local ones once per work-group: instances on different
+    // copies touch different elements.
+    isl::map copies(const std::string& v, const Roles& r, const isl::map& pairs) const {
+        const Variable* var = find_variable(k_, v);
+        if (!var || var->kind != VarKind::Temporary) return pairs;
+        if (var->address_space == AddressSpace::Private) return equal_on(pairs, r.hardware);
+        if (var->address_space == AddressSpace::Local) return equal_on(pairs, r.groups);
+        return pairs;
+    }
+
+    void check_pairs(const Instruction& insn, const std::string& v, const Roles& r, DepKind kind, const isl::map& touching) {
+        const isl::map dependent = lex(touching, r.meaning, DimOrder::Less);
+        if (isl_util::is_empty(dependent)) return;
+        if (!nosync_with_itself(insn, SyncScope::Global)) {
+            // Different work-groups: only separate launches order them.
+            const isl::map bad = not_before(differing(dependent, r.groups), r.host_loops);
+            if (!isl_util::is_empty(bad)) report(insn, v, r, kind, bad, Crossing::Groups);
+        }
+        const isl::map same_group = equal_on(dependent, r.groups);
+        if (!nosync_with_itself(insn, SyncScope::Local)) {
+            // Different work-items of a group: a barrier at the top of the loop whose iteration comes first.
+            const isl::map bad = not_before(differing(same_group, r.locals), r.barrier_loops);
+            if (!isl_util::is_empty(bad)) report(insn, v, r, kind, bad, Crossing::WorkItems);
+        }
+        // One work-item: its loops run the earlier one first; vec lanes run at once, reads before writes.
+        const isl::map same_item = equal_on(same_group, r.locals);
+        const isl::map bad = kind == DepKind::Flow ? not_before(same_item, r.ordered) : lex(same_item, r.ordered, DimOrder::Greater);
+        if (!isl_util::is_empty(bad)) report(insn, v, r, kind, bad, Crossing::Order);
+    }
+
+    enum class Crossing { Groups, WorkItems, Order };
+
+    // "i_outer=1, i_inner=0" from the coordinates of an instance, starting at `first`.
+    static std::string instance(const std::vector<std::string>& dims, const std::vector<long>& coords, std::size_t first) {
+        std::vector<std::string> parts;
+        for (std::size_t d = 0; d < dims.size(); ++d) parts.push_back(cat(dims[d], "=", coords[first + d]));
+        return join(parts, ", ");
+    }
+
+    // `a[255]`: the element an access of `insn` to `v` touches at the instance `values`, as written.
+    std::string element(const Instruction& insn, const std::string& v, bool write,
+                        const std::map<std::string, std::int64_t>& values, const std::map<std::string, std::int64_t>& other,
+                        bool other_write) const {
+        std::vector<std::vector<std::int64_t>> other_elements;
+        for (const Access& a : accesses_of(insn))
+            if (a.name == v && a.is_write == other_write)
+                if (const auto e = evaluated(a, other)) other_elements.push_back(*e);
+        std::string fallback = v;
+        for (const Access& a : accesses_of(insn)) {
+            if (a.name != v || a.is_write != write) continue;
+            const auto e = evaluated(a, values);
+            if (!e) continue;
+            std::vector<std::string> text;
+            for (const std::int64_t x : *e) text.push_back(std::to_string(x));
+            const std::string shown = text.empty() ? v : cat(v, "[", join(text, ", "), "]");
+            if (std::find(other_elements.begin(), other_elements.end(), *e) != other_elements.end()) return shown;
+            fallback = shown;
+        }
+        return fallback;
+    }
+
+    static std::optional<std::vector<std::int64_t>> evaluated(const Access& a, const std::map<std::string, std::int64_t>& values) {
+        std::vector<std::int64_t> out;
+        for (const ExprPtr& e : a.indices) {
+            const std::optional<std::int64_t> x = eval_int(e, values);
+            if (!x) return std::nullopt;
+            out.push_back(*x);
+        }
+        return out;
+    }
+
+    // The first iname of `names` on which the witness pair differs, with its tag: "i_outer on g.0".
+    std::string differing_iname(const std::vector<std::string>& names, const std::map<std::string, std::int64_t>& x,
+                                const std::map<std::string, std::int64_t>& y) const {
+        for (const std::string& n : names)
+            if (x.at(n) != y.at(n)) return cat(n, " on ", iname_tag(k_, n));
+        return "";
+    }
+
+    [[noreturn]] void report(const Instruction& insn, const std::string& v, const Roles& r, DepKind kind,
+                             const isl::map& bad, Crossing crossing) const {
+        const isl_util::PointValues pt = *isl_util::sample_point(bad.wrap());
+        const std::vector<std::string> dims = isl_util::set_dim_names(bad.domain());
+        std::map<std::string, std::int64_t> x, y;
+        for (const auto& [name, value] : pt.params) x[name] = y[name] = value;
+        for (std::size_t d = 0; d < dims.size(); ++d) {
+            x[dims[d]] = pt.coordinates[d];
+            y[dims[d]] = pt.coordinates[dims.size() + d];
+        }
+        // The later instance (y) reads what the earlier (x) wrote, or writes what it read.
+        const bool flow = kind == DepKind::Flow;
+        const std::string later = cat("instance (", instance(dims, pt.coordinates, dims.size()), ") of '", insn.id, "'");
+        const std::string earlier = cat("its instance (", instance(dims, pt.coordinates, 0), ")");
+        const std::string what = flow ? cat(later, " reads ", element(insn, v, false, y, x, true), ", written by ", earlier)
+                                      : cat(later, " writes ", element(insn, v, true, y, x, false), ", read by ", earlier);
+        std::string why;
+        switch (crossing) {
+            case Crossing::Groups: {
+                const bool same_launch = r.host_loops.empty() || !isl_util::is_empty(lex(bad, r.host_loops, DimOrder::Equal));
+                why = cat("which runs in another work-group (", differing_iname(r.groups, x, y), ")",
+                          same_launch ? "" : cat(" in an earlier launch of the host loops (", join(r.host_loops, ", "), ")"),
+                          same_launch ? ": only a global barrier orders work-groups, and none can go between two "
+                                        "instances of one instruction"
+                                      : "",
+                          "; keep the iname that carries the dependence sequential");
+                break;
+            }
+            case Crossing::WorkItems:
+                why = cat("which runs on another work-item of the group (", differing_iname(r.locals, x, y), ") ",
+                          isl_util::is_empty(lex(bad, r.barrier_loops, DimOrder::Equal)) ? "later in the code" : "at the same point of the code",
+                          ": no barrier can order them; keep the iname that carries the dependence sequential");
+                break;
+            case Crossing::Order: {
+                const std::string lanes = differing_iname(r.ordered, x, y).empty() ? lane_note(x, y) : "";
+                why = lanes.empty() ? cat("which the loop order (", join(r.loops, ", "), ") now runs after it")
+                                    : cat("which runs at once with it as lanes of one vector (", lanes,
+                                          "): all lanes read before any writes");
+                break;
+            }
+        }
+        std::vector<std::string> params;
+        for (const auto& [name, value] : pt.params) params.push_back(cat(name, "=", value));
+        user_error(error_kind::DependenceViolationError, k_.name, ": ", what, " earlier in the kernel's sequential order (",
+                   join(r.meaning, ", "), "), ", why, params.empty() ? "" : cat(" (with ", join(params, ", "), ")"));
+    }
+
+    std::string lane_note(const std::map<std::string, std::int64_t>& x, const std::map<std::string, std::int64_t>& y) const {
+        for (const auto& [name, value] : x)
+            if (iname_tag(k_, name).is_vec() && y.at(name) != value) return cat(name, " on vec");
+        return "";
+    }
+
+    const KernelData& k_;
+    std::map<std::string, std::vector<std::string>> loops_;  // instruction -> the loops around it
+    std::set<std::string> host_loops_;
+};
+
+}  // namespace
+
+void check_dependence_legality(const KernelData& k) {
+    isl_util::guard(error_kind::InternalError, cat("checking the dependences of kernel '", k.name, "'"), [&] {
+        LegalityChecker checker(k);
+        for (const Instruction& insn : k.instructions) checker.check(insn);
+    });
+}
+
+}  // namespace loom

@@ -1,0 +1,107 @@
+-- Every variant legal or refused (issue 33): a tag or loop order that would run two dependent instances of
+-- one instruction unordered, or in reverse, is a DependenceViolationError naming the instruction, the array,
+-- the iname and a witness pair. Each kernel here computed another result than its sequential self before
+-- (the prefix sum: max |diff| 1013 on C, 2041 on PoCL). The legal variants of the same kernels run in
+-- tests/correctness/dependence_legality.lua.
+local lp = require("loom")
+local h = require("helpers")
+
+local function refused(texts, knl, target)
+  h.expect_error("DependenceViolationError", texts, lp.generate_code, knl, target and { target = target } or nil)
+end
+
+-- The prefix sum: each instance reads what the one before wrote.
+local scan = lp.make_kernel("{ [i]: 1<=i<n }", "a[i] = a[i-1] + a[i]  {id=upd}",
+  { lp.GlobalArg("a", "float64", { shape = "n" }), lp.ValueArg("n", "int32") })
+for _, target in ipairs { "opencl", "c" } do
+  refused({ "instance (i_inner=0, i_outer=1) of 'upd' reads a[255], written by its instance (i_inner=255, i_outer=0)",
+    "another work-group (i_outer on g.0)", "sequential order (i_outer, i_inner)" },
+    lp.split_iname(scan, "i", 256, { outer_tag = "g.0", inner_tag = "l.0" }), target)
+end
+refused({ "of 'upd' reads a[", "on another work-item of the group (i on l.0) at the same point of the code" },
+  lp.fix_parameters(lp.tag_inames(scan, { i = "l.0" }), { n = 64 }))
+refused({ "of 'upd' reads a[", "lanes of one vector (i_inner on vec)", "all lanes read before any writes" },
+  lp.split_iname(scan, "i", 4, { inner_tag = "vec" }), "c")
+refused({ "another work-group (i on g.0)" }, lp.tag_inames(scan, { i = "g.0" }))
+-- Blocks of the scan on g.0, each block a sequential loop: the first element of a block reads the last of the
+-- one before.
+refused({ "reads a[", "another work-group (i_outer on g.0)" }, lp.split_iname(scan, "i", 16, { outer_tag = "g.0" }))
+
+-- The in-place time loop: each step reads the left neighbour's new value and the right one's old value.
+local heat = lp.make_kernel("{ [t, i]: 0<=t<steps and 1<=i<n-1 }", "a[i] = 0.5*(a[i-1] + a[i+1])  {id=step, inames=t:i}",
+  { lp.GlobalArg("a", "float64", { shape = "n" }), lp.ValueArg("n, steps", "int32") })
+refused({ "of 'step' reads a[", "another work-group (i_outer on g.0)" },
+  lp.split_iname(heat, "i", 64, { outer_tag = "g.0", inner_tag = "l.0" }))
+refused({ "of 'step'", "another work-item of the group (i on l.0)" },
+  lp.fix_parameters(lp.tag_inames(heat, { i = "l.0" }), { n = 64 }))
+refused({ "of 'step' reads a[", "lanes of one vector (i_inner on vec)" },
+  lp.split_iname(heat, "i", 8, { inner_tag = "vec" }), "c")
+-- The anti-dependence on the right neighbour alone: a work-item may overwrite a value its left neighbour has
+-- not read yet.
+local shift_left = lp.make_kernel("{ [i]: 0<=i<n-1 }", "a[i] = a[i+1]  {id=sh}",
+  { lp.GlobalArg("a", "float32", { shape = "n" }), lp.ValueArg("n", "int32") })
+refused({ "of 'sh' writes a[", "read by its instance", "another work-group (i_outer on g.0)" },
+  lp.split_iname(shift_left, "i", 64, { outer_tag = "g.0", inner_tag = "l.0" }))
+
+-- seidel-2d (PolyBench): every point reads its four neighbours, two of them already updated in this sweep.
+local seidel = lp.make_kernel("{ [t, i, j]: 0<=t<tsteps and 1<=i<n-1 and 1<=j<n-1 }",
+  "A[i,j] = (A[i-1,j-1] + A[i-1,j] + A[i-1,j+1] + A[i,j-1] + A[i,j] + A[i,j+1] + A[i+1,j-1] + A[i+1,j] + A[i+1,j+1])/9.0  {id=sweep, inames=t:i:j}",
+  { lp.GlobalArg("A", "float64", { shape = "n, n" }), lp.ValueArg("n, tsteps", "int32") })
+refused({ "of 'sweep' reads A[", "another work-group (i_outer on g.0)" }, lp.split_iname(seidel, "i", 16, { outer_tag = "g.0" }))
+refused({ "of 'sweep'", "another work-group (j_outer on g.0)" }, lp.split_iname(seidel, "j", 16, { outer_tag = "g.0" }))
+refused({ "of 'sweep'", "another work-item of the group (j on l.0)" }, lp.fix_parameters(lp.tag_inames(seidel, { j = "l.0" }), { n = 34 }))
+refused({ "of 'sweep'", "lanes of one vector (j_inner on vec)" }, lp.split_iname(seidel, "j", 4, { inner_tag = "vec" }), "c")
+-- ilp moves the copies of i innermost, under the loop over j: A[i+1, j-1] (at j-1) now runs before A[i, j]
+-- (at j), whose new value it needs.
+refused({ "of 'sweep' reads A[", "which the loop order (t, i_outer, j, i_inner) now runs after it" },
+  lp.split_iname(seidel, "i", 2, { inner_tag = "ilp" }))
+
+-- A step of a scan through local memory where the work-items of one parity add their right neighbour, written
+-- with an if() expression: the others run too and write their own value back, while the left neighbour reads
+-- it (tests/correctness/parallel.lua has the predicated form, which is legal).
+do
+  local mix = lp.make_kernel("{[d,t]: 0<=d<4 and 0<=t<8}", {
+    "s[t] = a[t]  {id=init}",
+    "s[t] = if((t + d) % 2 == 0, s[t] + s[(t+1) % 8], s[t])  {id=mix, dep=init, inames=d:t}",
+    "out[t] = s[t]  {dep=mix}" },
+    { lp.TemporaryVariable("s", "float32", { shape = "8", address_space = "local" }),
+      lp.GlobalArg("a", "float32", { shape = "8" }), lp.GlobalArg("out", "float32", { shape = "8" }) })
+  refused({ "of 'mix' reads s[", "another work-item of the group (t on l.0) at the same point of the code" },
+    lp.tag_inames(mix, { t = "l.0" }))
+end
+
+-- A nosync of the instruction with itself is the user's word that the order does not matter.
+local relaxed = lp.make_kernel("{ [i]: 1<=i<n }", "a[i] = a[i-1] + a[i]  {id=upd, nosync=upd}",
+  { lp.GlobalArg("a", "float64", { shape = "n" }), lp.ValueArg("n", "int32") })
+lp.generate_code(lp.split_iname(relaxed, "i", 256, { outer_tag = "g.0", inner_tag = "l.0" }))
+-- But not for the lanes of a vector, which no synchronization orders.
+refused("lanes of one vector", lp.split_iname(relaxed, "i", 4, { inner_tag = "vec" }), "c")
+
+-- The error is a user error with its kind, catchable like any other.
+local ok, err = pcall(lp.generate_code, lp.tag_inames(scan, { i = "g.0" }))
+h.check(not ok and err.kind == "DependenceViolationError", "kind: %s", tostring(err))
+
+-- Contradictory loop priorities are an error naming the cycle (loopy: CycleError), not resolved silently in
+-- favour of the first.
+do
+  local gemm = lp.make_kernel("{ [i, j, k]: 0<=i,j,k<n }", "c[i, j] = c[i, j] + a[i, k]*b[k, j]")
+  local ij = lp.prioritize_loops(gemm, "i,j")
+  h.expect_error("LoopyError", { "prioritize_loops: the order j, k, i contradicts the kernel's loop priorities",
+    "cycle" }, lp.prioritize_loops, ij, "j,k,i")
+  lp.prioritize_loops(ij, "j,k")  -- agrees: i, j, k
+end
+
+-- An iname of the domain that no instruction runs in is a warning naming it: its loop does not run (a seidel
+-- port that forgot `for t` ran one sweep instead of 40).
+do
+  local forgot = lp.make_kernel("{ [t, i]: 0<=t<40 and 1<=i<n-1 }", "a[i] = 0.5*(a[i-1] + a[i+1])",
+    { lp.GlobalArg("a", "float64", { shape = "n" }), lp.ValueArg("n", "int32") })
+  lp.set_warnings("error")
+  h.expect_error("UnusedInameWarning", { "no instruction runs in iname t of the domains", "'unused_inames'" },
+    lp.generate_code, forgot)
+  -- Silenced as loopy's warnings are: by the kernel's silenced_warnings, or for the process.
+  lp.generate_code(lp.make_kernel("{ [t, i]: 0<=t<40 and 1<=i<n-1 }", "a[i] = 0.5*(a[i-1] + a[i+1])",
+    { lp.GlobalArg("a", "float64", { shape = "n" }), lp.ValueArg("n", "int32") },
+    { silenced_warnings = { "unused_inames" } }))
+  lp.set_warnings("default")
+end
