@@ -105,12 +105,14 @@ private:
                 if (inner != outer && !is_breakable(outer) && inner_users.size() < outer_users.size() &&
                     std::includes(outer_users.begin(), outer_users.end(), inner_users.begin(), inner_users.end()))
                     around_[inner].insert(outer);
-        // A domain's bounds may use outer inames as parameters: those loops go around its inames.
+        // A domain's bounds may use outer inames as parameters: those loops go around its inames. Not ILP and
+        // vec loops, which stay innermost (as in loopy): the loops inside their domains run over the values
+        // any of their iterations needs, each copy under its guard.
         const std::vector<std::string> inames = k_.all_inames();
         const std::set<std::string> all(inames.begin(), inames.end());
         for (const isl::set& d : k_->domains)
             for (const std::string& outer : isl_util::param_names(d.space()))
-                if (all.count(outer))
+                if (all.count(outer) && !is_breakable(outer))
                     for (const std::string& inner : isl_util::set_dim_names(d)) around_[inner].insert(outer);
     }
 
