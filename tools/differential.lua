@@ -42,7 +42,7 @@ end
 -- value tied to a parameter) or a triangle (j <= i);
 -- arrays a (rank 1) and b (rank 2) read at affine indices, declared with extents that hold every index form
 -- (2*x and x + y need twice the largest bound); one output indexed by some inames, summed over the others;
--- optionally a temporary, a substitution rule and a second output.
+-- optionally a temporary, a substitution rule, a second output and an in-place recurrence on c.
 
 local function affine_index(inames)
   local x = pick(inames)
@@ -118,6 +118,15 @@ local function random_kernel()
   if chance(0.3) then
     insns[#insns + 1] = string.format("out2[%s] = %s", table.concat(free, ", "), expression(free, 1, has_rule))
   end
+  -- An in-place recurrence over every iname: c at one of them is updated from a neighbour (left, itself or
+  -- right), the others repeating it like a time loop. Its dependences on its own instances make most parallel
+  -- tags illegal: each must be refused (DependenceViolationError, a write race) or compute the same.
+  local recurrence = chance(0.35)
+  if recurrence then
+    local x = pick(inames)
+    insns[#insns + 1] = string.format("c[%s + 1] = 0.5*c[%s + %d] + %s  {inames=%s}", x, x, math.random(0, 2),
+      expression(inames, 1, has_rule), table.concat(inames, ":"))
+  end
   -- Two sizes for each parameter, small (3 at least: a bound n - 2 gives no negative shape) and large; one run
   -- without parameters.
   local param_sets = next(params) and { {}, {} } or { {} }
@@ -130,6 +139,7 @@ local function random_kernel()
     args = {
       string.format('lp.GlobalArg("a", "float64", {shape = %q})', extent),
       string.format('lp.GlobalArg("b", "float64", {shape = %q})', extent .. ", " .. extent),
+      string.format('lp.GlobalArg("c", "float64", {shape = %q})', recurrence and extent or "1"),
       '"..."',
     },
     params = param_sets,

@@ -56,6 +56,30 @@ h.check(best.params.kind == "for" or best.params.kind == "unr", "the best varian
 h.check(best.kernel ~= nil and best.time == best.time, "best has its kernel and time")
 h.check_equal(results.summary.failed, 6, "failures counted")
 
+-- A variant whose tags would run dependent instances unordered is refused when its code is generated
+-- (DependenceViolationError, issue 33): recorded with its stage, never timed, and the search goes on. What is
+-- timed is legal.
+do
+  local scan = lp.make_kernel("{ [i]: 1<=i<n }", "a[i] = a[i-1] + a[i]  {id=upd}",
+    { lp.GlobalArg("a", "float64", { shape = "n" }), lp.ValueArg("n", "int32") }, { target = "c" })
+  local tags = { seq = {}, groups = { outer_tag = "g.0", inner_tag = "l.0" }, lanes = { inner_tag = "vec" },
+                 unrolled = { inner_tag = "unr" } }
+  local _, scans = tune.search { space = { tags = { "seq", "groups", "lanes", "unrolled" } },
+    build = function(p) return lp.split_iname(scan, "i", 16, tags[p.tags]) end,
+    args = function() return { a = lp.rand({ 1000 }, "float64", 3) } end, exec = lp.c.executor { threads = 1 },
+    runs = 1, progress = false }
+  for _, v in ipairs(scans) do
+    if v.params.tags == "groups" or v.params.tags == "lanes" then
+      h.check_equal(v.stage, "codegen", v.params.tags .. " is refused at code generation")
+      h.check(v.error:find("DependenceViolationError: ", 1, true) and v.error:find("of 'upd' reads a[", 1, true),
+        "with the dependence it breaks: %s", v.error)
+      h.check(v.time == nil and v.samples == nil, "%s was not timed", v.params.tags)
+    else
+      h.check(v.error == nil and v.time > 0, "%s is legal and timed: %s", v.params.tags, tostring(v.error))
+    end
+  end
+end
+
 -- The user's check decides what is correct: rejecting every result makes every variant fail.
 do
   local _, rejected = tune.search { space = { split = { 4, 8 }, kind = { "for" } }, build = build, args = { a = a },
