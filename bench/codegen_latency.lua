@@ -183,35 +183,37 @@ local function percentile(sorted, q)
     return sorted[math.max(1, math.ceil(q * #sorted))]
 end
 
--- Seconds of CPU time for one make-transform-generate run, and of it those isl's AST generator took (the
--- generate_code info's isl_ast_seconds).
+-- Seconds of CPU time for one make-transform-generate run, and of it those isl's AST generator took and those
+-- the dependence check took (the generate_code info's isl_ast_seconds and legality_seconds).
 local function timed_run(build)
     local start = os.clock()
     local knl = build()
     local code, info = lp.generate_code(knl)
     local seconds = os.clock() - start
     assert(code:find(knl.name, 1, true), "the generated code lacks the kernel " .. knl.name)
-    return seconds, info.isl_ast_seconds
+    return seconds, info.isl_ast_seconds, info.legality_seconds
 end
 
 local function first_line(err)
     return (tostring(err):match("^[^\n]*"))
 end
 
--- Sorted samples in milliseconds (whole runs, and isl's AST generator's part of them), or nil and the first
--- run's error.
+-- Sorted samples in milliseconds (whole runs, and isl's AST generator's and the dependence check's parts of
+-- them), or nil and the first run's error.
 local function measure(build)
-    local ok, first, first_ast = pcall(timed_run, build)
-    if not ok then return nil, nil, first_line(first) end
-    if first > opts.budget then return {first * 1e3}, {first_ast * 1e3} end
-    local times, ast_times, spent = {}, {}, 0
+    local ok, first, first_ast, first_check = pcall(timed_run, build)
+    if not ok then return nil, nil, nil, first_line(first) end
+    if first > opts.budget then return {first * 1e3}, {first_ast * 1e3}, {first_check * 1e3} end
+    local times, ast_times, check_times, spent = {}, {}, {}, 0
     while #times < opts.runs and (#times == 0 or spent < opts.budget) do
-        local t, ast = timed_run(build)
-        times[#times + 1], ast_times[#ast_times + 1], spent = t * 1e3, ast * 1e3, spent + t
+        local t, ast, check = timed_run(build)
+        times[#times + 1], ast_times[#ast_times + 1], check_times[#check_times + 1] = t * 1e3, ast * 1e3, check * 1e3
+        spent = spent + t
     end
     table.sort(times)
     table.sort(ast_times)
-    return times, ast_times
+    table.sort(check_times)
+    return times, ast_times, check_times
 end
 
 local function script_dir()
@@ -275,11 +277,11 @@ end
 local results, skip = {}, {}
 for _, k in ipairs(kernels) do
     if selected(k) then
-        local times, ast_times, why = measure(k.build)
+        local times, ast_times, check_times, why = measure(k.build)
         local r = {name = k.name, goal = k.goal or tutorial_goal, tutorial = k.goal == nil, why = why}
         if times then
             r.runs, r.p50, r.p90 = #times, percentile(times, 0.5), percentile(times, 0.9)
-            r.ast = percentile(ast_times, 0.5)
+            r.ast, r.check = percentile(ast_times, 0.5), percentile(check_times, 0.5)
         end
         results[#results + 1] = r
     else
@@ -292,10 +294,10 @@ if not opts.no_loopy then loopy, note = loopy_latencies(skip) end
 
 print(string.format("codegen latency, CPU time per make_kernel -> generate_code (up to %d runs for loom, %d for "
     .. "loopy, %g s budget per kernel and side)", opts.runs, opts.loopy_runs, opts.budget))
-local row = "%-13s %5s %12s %12s %5s %12s %10s  %-15s %-4s %11s %10s"
+local row = "%-13s %5s %12s %12s %5s %12s %10s  %-15s %-4s %11s %10s %10s %6s"
 print(string.format(row, "kernel", "runs", "loom p50", "loom p90", "runs", "loopy p50", "loopy/loom", "goal", "met",
-    "isl AST", "loopy/AST"))
-local log_sum, count, met = 0, 0, 0
+    "isl AST", "loopy/AST", "dep check", "share"))
+local log_sum, count, met, worst_share = 0, 0, 0, 0
 local reasons = {}
 for _, r in ipairs(results) do
     local theirs = loopy and loopy[r.name] or {}
@@ -304,9 +306,11 @@ for _, r in ipairs(results) do
     local ok = goal_met(r.goal, r.p50, ratio, theirs.why ~= nil)
     if ok == "yes" then met = met + 1 end
     local ast_ratio = theirs.p50 and r.ast and r.ast > 0 and theirs.p50 / r.ast
+    local share = r.check and r.p50 and r.p50 > 0 and 100 * r.check / r.p50
+    if share then worst_share = math.max(worst_share, share) end
     print(string.format(row, r.name, fmt(r.runs, "%d"), duration(r.p50), duration(r.p90),
         fmt(theirs.runs, "%d"), duration(theirs.p50), fmt(ratio, "%.2fx"), goal_text(r.goal), ok, duration(r.ast),
-        fmt(ast_ratio, "%.1fx")))
+        fmt(ast_ratio, "%.1fx"), duration(r.check), fmt(share, "%.1f%%")))
     if r.why then reasons[#reasons + 1] = string.format("  %s, loom: %s", r.name, r.why) end
     if theirs.why then reasons[#reasons + 1] = string.format("  %s, loopy: %s", r.name, theirs.why) end
 end
@@ -321,6 +325,8 @@ end
 print(string.format("goals met: %d of %d", met, #results))
 print("isl AST: the p50 of the CPU time isl's AST generator took in Loom's runs (generate_code's isl_ast_seconds);")
 print("loopy/AST: loopy's p50 over it, the most loopy/loom can be while isl's AST generator builds the loops")
+print(string.format("dep check: the p50 of the dependence check's CPU time (generate_code's legality_seconds), share: "
+    .. "of loom's p50; the largest share %.1f%% (goal: <= 10%% on every kernel, issue 33)", worst_share))
 
 -- The floor: isl's AST generator alone on the loop of `double`, the schedule and context Loom hands it, compiled
 -- here with the system compiler (bench/isl_ast_floor.c). Loom keeps isl's AST generator for every loop (issue 9),

@@ -634,6 +634,8 @@ int generate_code(lua_State* L) {
     lua_setfield(L, -2, "grid");
     lua_pushnumber(L, code.isl_ast_seconds);
     lua_setfield(L, -2, "isl_ast_seconds");
+    lua_pushnumber(L, code.legality_seconds);
+    lua_setfield(L, -2, "legality_seconds");
     return 2;
 }
 

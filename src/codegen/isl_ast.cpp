@@ -1,6 +1,5 @@
 #include "codegen/isl_ast.h"
 
-#include <ctime>
 #include <set>
 #include <sstream>
 
@@ -8,6 +7,7 @@
 #include "isl/isl.h"
 #include "isl/relations.h"
 #include "support/error.h"
+#include "support/limits.h"
 
 namespace loom {
 
@@ -145,12 +145,6 @@ isl::schedule sequence_schedule(const std::vector<isl::schedule>& parts) {
 }
 
 namespace {
-
-double thread_cpu_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
-}
 
 // isl's AST for `schedule`. isl 0.25 fails on some statement domains with several divisions ("input involves
 // unknown divs": finding 29 of docs/reliability.md): a LoopyError that names them, not an InternalError.

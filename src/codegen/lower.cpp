@@ -650,7 +650,11 @@ GeneratedCode emit_code(const Kernel& k, TargetKind kind) {
 }
 
 GeneratedCode generate_code(const Kernel& kernel, TargetKind target, const std::map<std::string, DType>& dtypes) {
-    return emit_code(preprocess_kernel(kernel, dtypes), target);
+    double legality_seconds = 0;
+    const Kernel preprocessed = preprocess_kernel(kernel, dtypes, &legality_seconds);
+    GeneratedCode out = emit_code(preprocessed, target);
+    out.legality_seconds = legality_seconds;
+    return out;
 }
 
 }  // namespace loom

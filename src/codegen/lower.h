@@ -36,6 +36,7 @@ struct GeneratedCode {
     HostProgram host;       // how the device kernels are launched
     std::string host_code;  // `host` as text: a C function on the C target, the launch sequence otherwise
     double isl_ast_seconds = 0;  // CPU time isl's AST generator took for all device kernels' loops
+    double legality_seconds = 0;  // CPU time of the dependence check (generate_code only: emit_code has none)
 };
 
 /// Generates code for a kernel that preprocess_kernel returned.

@@ -44,6 +44,19 @@ isl::map not_before(const isl::map& first, const isl::map& second) {
     return isl::manage(isl_map_lex_ge_map(a, b));
 }
 
+std::vector<std::string> varying_dims(const isl::map& pairs) {
+    isl_set* deltas = isl_map_deltas(pairs.copy());
+    std::vector<std::string> out;
+    const int n = static_cast<int>(isl_map_dim(pairs.get(), isl_dim_in));
+    for (int i = 0; i < n; ++i) {
+        isl_val* v = deltas ? isl_set_plain_get_val_if_fixed(deltas, isl_dim_set, static_cast<unsigned>(i)) : nullptr;
+        if (!v || isl_val_is_zero(v) != isl_bool_true) out.push_back(isl_map_get_dim_name(pairs.get(), isl_dim_in, static_cast<unsigned>(i)));
+        isl_val_free(v);
+    }
+    isl_set_free(deltas);
+    return out;
+}
+
 namespace {
 
 long value_of(isl_val* v) {

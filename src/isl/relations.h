@@ -31,6 +31,10 @@ isl::map flat_range_product(const isl::map& first, const isl::map& second);
 /// before second(b) }.
 isl::map not_before(const isl::map& first, const isl::map& second);
 
+/// The names of the input dimensions on which a pair of `pairs` (a relation of one space to itself) may differ:
+/// all but those that isl's deltas plainly fix at zero (a superset where an equality is not explicit).
+std::vector<std::string> varying_dims(const isl::map& pairs);
+
 /// A point of a set: its parameter values (by name) and its coordinates.
 struct PointValues {
     std::vector<std::pair<std::string, long>> params;

@@ -68,14 +68,16 @@ Kernel preprocess_unlinearized(const Kernel& k, const std::map<std::string, DTyp
     return typed;
 }
 
-Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes) {
+Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes, double* legality_seconds) {
     const Kernel typed = preprocess_unlinearized(k, dtypes);
     if (!k->linearized) check_variable_access_ordered(*typed);  // before linearization, as loopy
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers. What the tags ask is checked against the kernel's
     // dependences once the split has made the temporaries that live across device kernels global.
     Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
+    const double start = thread_cpu_seconds();
     check_dependence_legality(*linear);
+    if (legality_seconds) *legality_seconds += thread_cpu_seconds() - start;
     after_stage("linearization", linear);
     // The linearizer is heuristic; its result is checked exactly before any code is printed (a given
     // linearization too).

@@ -18,7 +18,9 @@ namespace loom {
 Kernel preprocess_unlinearized(const Kernel& k, const std::map<std::string, DType>& dtypes = {});
 
 /// preprocess_unlinearized, then linearization and barriers: the kernel that code generation consumes (the
-/// same for every target). Stages are dumped to stderr when LOOM_DEBUG=2.
-Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes = {});
+/// same for every target), its dependences checked (dependence_legality.h). Stages are dumped to stderr when
+/// LOOM_DEBUG=2. The check's CPU time is added to `*legality_seconds` where given (bench/codegen_latency.lua).
+Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes = {},
+                         double* legality_seconds = nullptr);
 
 }  // namespace loom

@@ -159,6 +159,18 @@ private:
         return r;
     }
 
+    // `r` with each list of inames cut down to those in `keep` (in their order).
+    static Roles restricted(const Roles& r, const std::vector<std::string>& keep) {
+        const auto cut = [&](const std::vector<std::string>& list) {
+            std::vector<std::string> out;
+            for (const std::string& i : list)
+                if (std::find(keep.begin(), keep.end(), i) != keep.end()) out.push_back(i);
+            return out;
+        };
+        return {cut(r.groups), cut(r.locals), cut(r.hardware), cut(r.loops), cut(r.host_loops), cut(r.ordered),
+                cut(r.barrier_loops), cut(r.meaning)};
+    }
+
     // The sequential loops as the linearization nests them, each concurrent iname put back before the first of
     // them that nesting_order (iname order and priorities) places after it.
     std::vector<std::string> meaning_order(const Instruction& insn, const std::vector<std::string>& loops) const {
@@ -188,24 +200,32 @@ private:
         return pairs;
     }
 
-    void check_pairs(const Instruction& insn, const std::string& v, const Roles& r, DepKind kind, const isl::map& touching) {
+    void check_pairs(const Instruction& insn, const std::string& v, const Roles& all, DepKind kind, const isl::map& touching) {
+        // Pairs agree on the dims their accesses fix (an accumulator's own iname): the orders need only the others.
+        const Roles r = restricted(all, isl_util::varying_dims(touching));
+        if (r.meaning.empty()) return;
+        // One work-item (no hardware iname varies), its loops in the kernel's order, no lanes: nothing to prove.
+        std::vector<std::string> meant_loops;
+        for (const std::string& i : r.meaning)
+            if (!iname_tag(k_, i).is_hardware()) meant_loops.push_back(i);
+        if (r.hardware.empty() && meant_loops == r.ordered && r.ordered == r.loops) return;
         const isl::map dependent = lex(touching, r.meaning, DimOrder::Less);
         if (isl_util::is_empty(dependent)) return;
         if (!nosync_with_itself(insn, SyncScope::Global)) {
             // Different work-groups: only separate launches order them.
             const isl::map bad = not_before(differing(dependent, r.groups), r.host_loops);
-            if (!isl_util::is_empty(bad)) report(insn, v, r, kind, bad, Crossing::Groups);
+            if (!isl_util::is_empty(bad)) report(insn, v, all, r, kind, bad, Crossing::Groups);
         }
         const isl::map same_group = equal_on(dependent, r.groups);
         if (!nosync_with_itself(insn, SyncScope::Local)) {
             // Different work-items of a group: a barrier at the top of the loop whose iteration comes first.
             const isl::map bad = not_before(differing(same_group, r.locals), r.barrier_loops);
-            if (!isl_util::is_empty(bad)) report(insn, v, r, kind, bad, Crossing::WorkItems);
+            if (!isl_util::is_empty(bad)) report(insn, v, all, r, kind, bad, Crossing::WorkItems);
         }
         // One work-item: its loops run the earlier one first; vec lanes run at once, reads before writes.
         const isl::map same_item = equal_on(same_group, r.locals);
         const isl::map bad = kind == DepKind::Flow ? not_before(same_item, r.ordered) : lex(same_item, r.ordered, DimOrder::Greater);
-        if (!isl_util::is_empty(bad)) report(insn, v, r, kind, bad, Crossing::Order);
+        if (!isl_util::is_empty(bad)) report(insn, v, all, r, kind, bad, Crossing::Order);
     }
 
     enum class Crossing { Groups, WorkItems, Order };
@@ -257,7 +277,8 @@ private:
         return "";
     }
 
-    [[noreturn]] void report(const Instruction& insn, const std::string& v, const Roles& r, DepKind kind,
+    // `all` names the instruction's inames for the message, `r` those the witness pair may differ in.
+    [[noreturn]] void report(const Instruction& insn, const std::string& v, const Roles& all, const Roles& r, DepKind kind,
                              const isl::map& bad, Crossing crossing) const {
         const isl_util::PointValues pt = *isl_util::sample_point(bad.wrap());
         const std::vector<std::string> dims = isl_util::set_dim_names(bad.domain());
@@ -278,7 +299,7 @@ private:
             case Crossing::Groups: {
                 const bool same_launch = r.host_loops.empty() || !isl_util::is_empty(lex(bad, r.host_loops, DimOrder::Equal));
                 why = cat("which runs in another work-group (", differing_iname(r.groups, x, y), ")",
-                          same_launch ? "" : cat(" in an earlier launch of the host loops (", join(r.host_loops, ", "), ")"),
+                          same_launch ? "" : cat(" in an earlier launch of the host loops (", join(all.host_loops, ", "), ")"),
                           same_launch ? ": only a global barrier orders work-groups, and none can go between two "
                                         "instances of one instruction"
                                       : "",
@@ -292,7 +313,7 @@ private:
                 break;
             case Crossing::Order: {
                 const std::string lanes = differing_iname(r.ordered, x, y).empty() ? lane_note(x, y) : "";
-                why = lanes.empty() ? cat("which the loop order (", join(r.loops, ", "), ") now runs after it")
+                why = lanes.empty() ? cat("which the loop order (", join(all.loops, ", "), ") now runs after it")
                                     : cat("which runs at once with it as lanes of one vector (", lanes,
                                           "): all lanes read before any writes");
                 break;
@@ -301,7 +322,7 @@ private:
         std::vector<std::string> params;
         for (const auto& [name, value] : pt.params) params.push_back(cat(name, "=", value));
         user_error(error_kind::DependenceViolationError, k_.name, ": ", what, " earlier in the kernel's sequential order (",
-                   join(r.meaning, ", "), "), ", why, params.empty() ? "" : cat(" (with ", join(params, ", "), ")"));
+                   join(all.meaning, ", "), "), ", why, params.empty() ? "" : cat(" (with ", join(params, ", "), ")"));
     }
 
     std::string lane_note(const std::map<std::string, std::int64_t>& x, const std::map<std::string, std::int64_t>& y) const {

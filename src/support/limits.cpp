@@ -1,5 +1,7 @@
 #include "support/limits.h"
 
+#include <ctime>
+
 #include <algorithm>
 #include <utility>
 
@@ -62,6 +64,12 @@ std::string deadline_message(const Limits& limits, const std::string& step) {
 void check_deadline(const char* step) {
     if (const auto left = time_left(); left && *left == std::chrono::steady_clock::duration::zero())
         throw Error(error_kind::LimitError, deadline_message(*t_limits, step));
+}
+
+double thread_cpu_seconds() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
 }
 
 }  // namespace loom

@@ -84,4 +84,8 @@ std::optional<std::chrono::steady_clock::duration> time_left();
 /// The text of a LimitError about the deadline: "deadline of 0.5 s passed (STEP)".
 std::string deadline_message(const Limits& limits, const std::string& step);
 
+/// The CPU time the calling thread has used, in seconds: what the stage timings of code generation report
+/// (a share of generate_code that other threads' work does not inflate).
+double thread_cpu_seconds();
+
 }  // namespace loom
