@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "analysis/conflicts.h"
 #include "ir/iname_tags.h"
@@ -34,17 +35,43 @@ bool nosync(const Instruction& sink, const Instruction& source, SyncScope scope)
     });
 }
 
-bool depends(const Instruction& later, const Instruction& earlier) { return later.depends_on.count(earlier.id) != 0; }
+// Which instructions each one depends on, directly or through others (`dep=` chains): an instruction ordered
+// after another only through a third (`s`, then `m` after `s`, then `t` after `m`) still needs its accesses
+// ordered against the other's across work-items, as a direct dependency does.
+class Prerequisites {
+public:
+    explicit Prerequisites(const KernelData& k) {
+        for (const Instruction& insn : k.instructions) collect(k, insn);
+    }
 
-// A dependency that local barriers must order: not waived by a nosync on the dependent instruction (loopy
-// looks there for loop-carried, reversed dependencies too).
-bool needs_local_sync(const Instruction& dependent, const Instruction& prerequisite) {
-    return depends(dependent, prerequisite) && !nosync(dependent, prerequisite, SyncScope::Local);
-}
+    bool depends(const Instruction& later, const Instruction& earlier) const {
+        return all_.at(later.id).count(earlier.id) != 0;
+    }
+
+    const std::set<std::string>& of(const Instruction& insn) const { return all_.at(insn.id); }
+
+private:
+    const std::set<std::string>& collect(const KernelData& k, const Instruction& insn) {
+        if (const auto it = all_.find(insn.id); it != all_.end()) return it->second;
+        std::set<std::string>& out = all_[insn.id];  // empty while it is collected: a cycle stops here
+        std::set<std::string> found;
+        for (const std::string& d : insn.depends_on) {
+            const Instruction* dep = find_instruction(k, d);
+            if (!dep || !found.insert(d).second) continue;
+            const std::set<std::string>& further = collect(k, *dep);
+            found.insert(further.begin(), further.end());
+        }
+        found.erase(insn.id);
+        out = std::move(found);
+        return out;
+    }
+
+    std::map<std::string, std::set<std::string>> all_;
+};
 
 class BarrierInserter {
 public:
-    explicit BarrierInserter(const KernelData& k) : k_(k) {}
+    BarrierInserter(const KernelData& k, const Prerequisites& prerequisites) : k_(k), prerequisites_(prerequisites) {}
 
     void process(std::vector<LinearNode>& block, const std::vector<std::string>& loops, std::vector<Pending>& pending) {
         for (std::size_t i = 0; i < block.size(); ++i) {
@@ -93,6 +120,12 @@ public:
     }
 
 private:
+    // A dependency that local barriers must order: not waived by a nosync on the dependent instruction (loopy
+    // looks there for loop-carried, reversed dependencies too).
+    bool needs_local_sync(const Instruction& dependent, const Instruction& prerequisite) const {
+        return prerequisites_.depends(dependent, prerequisite) && !nosync(dependent, prerequisite, SyncScope::Local);
+    }
+
     // ILP iterations of a work-item run interleaved (unrolled) or in any order: no barrier can separate
     // them, so one needed inside an ILP loop is an error, as in loopy. The lanes of a `vec` loop run at once
     // (each statement on all lanes before the next, loop_nest.cpp): no barrier goes between them either, and
@@ -200,7 +233,7 @@ private:
                 if (!related) continue;
                 if (x.barrier_after || y.barrier_before) continue;
                 if (auto v = crossing(*x.insn, *y.insn, outer, loop.item.name))
-                    return x.insn == y.insn || depends(*y.insn, *x.insn) ? item(*v, *y.insn, *x.insn, "depends on")
+                    return x.insn == y.insn || prerequisites_.depends(*y.insn, *x.insn) ? item(*v, *y.insn, *x.insn, "depends on")
                                                      : item(*v, *y.insn, *x.insn, "rev-depends on");
             }
         return std::nullopt;
@@ -218,6 +251,7 @@ private:
     static LinearNode barrier(const LinearItem& it) { return LinearNode{it, {}}; }
 
     const KernelData& k_;
+    const Prerequisites& prerequisites_;
 };
 
 // The sequential loops around each instruction, outermost first.
@@ -256,11 +290,11 @@ private:
 };
 
 // Dependencies across work-groups cannot be ordered inside one device kernel.
-void check_global_dependencies(const KernelData& k) {
+void check_global_dependencies(const KernelData& k, const Prerequisites& prerequisites) {
     const auto stacks = loop_stacks(k);
     const GlobalBarrierPositions global_barriers(k);
     for (const Instruction& t : k.instructions)
-        for (const std::string& dep : t.depends_on) {
+        for (const std::string& dep : prerequisites.of(t)) {
             const Instruction* s = find_instruction(k, dep);
             if (!s || nosync(t, *s, SyncScope::Global) || global_barriers.between(s->id, t.id)) continue;
             const std::vector<std::string> same = common_prefix(stacks.at(s->id), stacks.at(t.id));
@@ -282,10 +316,11 @@ Kernel insert_barriers(const Kernel& kernel) {
     const bool parallel = std::any_of(kernel->iname_tags.begin(), kernel->iname_tags.end(),
                                       [](const auto& t) { return t.second.is_hardware(); });
     if (!parallel) return kernel;
-    check_global_dependencies(*kernel);
+    const Prerequisites prerequisites(*kernel);
+    check_global_dependencies(*kernel, prerequisites);
     std::vector<LinearNode> tree = to_tree(kernel->linearization);
     std::vector<Pending> pending;
-    BarrierInserter(*kernel).process(tree, {}, pending);
+    BarrierInserter(*kernel, prerequisites).process(tree, {}, pending);
     KernelData out = kernel.copy();
     out.linearization = to_items(tree);
     return Kernel(std::move(out));

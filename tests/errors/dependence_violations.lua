@@ -105,3 +105,24 @@ do
     { silenced_warnings = { "unused_inames" } }))
   lp.set_warnings("default")
 end
+
+-- Dependences between two instructions ordered only through a third (`t` after `m` after `s`): `t` overwrites
+-- a[i+1] that `s` of work-item i reads. Across work-groups that needs a global barrier; within a group the
+-- barrier goes in. (No barrier and no error before: `t` did not depend on `s` directly.)
+do
+  local src = [[
+    out[i] = a[(i+1) % n]  {id=s, dep=*}
+    c[i] = 1  {id=m, dep=s}
+    a[i] = 0  {id=t, dep=m}
+  ]]
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", src, { lp.GlobalArg("a, c, out", "float32", { shape = "n" }), "..." })
+  h.expect_error("MissingBarrierError", "Dependency 't depends on s' (for variable 'a')", lp.generate_code,
+    lp.split_iname(knl, "i", 64, { outer_tag = "g.0", inner_tag = "l.0" }))
+  local one_group = lp.tag_inames(lp.fix_parameters(knl, { n = 64 }), { i = "l.0" })
+  h.check_contains((lp.generate_code(one_group)), "barrier(CLK_GLOBAL_MEM_FENCE) /* for a (t depends on s) */")
+  h.on_each_executor(function(exec, name)
+    local a = lp.arange(64, "float32")
+    local _, _, out = one_group(exec, { a = a })
+    h.check_array(out, function(i) return (i + 1) % 64 end, "out read before the overwrite on " .. name)
+  end)
+end
