@@ -135,6 +135,15 @@ struct KernelData {
     /// What each split or chunk put in place of its iname (loopy's applied_iname_rewrites), in order: footprint
     /// subscripts written in terms of the original inames are rewritten with them.
     std::vector<std::map<std::string, ExprPtr>> applied_iname_rewrites;
+    /// The loops the kernel meant before a transformation changed its inames or priorities: its inames then, in
+    /// their nesting order (nesting_order), each as an expression of today's inames (a split's `i` is
+    /// `i_inner + 4*i_outer`), and the instructions it had then, whose loops they are (those made later, such
+    /// as a realized reduction's accumulator updates, have orders of their own). Empty until the first such
+    /// transformation. The dependence check compares today's loop order against it (dependence_legality.h).
+    struct MeantLoops {
+        std::vector<std::pair<std::string, ExprPtr>> loops;
+        std::set<std::string> instructions;
+    } meant;
     std::vector<std::string> silenced_warnings;
     KernelOptions options;
     std::vector<LinearItem> linearization;  // empty until linearized

@@ -44,6 +44,12 @@ isl::map not_before(const isl::map& first, const isl::map& second) {
     return isl::manage(isl_map_lex_ge_map(a, b));
 }
 
+isl::map before(const isl::map& first, const isl::map& second) {
+    isl_map* a = isl_map_align_params(first.copy(), isl_map_get_space(second.get()));
+    isl_map* b = isl_map_align_params(second.copy(), isl_map_get_space(a));
+    return isl::manage(isl_map_lex_lt_map(a, b));
+}
+
 std::vector<std::string> varying_dims(const isl::map& pairs) {
     isl_set* deltas = isl_map_deltas(pairs.copy());
     std::vector<std::string> out;

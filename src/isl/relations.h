@@ -30,6 +30,8 @@ isl::map flat_range_product(const isl::map& first, const isl::map& second);
 /// For two schedules (instance -> time, the times in one space): { a -> b : first(a) is not lexicographically
 /// before second(b) }.
 isl::map not_before(const isl::map& first, const isl::map& second);
+/// For two schedules, as not_before: { a -> b : first(a) is lexicographically before second(b) }.
+isl::map before(const isl::map& first, const isl::map& second);
 
 /// The names of the input dimensions on which a pair of `pairs` (a relation of one space to itself) may differ:
 /// all but those that isl's deltas plainly fix at zero (a superset where an equality is not explicit).

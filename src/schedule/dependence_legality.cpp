@@ -88,6 +88,9 @@ struct Roles {
 class LegalityChecker {
 public:
     explicit LegalityChecker(const KernelData& k) : k_(k) {
+        const std::vector<std::string> inames = all_inames(k);
+        inames_.insert(inames.begin(), inames.end());
+        writers_ = writer_map(k);
         for (const LinearPlace& place : linear_places(k.linearization)) {
             if (place.item->kind != LinearItem::Kind::RunInstruction) continue;
             const Instruction* insn = find_instruction(k, place.item->name);
@@ -102,7 +105,8 @@ public:
         const bool concurrent = std::any_of(insn.within_inames.begin(), insn.within_inames.end(),
                                             [&](const std::string& i) { return iname_tag(k_, i).is_concurrent(); });
         const auto placed = loops_.find(insn.id);
-        if (!concurrent || placed == loops_.end()) return;
+        // Without concurrent inames, and with the loops the kernel has always had, it runs as it means.
+        if ((!concurrent && !k_.meant.instructions.count(insn.id)) || placed == loops_.end()) return;
         const std::set<std::string> read = read_names(insn);
         std::optional<isl::set> instances;
         for (const std::string& v : written_names(insn)) {
@@ -115,12 +119,47 @@ public:
             const ExactAccesses a = exact_accesses(insn, *instances, v);
             if (!a.reads || !a.writes) continue;
             const Roles roles = roles_of(insn, placed->second);
-            check_pairs(insn, v, roles, DepKind::Flow, copies(v, roles, isl_util::touching_pairs(*a.writes, *a.reads)));
-            check_pairs(insn, v, roles, DepKind::Anti, copies(v, roles, isl_util::touching_pairs(*a.reads, *a.writes)));
+            // Against the loops meant before transformations only where it writes `v` alone: another writer (an
+            // accumulator's initialization) may overwrite `v` between two of its instances in that order, which
+            // then do not depend on each other; only the order of its loops and dep= tell how.
+            const Meant meant = writers_.at(v).size() == 1 ? meant_times(insn, *instances, roles.meaning) : Meant{};
+            check_pairs(insn, v, roles, meant, DepKind::Flow, copies(v, roles, isl_util::touching_pairs(*a.writes, *a.reads)));
+            check_pairs(insn, v, roles, meant, DepKind::Anti, copies(v, roles, isl_util::touching_pairs(*a.reads, *a.writes)));
         }
     }
 
 private:
+    // The loops the kernel meant for an instruction before transformations changed its inames or priorities
+    // (KernelData::meant), as far as they are its own: their names, and its instances' values of them.
+    struct Meant {
+        std::vector<std::string> names;
+        std::optional<isl::map> times;  // none where nothing was recorded or isl cannot state the values
+    };
+
+    // `today` is the order of today's loops (Roles::meaning): where the meant loops are today's inames in that
+    // order, they add nothing to it, and no isl map is made.
+    Meant meant_times(const Instruction& insn, const isl::set& instances, const std::vector<std::string>& today) const {
+        Meant out;
+        std::vector<ExprPtr> values;
+        bool plain = true;
+        if (!k_.meant.instructions.count(insn.id)) return out;  // made later: no loops were meant for it
+        for (const auto& [name, e] : k_.meant.loops) {
+            const std::vector<std::string> names = referenced_names(e);
+            if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return inames_.count(n) && !insn.within_inames.count(n); }))
+                break;  // a loop it left (duplicate_inames): what comes after cannot be compared
+            if (names.empty()) continue;
+            out.names.push_back(name);
+            values.push_back(e);
+            plain = plain && e->kind == ExprKind::Var && e->name == name;
+        }
+        std::vector<std::string> in_today_order;
+        for (const std::string& i : today)
+            if (std::find(out.names.begin(), out.names.end(), i) != out.names.end()) in_today_order.push_back(i);
+        if (values.empty() || (plain && in_today_order == out.names)) return out;
+        out.times = affine::exact_access_map(instances, values);
+        return out;
+    }
+
     isl::set with_assumptions(const isl::set& s) const {
         const isl::set context = assumption_context(k_);
         const isl::set aligned = isl_util::align_params(s, context.space());
@@ -200,7 +239,8 @@ private:
         return pairs;
     }
 
-    void check_pairs(const Instruction& insn, const std::string& v, const Roles& all, DepKind kind, const isl::map& touching) {
+    void check_pairs(const Instruction& insn, const std::string& v, const Roles& all, const Meant& meant, DepKind kind,
+                     const isl::map& touching) {
         // Pairs agree on the dims their accesses fix (an accumulator's own iname): the orders need only the others.
         const Roles r = restricted(all, isl_util::varying_dims(touching));
         if (r.meaning.empty()) return;
@@ -208,24 +248,34 @@ private:
         std::vector<std::string> meant_loops;
         for (const std::string& i : r.meaning)
             if (!iname_tag(k_, i).is_hardware()) meant_loops.push_back(i);
-        if (r.hardware.empty() && meant_loops == r.ordered && r.ordered == r.loops) return;
-        const isl::map dependent = lex(touching, r.meaning, DimOrder::Less);
+        if (!meant.times && r.hardware.empty() && meant_loops == r.ordered && r.ordered == r.loops) return;
+        const isl::map dependent = dependent_pairs(touching, r, meant);
         if (isl_util::is_empty(dependent)) return;
         if (!nosync_with_itself(insn, SyncScope::Global)) {
             // Different work-groups: only separate launches order them.
             const isl::map bad = not_before(differing(dependent, r.groups), r.host_loops);
-            if (!isl_util::is_empty(bad)) report(insn, v, all, r, kind, bad, Crossing::Groups);
+            if (!isl_util::is_empty(bad)) report(insn, v, all, r, meant, kind, bad, Crossing::Groups);
         }
         const isl::map same_group = equal_on(dependent, r.groups);
         if (!nosync_with_itself(insn, SyncScope::Local)) {
             // Different work-items of a group: a barrier at the top of the loop whose iteration comes first.
             const isl::map bad = not_before(differing(same_group, r.locals), r.barrier_loops);
-            if (!isl_util::is_empty(bad)) report(insn, v, all, r, kind, bad, Crossing::WorkItems);
+            if (!isl_util::is_empty(bad)) report(insn, v, all, r, meant, kind, bad, Crossing::WorkItems);
         }
         // One work-item: its loops run the earlier one first; vec lanes run at once, reads before writes.
         const isl::map same_item = equal_on(same_group, r.locals);
         const isl::map bad = kind == DepKind::Flow ? not_before(same_item, r.ordered) : lex(same_item, r.ordered, DimOrder::Greater);
-        if (!isl_util::is_empty(bad)) report(insn, v, all, r, kind, bad, Crossing::Order);
+        if (!isl_util::is_empty(bad)) report(insn, v, all, r, meant, kind, bad, Crossing::Order);
+    }
+
+    // The pairs of `touching` whose first instance comes first in the order the kernel means: that of the loops
+    // it meant before transformations (where recorded), then that of today's loops (`r.meaning`).
+    static isl::map dependent_pairs(const isl::map& touching, const Roles& r, const Meant& meant) {
+        const isl::map by_loops = lex(touching, r.meaning, DimOrder::Less);
+        if (!meant.times) return by_loops;
+        const isl::map& t = *meant.times;
+        const isl::map same = t.apply_range(t.reverse());
+        return isl_util::unite(touching.intersect(isl_util::before(t, t)), by_loops.intersect(same));
     }
 
     enum class Crossing { Groups, WorkItems, Order };
@@ -278,8 +328,8 @@ private:
     }
 
     // `all` names the instruction's inames for the message, `r` those the witness pair may differ in.
-    [[noreturn]] void report(const Instruction& insn, const std::string& v, const Roles& all, const Roles& r, DepKind kind,
-                             const isl::map& bad, Crossing crossing) const {
+    [[noreturn]] void report(const Instruction& insn, const std::string& v, const Roles& all, const Roles& r,
+                             const Meant& meant, DepKind kind, const isl::map& bad, Crossing crossing) const {
         const isl_util::PointValues pt = *isl_util::sample_point(bad.wrap());
         const std::vector<std::string> dims = isl_util::set_dim_names(bad.domain());
         std::map<std::string, std::int64_t> x, y;
@@ -321,8 +371,10 @@ private:
         }
         std::vector<std::string> params;
         for (const auto& [name, value] : pt.params) params.push_back(cat(name, "=", value));
+        const std::string order = meant.times ? cat(join(meant.names, ", "), " as before the transformations")
+                                              : join(all.meaning, ", ");
         user_error(error_kind::DependenceViolationError, k_.name, ": ", what, " earlier in the kernel's sequential order (",
-                   join(all.meaning, ", "), "), ", why, params.empty() ? "" : cat(" (with ", join(params, ", "), ")"));
+                   order, "), ", why, params.empty() ? "" : cat(" (with ", join(params, ", "), ")"));
     }
 
     std::string lane_note(const std::map<std::string, std::int64_t>& x, const std::map<std::string, std::int64_t>& y) const {
@@ -332,6 +384,8 @@ private:
     }
 
     const KernelData& k_;
+    std::set<std::string> inames_;
+    std::map<std::string, std::vector<const Instruction*>> writers_;  // variable -> the instructions writing it
     std::map<std::string, std::vector<std::string>> loops_;  // instruction -> the loops around it
     std::set<std::string> host_loops_;
 };

@@ -1,10 +1,13 @@
 // Every variant legal or refused (DESIGN decision 10): an instruction's dependences on its own instances,
 // checked against the concurrent execution its tags ask for.
 //
-// The kernel means its sequential order without parallel tags: the linearization's loops, with each
-// concurrent iname (g.*, l.*, ilp, vec) put back where the kernel's iname order and loop priorities nest it
-// (nesting_order). Two instances of one instruction depend on each other when they touch one element and the
-// earlier in that order writes it (flow) or reads it (anti), exactly as isl finds them. Run concurrently:
+// The kernel means its sequential order without parallel tags: the loops it had before the first
+// transformation that changed its inames or priorities (KernelData::meant: a split, join, rename or
+// prioritize_loops is checked against them, for an instruction that alone writes the variable), then the
+// linearization's loops, with each concurrent iname (g.*, l.*, ilp, vec) put back where the kernel's iname
+// order and loop priorities nest it (nesting_order). Two instances of one instruction depend on each other when
+// they touch one element and the earlier in that order writes it (flow) or reads it (anti), exactly as isl
+// finds them. Run concurrently:
 //  - in different work-groups, they must be separated by a host loop (a loop around a global barrier, whose
 //    iterations are separate launches); no barrier can go between two instances of one instruction otherwise;
 //  - on different work-items of one group, the earlier one's iteration of the sequential loops must come

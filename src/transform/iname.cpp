@@ -209,6 +209,20 @@ void apply_tag(KernelData& k, const std::string& iname, const TagRequest& reques
     k.iname_tags[iname] = resolved;
 }
 
+// --- the loops the kernel meant (KernelData::meant)
+
+// Records the kernel's loops, before a transformation changes its inames or priorities, once.
+void remember_meant_loops(KernelData& k) {
+    if (!k.meant.loops.empty()) return;
+    for (const std::string& i : nesting_order(k, all_inames(k))) k.meant.loops.emplace_back(i, var(i));
+    for (const Instruction& insn : k.instructions) k.meant.instructions.insert(insn.id);
+}
+
+// The meant loops in today's inames, after a transformation put `values` in place of the inames they name.
+void rewrite_meant_loops(KernelData& k, const std::map<std::string, ExprPtr>& values) {
+    for (auto& [name, e] : k.meant.loops) e = substitute(e, values);
+}
+
 // --- split and chunk
 
 // How a split maps the old iname: OLD - offset = fixed + fixed_length*varying in the domain, where `fixed`
@@ -265,9 +279,11 @@ Kernel split_backend(const Kernel& kernel, const std::string& iname, const Split
     if (none_selected(sel)) return kernel;
 
     KernelData k = kernel.copy();
+    remember_meant_loops(k);
     for (isl::set& d : k.domains)
         if (isl_util::has_dim(d, iname)) d = split_domain(d, iname, outer, inner, plan);
     const ExprPtr index = plan.index(var(inner), var(outer));
+    if (all_selected(sel)) rewrite_meant_loops(k, {{iname, index}});
     const std::map<std::string, std::vector<std::string>> split_names{{iname, {outer, inner}}};
     rewrite_selected(k, sel, {iname}, transform, [&](const ExprPtr& e) {
         return map_inames(e, {{iname, index}},
@@ -485,6 +501,7 @@ std::vector<std::string> priority_cycle(const std::vector<std::vector<std::strin
 Kernel prioritize_loops(const Kernel& kernel, const std::vector<std::string>& order) {
     KernelData k = kernel.copy();
     check_inames_exist(k, order, "prioritize_loops");
+    remember_meant_loops(k);
     k.loop_priority.push_back(order);
     const std::vector<std::string> cycle = priority_cycle(k.loop_priority);
     user_assert(cycle.empty(), error_kind::LoopyError, "prioritize_loops: the order ", join(order, ", "),
@@ -557,6 +574,8 @@ Kernel join_inames(const Kernel& kernel, const std::vector<std::string>& inames,
 
     const JoinMap map = join_map(src, inames, name, transform);
     KernelData k = kernel.copy();
+    remember_meant_loops(k);
+    if (all_selected(sel)) rewrite_meant_loops(k, map.values);
     isl::set& d = k.domains[home];
     d = affine::add_constraint(isl_util::add_named_dims(d, {name}, false), var(name), BinOp::Eq, map.joint);
     const auto first = std::find_if(inames.begin(), inames.end(), [&](const std::string& i) { return isl_util::has_dim(d, i); });
@@ -636,6 +655,7 @@ Kernel duplicate_inames(const Kernel& kernel, const std::vector<std::string>& in
     for (const std::string& old : inames) check_no_nested_use(src, sel, old, transform);
 
     KernelData k = kernel.copy();
+    remember_meant_loops(k);  // the moved instructions' meant loops end where they name an iname they left
     for (std::size_t n = 0; n < inames.size(); ++n) {
         for (isl::set& d : k.domains)
             if (isl_util::has_dim(d, inames[n]) && !isl_util::is_param(d, inames[n]))
@@ -671,6 +691,7 @@ Kernel rename_iname(const Kernel& kernel, const std::string& old_iname, const st
         return unlinearized_kernel(std::move(k));
     }
     KernelData k = kernel.copy();
+    remember_meant_loops(k);
     if (exists) {
         move_instructions(k, sel, old_iname, new_iname, transform);
         if (!used_inames(k).count(old_iname)) remove_inames(k, {old_iname});
@@ -686,6 +707,7 @@ Kernel rename_iname(const Kernel& kernel, const std::string& old_iname, const st
     };
     move_entry(k.iname_tags);
     move_entry(k.iname_slabs);
+    rewrite_meant_loops(k, {{old_iname, var(new_iname)}});
     for (std::vector<std::string>& prio : k.loop_priority) std::replace(prio.begin(), prio.end(), old_iname, new_iname);
     return unlinearized_kernel(std::move(k));
 }

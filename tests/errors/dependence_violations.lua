@@ -15,7 +15,7 @@ local scan = lp.make_kernel("{ [i]: 1<=i<n }", "a[i] = a[i-1] + a[i]  {id=upd}",
   { lp.GlobalArg("a", "float64", { shape = "n" }), lp.ValueArg("n", "int32") })
 for _, target in ipairs { "opencl", "c" } do
   refused({ "instance (i_inner=0, i_outer=1) of 'upd' reads a[255], written by its instance (i_inner=255, i_outer=0)",
-    "another work-group (i_outer on g.0)", "sequential order (i_outer, i_inner)" },
+    "another work-group (i_outer on g.0)", "sequential order (i as before the transformations)" },
     lp.split_iname(scan, "i", 256, { outer_tag = "g.0", inner_tag = "l.0" }), target)
 end
 refused({ "of 'upd' reads a[", "on another work-item of the group (i on l.0) at the same point of the code" },
@@ -125,4 +125,30 @@ do
     local _, _, out = one_group(exec, { a = a })
     h.check_array(out, function(i) return (i + 1) % 64 end, "out read before the overwrite on " .. name)
   end)
+end
+
+-- Loop orders changed by transformations are checked against the loops the kernel had before them: seidel's
+-- loops interchanged, or tiled along j with the tiles outside i, run A[i+1, j-1] before A[i, j], whose new
+-- value it reads (found by tools/differential.lua for join_inames, seed 65 case 92: silent wrong code before).
+do
+  refused({ "of 'sweep' reads A[", "sequential order (t, i, j as before the transformations)",
+    "which the loop order (t, j, i) now runs after it" }, lp.prioritize_loops(seidel, "t,j,i"))
+  refused({ "of 'sweep' reads A[", "which the loop order (t, j_outer, i, j_inner) now runs after it" },
+    lp.prioritize_loops(lp.split_iname(seidel, "j", 4), "t,j_outer,i,j_inner"))
+  -- The 5-point seidel's dependences point along i and along j only: its interchange is legal, and computes the same.
+  local five = lp.make_kernel("{ [t, i, j]: 0<=t<3 and 1<=i<n-1 and 1<=j<n-1 }",
+    "A[i,j] = (A[i-1,j] + A[i,j-1] + A[i,j] + A[i,j+1] + A[i+1,j])/5.0  {inames=t:i:j}",
+    { lp.GlobalArg("A", "float64", { shape = "n, n" }), lp.ValueArg("n", "int32") })
+  h.on_each_executor(function(exec, name)
+    local A0 = lp.rand({ 12, 12 }, "float64", 4)
+    local want, got = A0:copy(), A0:copy()
+    five(exec, { A = want })
+    lp.prioritize_loops(five, "t,j,i")(exec, { A = got })
+    h.check_array(got, want, "5-point seidel interchanged on " .. name, { rtol = 1e-12 })
+  end)
+  -- join_inames joins r2 (outer in the joined iname) and i, while the kernel nested i outside j.
+  local rec = lp.make_kernel("{ [i, j]: 0 <= i < 7 and 0 <= j < 7 }", "c[i + 1] = 0.5*c[i + 2] + a[i]  {id=rec, inames=i:j}",
+    { lp.GlobalArg("a, c", "float64", { shape = "20" }) })
+  local joined = lp.join_inames(lp.rename_iname(lp.chunk_iname(rec, "j", 2), "j_inner", "r2"), { "r2", "i" })
+  refused({ "of 'rec' writes c[", "read by its instance", "(i, j as before the transformations)" }, joined)
 end

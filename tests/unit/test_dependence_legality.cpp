@@ -67,7 +67,7 @@ TEST_CASE("a flow dependence across work-groups, work-items and lanes is refused
                    {"instance (i=", "of 'upd' reads a[", "written by its instance", "another work-group (i on g.0)",
                     "sequential order (i)"});
     check_contains(refusal(split(scan(), "i", 64, "g.0", "l.0")),
-                   {"another work-group (i_outer on g.0)", "sequential order (i_outer, i_inner)"});
+                   {"another work-group (i_outer on g.0)", "sequential order (i as before the transformations)"});
     check_contains(refusal(fixed(tagged(scan(), {{"i", "l.0"}}), "n", 32)),
                    {"another work-item of the group (i on l.0) at the same point of the code"});
     check_contains(refusal(split(scan(), "i", 4, "", "vec")), {"lanes of one vector (i_inner on vec)"});
@@ -117,4 +117,17 @@ TEST_CASE("nosync, atomics and accesses isl cannot state are exempt", "[legality
     const Kernel gather = add_dtypes(test::kernel({"{ [i]: 0<=i<n }"}, {"a[idx[i]] = a[idx[i]] + 1 {id=hist}"}),
                                      {{"a", DType::Float64}, {"idx", DType::Int32}});
     CHECK_NOTHROW(preprocess_kernel(tagged(gather, {{"i", "g.0"}})));
+}
+
+TEST_CASE("a loop order a transformation changed is checked against the loops the kernel had before", "[legality]") {
+    // seidel's nine points: A[i-1, j+1] is read after its update, which an interchange of i and j reverses.
+    const Kernel seidel = kernel("{ [i,j]: 1<=i<n-1 and 1<=j<n-1 }", "a[i,j] = a[i-1,j+1] + a[i,j-1] + a[i+1,j] {id=sw}");
+    check_contains(refusal(prioritize_loops(seidel, {"j", "i"})),
+                   {"of 'sw' reads a[", "sequential order (i, j as before the transformations)",
+                    "the loop order (j, i) now runs after it"});
+    CHECK_NOTHROW(preprocess_kernel(prioritize_loops(seidel, {"i", "j"})));
+    CHECK_NOTHROW(preprocess_kernel(split(seidel, "j", 4, "", "")));
+    // Along i and j only: the interchange keeps every dependence.
+    CHECK_NOTHROW(preprocess_kernel(prioritize_loops(kernel("{ [i,j]: 1<=i<n and 1<=j<n }", "a[i,j] = a[i-1,j] + a[i,j-1] {id=w}"),
+                                                     {"j", "i"})));
 }
