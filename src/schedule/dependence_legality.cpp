@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/delinearize.h"
 #include "ir/access.h"
 #include "ir/affine.h"
 #include "ir/domain.h"
@@ -71,6 +72,9 @@ bool nosync_with_itself(const Instruction& insn, SyncScope scope) {
 // The exact accesses of one instruction to one variable, as maps from its instances to elements.
 struct ExactAccesses {
     std::optional<isl::map> reads, writes;
+    /// An access that is not affine in the inames though no data decides it (`c[(m // 3)*i]`, a chunk over a
+    /// parametric length): the elements it touches are known, but not to isl.
+    std::optional<Access> unstated;
 };
 
 enum class DepKind { Flow, Anti };
@@ -117,6 +121,7 @@ public:
                 *instances = with_assumptions(*instances);
             }
             const ExactAccesses a = exact_accesses(insn, *instances, v);
+            if (a.unstated && concurrent) refuse_unproven(insn, v, *a.unstated);
             if (!a.reads || !a.writes) continue;
             const Roles roles = roles_of(insn, placed->second);
             // Against the loops meant before transformations only where it writes `v` alone: another writer (an
@@ -169,9 +174,13 @@ private:
     // Accesses isl states exactly; a data-dependent index (`a[idx[i]]`) touches elements no check can know.
     ExactAccesses exact_accesses(const Instruction& insn, const isl::set& instances, const std::string& v) const {
         ExactAccesses out;
+        const std::optional<std::vector<ExprPtr>> bases = radix_bases(k_, v);
         for (const Access& a : accesses_of(insn)) {
             if (a.name != v || data_dependent(k_, a) || !a.reduction_scope.empty()) continue;
-            const std::optional<isl::map> m = affine::exact_access_map(instances, storage_indices(k_, a));
+            std::vector<ExprPtr> indices = storage_indices(k_, a);
+            if (bases) indices = radix_digits(indices[0], *bases);  // b[i + n*j]: digits i and j (delinearize.h)
+            const std::optional<isl::map> m = affine::exact_access_map(instances, indices);
+            if (!m && !out.unstated) out.unstated = a;
             if (!m) continue;
             std::optional<isl::map>& slot = a.is_write ? out.writes : out.reads;
             slot = slot ? isl_util::unite(*slot, *m) : *m;
@@ -276,6 +285,25 @@ private:
         const isl::map& t = *meant.times;
         const isl::map same = t.apply_range(t.reverse());
         return isl_util::unite(touching.intersect(isl_util::before(t, t)), by_loops.intersect(same));
+    }
+
+    // An instruction that reads and writes `v` at indices isl cannot state, under concurrent inames: its
+    // instances' order cannot be proven, so the tags are refused, unless the instruction says the order does
+    // not matter (a nosync with itself).
+    void refuse_unproven(const Instruction& insn, const std::string& v, const Access& a) const {
+        if (nosync_with_itself(insn, SyncScope::Any) ||
+            (nosync_with_itself(insn, SyncScope::Local) && nosync_with_itself(insn, SyncScope::Global)))
+            return;
+        std::vector<std::string> tagged;
+        for (const std::string& i : insn.within_inames)
+            if (iname_tag(k_, i).is_concurrent()) tagged.push_back(cat(i, " on ", iname_tag(k_, i)));
+        std::vector<std::string> indices;
+        for (const ExprPtr& e : a.indices) indices.push_back(to_string(e));
+        user_error(error_kind::DependenceViolationError, k_.name, ": '", insn.id, "' reads and writes ", v,
+                   ", and its access ", v, "[", join(indices, ", "), "] is not affine in its inames, so no order of its ",
+                   "instances can be proven for the concurrent inames (", join(tagged, ", "), "): fix the parameters ",
+                   "that multiply inames (lp.fix_parameters; a chunk_iname over a parametric length makes such ",
+                   "indices), or state that the order does not matter with a nosync of the instruction with itself");
     }
 
     enum class Crossing { Groups, WorkItems, Order };

@@ -152,3 +152,20 @@ do
   local joined = lp.join_inames(lp.rename_iname(lp.chunk_iname(rec, "j", 2), "j_inner", "r2"), { "r2", "i" })
   refused({ "of 'rec' writes c[", "read by its instance", "(i, j as before the transformations)" }, joined)
 end
+
+-- Indices isl cannot state (a chunk over a parametric length multiplies a parameter by an iname) prove no order:
+-- under concurrent inames the tags are refused, unless a nosync says the order does not matter. With the
+-- parameter fixed the same variant is checked exactly, and refused with its witness (the ilp copies of the
+-- chunk number run under the loop over the chunk's elements). Found by tools/differential.lua, seed 67 case 133.
+do
+  local function chunked(options)
+    local knl = lp.make_kernel("{ [i]: 0 <= i < m }", "c[i + 1] = 0.5*c[i + 2] + a[i]  {id=rec" .. options .. "}",
+      { lp.GlobalArg("a, c", "float64", { shape = "2*m + 3" }), lp.ValueArg("m", "int32") })
+    return lp.split_iname(lp.chunk_iname(knl, "i", 3), "i_outer", 3, { inner_tag = "ilp.seq" })
+  end
+  refused({ "'rec' reads and writes c, and its access c[", "is not affine in its inames",
+    "(i_outer_inner on ilp.seq)" }, chunked(""))
+  lp.generate_code(chunked(", nosync=rec"))
+  refused({ "of 'rec' writes c[", "which the loop order (i_outer_outer, i_inner, i_outer_inner) now runs after it" },
+    lp.fix_parameters(chunked(""), { m = 7 }))
+end
