@@ -128,6 +128,7 @@ public:
             // accumulator's initialization) may overwrite `v` between two of its instances in that order, which
             // then do not depend on each other; only the order of its loops and dep= tell how.
             const Meant meant = writers_.at(v).size() == 1 ? meant_times(insn, *instances, roles.meaning) : Meant{};
+            if (meant.unproven) refuse_unproven_order(insn, v, meant, roles);
             check_pairs(insn, v, roles, meant, DepKind::Flow, copies(v, roles, isl_util::touching_pairs(*a.writes, *a.reads)));
             check_pairs(insn, v, roles, meant, DepKind::Anti, copies(v, roles, isl_util::touching_pairs(*a.reads, *a.writes)));
         }
@@ -138,7 +139,8 @@ private:
     // (KernelData::meant), as far as they are its own: their names, and its instances' values of them.
     struct Meant {
         std::vector<std::string> names;
-        std::optional<isl::map> times;  // none where nothing was recorded or isl cannot state the values
+        std::optional<isl::map> times;  // none where today's loops run them in order, or nothing was recorded
+        bool unproven = false;          // today's loops reorder them, and isl cannot state their values
     };
 
     // `today` is the order of today's loops (Roles::meaning): where the meant loops are today's inames in that
@@ -146,23 +148,47 @@ private:
     Meant meant_times(const Instruction& insn, const isl::set& instances, const std::vector<std::string>& today) const {
         Meant out;
         std::vector<ExprPtr> values;
-        bool plain = true;
+        std::vector<std::vector<std::string>> inames_of;  // per meant loop, the inames its value reads
         if (!k_.meant.instructions.count(insn.id)) return out;  // made later: no loops were meant for it
         for (const auto& [name, e] : k_.meant.loops) {
             const std::vector<std::string> names = referenced_names(e);
             if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return inames_.count(n) && !insn.within_inames.count(n); }))
                 break;  // a loop it left (duplicate_inames): what comes after cannot be compared
-            if (names.empty()) continue;
+            std::vector<std::string> own;
+            for (const std::string& n : names)
+                if (inames_.count(n)) own.push_back(n);
+            if (own.empty()) continue;
             out.names.push_back(name);
             values.push_back(e);
-            plain = plain && e->kind == ExprKind::Var && e->name == name;
+            inames_of.push_back(std::move(own));
         }
-        std::vector<std::string> in_today_order;
-        for (const std::string& i : today)
-            if (std::find(out.names.begin(), out.names.end(), i) != out.names.end()) in_today_order.push_back(i);
-        if (values.empty() || (plain && in_today_order == out.names)) return out;
+        if (values.empty() || runs_in_meant_order(inames_of, today)) return out;
         out.times = affine::exact_access_map(instances, values);
+        out.unproven = !out.times;
         return out;
+    }
+
+    // Whether today's loops (`today`) run the meant loops in their order without isl: each meant loop's value
+    // reads inames of its own (none shared, as a join shares one), today's loops take them one meant loop after
+    // the other, and each meant loop's inames in the kernel's iname order, in which a split or chunk puts the
+    // outer part first (its value then grows with them lexicographically).
+    bool runs_in_meant_order(const std::vector<std::vector<std::string>>& inames_of, const std::vector<std::string>& today) const {
+        const std::vector<std::string> order = all_inames(k_);
+        const auto rank = [&](const std::string& i) { return std::find(order.begin(), order.end(), i) - order.begin(); };
+        std::vector<std::string> expected;
+        for (std::vector<std::string> own : inames_of) {
+            std::sort(own.begin(), own.end(), [&](const std::string& a, const std::string& b) {
+                return rank(a) < rank(b);
+            });
+            for (const std::string& i : own) {
+                if (std::find(expected.begin(), expected.end(), i) != expected.end()) return false;
+                expected.push_back(i);
+            }
+        }
+        std::vector<std::string> ran;
+        for (const std::string& i : today)
+            if (std::find(expected.begin(), expected.end(), i) != expected.end()) ran.push_back(i);
+        return ran == expected;
     }
 
     isl::set with_assumptions(const isl::set& s) const {
@@ -304,6 +330,18 @@ private:
                    "instances can be proven for the concurrent inames (", join(tagged, ", "), "): fix the parameters ",
                    "that multiply inames (lp.fix_parameters; a chunk_iname over a parametric length makes such ",
                    "indices), or state that the order does not matter with a nosync of the instruction with itself");
+    }
+
+    // An instruction whose loops today run in another order than the kernel meant, where isl cannot state the
+    // meant loops' values (a chunk over a parametric length): that the order keeps its dependences is unproven.
+    void refuse_unproven_order(const Instruction& insn, const std::string& v, const Meant& meant, const Roles& r) const {
+        if (nosync_with_itself(insn, SyncScope::Any)) return;
+        user_error(error_kind::DependenceViolationError, k_.name, ": '", insn.id, "' reads and writes ", v,
+                   ", and its loops now run in another order (", join(r.loops, ", "), ") than the kernel meant (",
+                   join(meant.names, ", "), "), whose values are not affine in today's inames, so no order of its ",
+                   "instances can be proven: fix the parameters that multiply inames (lp.fix_parameters; a chunk_iname ",
+                   "over a parametric length makes such values), keep the order, or state that it does not matter ",
+                   "with a nosync of the instruction with itself");
     }
 
     enum class Crossing { Groups, WorkItems, Order };

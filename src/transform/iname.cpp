@@ -751,6 +751,7 @@ Kernel fix_parameters(const Kernel& kernel, const std::map<std::string, ExprPtr>
                     " contradicts the assumptions of kernel '", src.name, "'");
     }
     for (Instruction& insn : k.instructions) rewrite_instruction(insn, [&](const ExprPtr& e) { return substitute(e, values); });
+    rewrite_meant_loops(k, values);  // a chunk's length over a parameter becomes a number: its values affine
     for (SubstitutionRule& rule : k.substitutions) {
         std::map<std::string, ExprPtr> free = values;
         for (const std::string& a : rule.arguments) free.erase(a);

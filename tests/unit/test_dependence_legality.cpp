@@ -67,7 +67,7 @@ TEST_CASE("a flow dependence across work-groups, work-items and lanes is refused
                    {"instance (i=", "of 'upd' reads a[", "written by its instance", "another work-group (i on g.0)",
                     "sequential order (i)"});
     check_contains(refusal(split(scan(), "i", 64, "g.0", "l.0")),
-                   {"another work-group (i_outer on g.0)", "sequential order (i as before the transformations)"});
+                   {"another work-group (i_outer on g.0)", "sequential order (i_outer, i_inner)"});
     check_contains(refusal(fixed(tagged(scan(), {{"i", "l.0"}}), "n", 32)),
                    {"another work-item of the group (i on l.0) at the same point of the code"});
     check_contains(refusal(split(scan(), "i", 4, "", "vec")), {"lanes of one vector (i_inner on vec)"});
