@@ -95,6 +95,9 @@ public:
         const std::vector<std::string> inames = all_inames(k);
         inames_.insert(inames.begin(), inames.end());
         writers_ = writer_map(k);
+        for (const std::string& i : inames) users_[i];
+        for (const Instruction& insn : k.instructions)
+            for (const std::string& i : insn.within_inames) users_[i].insert(insn.id);
         for (const LinearPlace& place : linear_places(k.linearization)) {
             if (place.item->kind != LinearItem::Kind::RunInstruction) continue;
             const Instruction* insn = find_instruction(k, place.item->name);
@@ -245,22 +248,39 @@ private:
                 cut(r.barrier_loops), cut(r.meaning)};
     }
 
-    // The sequential loops as the linearization nests them, each concurrent iname put back before the first of
-    // them that nesting_order (iname order and priorities) places after it.
+    // The instruction's inames in the order the kernel means: the sequential loops as the linearization nests
+    // them, and each concurrent iname where loop priorities and the kernel's iname order (nesting_order) place
+    // it; an ilp or vec iname, a loop without its tag, also around an iname whose every user it shares and
+    // more, as the linearizer would nest it (loopy's loop_nest_around_map). Hardware axes are no loops in
+    // loopy's model, nor in OKL's (whose @inner loops sit inside the sequential loops around them): only
+    // priorities and the iname order place them.
     std::vector<std::string> meaning_order(const Instruction& insn, const std::vector<std::string>& loops) const {
         const std::vector<std::string> order = nesting_order(k_, {insn.within_inames.begin(), insn.within_inames.end()});
         const auto rank = [&](const std::string& i) { return std::find(order.begin(), order.end(), i) - order.begin(); };
-        std::vector<std::string> concurrent;
-        for (const std::string& i : order)
-            if (iname_tag(k_, i).is_concurrent()) concurrent.push_back(i);
-        std::vector<std::string> out;
-        auto next = concurrent.begin();
-        for (const std::string& l : loops) {
-            if (iname_tag(k_, l).is_concurrent()) continue;
-            for (; next != concurrent.end() && rank(*next) < rank(l); ++next) out.push_back(*next);
-            out.push_back(l);
+        std::vector<std::string> sequential;
+        for (const std::string& l : loops)
+            if (!iname_tag(k_, l).is_concurrent()) sequential.push_back(l);
+        // Whether `a` must nest outside `b`.
+        const auto outside = [&](const std::string& a, const std::string& b) {
+            const auto sa = std::find(sequential.begin(), sequential.end(), a), sb = std::find(sequential.begin(), sequential.end(), b);
+            if (sa != sequential.end() && sb != sequential.end()) return sa < sb;
+            if (iname_tag(k_, a).is_hardware() || iname_tag(k_, b).is_hardware()) return false;
+            const std::set<std::string>& ua = users_.at(a);
+            const std::set<std::string>& ub = users_.at(b);
+            return ub.size() < ua.size() && std::includes(ua.begin(), ua.end(), ub.begin(), ub.end());
+        };
+        std::vector<std::string> rest = order, out;
+        while (!rest.empty()) {
+            // The first iname (in nesting_order) that nothing left must nest outside of.
+            auto next = std::find_if(rest.begin(), rest.end(), [&](const std::string& i) {
+                return std::none_of(rest.begin(), rest.end(), [&](const std::string& o) { return o != i && outside(o, i); });
+            });
+            if (next == rest.end()) next = std::min_element(rest.begin(), rest.end(), [&](const std::string& x, const std::string& y) {
+                return rank(x) < rank(y);
+            });
+            out.push_back(*next);
+            rest.erase(next);
         }
-        out.insert(out.end(), next, concurrent.end());
         return out;
     }
 
@@ -452,6 +472,7 @@ private:
     const KernelData& k_;
     std::set<std::string> inames_;
     std::map<std::string, std::vector<const Instruction*>> writers_;  // variable -> the instructions writing it
+    std::map<std::string, std::set<std::string>> users_;              // iname -> the instructions running in it
     std::map<std::string, std::vector<std::string>> loops_;  // instruction -> the loops around it
     std::set<std::string> host_loops_;
 };

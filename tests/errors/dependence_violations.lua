@@ -184,3 +184,14 @@ do
   refused({ "of 'rec' reads c[", "(i, j, k as before the transformations)" },
     lp.fix_parameters(lp.prioritize_loops(chunked, "k,j_inner"), { n = 6 }))
 end
+
+-- An ilp iname that another instruction alone uses nests outside the loops of the others in the kernel's order
+-- (as the linearizer nests it untagged): on ilp it runs innermost, reversing the recurrence over j. Found by
+-- tools/differential.lua, seed 71 case 122.
+do
+  local two = lp.make_kernel("{ [i, j]: 1 <= i < m and 0 <= j < 7 }",
+    { "out[j] = 2*a[j]", "c[j + 1] = 0.5*c[j + 2] + b[i]  {id=rec, inames=i:j}" },
+    { lp.GlobalArg("a, b, c, out", "float64", { shape = "m + 9" }), lp.ValueArg("m", "int32") })
+  refused({ "of 'rec' writes c[", "sequential order (j, i)", "which the loop order (i, j) now runs after it" },
+    lp.tag_inames(two, { j = "ilp" }))
+end
