@@ -131,9 +131,12 @@ public:
             // accumulator's initialization) may overwrite `v` between two of its instances in that order, which
             // then do not depend on each other; only the order of its loops and dep= tell how.
             const Meant meant = writers_.at(v).size() == 1 ? meant_times(insn, *instances, roles.meaning) : Meant{};
-            if (meant.unproven) refuse_unproven_order(insn, v, meant, roles);
-            check_pairs(insn, v, roles, meant, DepKind::Flow, copies(v, roles, isl_util::touching_pairs(*a.writes, *a.reads)));
-            check_pairs(insn, v, roles, meant, DepKind::Anti, copies(v, roles, isl_util::touching_pairs(*a.reads, *a.writes)));
+            const isl::map flow = copies(v, roles, isl_util::touching_pairs(*a.writes, *a.reads));
+            const isl::map anti = copies(v, roles, isl_util::touching_pairs(*a.reads, *a.writes));
+            if (meant.unproven && !(isl_util::is_empty(differing(flow, roles.meaning)) && isl_util::is_empty(differing(anti, roles.meaning))))
+                refuse_unproven_order(insn, v, meant, roles);
+            check_pairs(insn, v, roles, meant, DepKind::Flow, flow);
+            check_pairs(insn, v, roles, meant, DepKind::Anti, anti);
         }
     }
 

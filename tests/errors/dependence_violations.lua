@@ -183,6 +183,10 @@ do
     lp.prioritize_loops(chunked, "k,j_inner"))
   refused({ "of 'rec' reads c[", "(i, j, k as before the transformations)" },
     lp.fix_parameters(lp.prioritize_loops(chunked, "k,j_inner"), { n = 6 }))
+  -- An instance that touches only its own element has nothing to keep in order: the same reorder is accepted.
+  local scale = lp.make_kernel("{ [j, k]: 0 <= j, k < n }", "c[j, k] = 2*c[j, k]  {inames=j:k}",
+    { lp.GlobalArg("c", "float64", { shape = "n, n" }), lp.ValueArg("n", "int32") })
+  lp.generate_code(lp.prioritize_loops(lp.chunk_iname(scale, "j", 3), "k,j_inner"))
 end
 
 -- An ilp iname that another instruction alone uses nests outside the loops of the others in the kernel's order
