@@ -6,6 +6,7 @@
 #include "ir/derived.h"
 #include "isl/isl.h"
 #include "support/error.h"
+#include "support/strings.h"
 
 namespace loom {
 
@@ -38,6 +39,12 @@ const Instruction* find_instruction(const KernelData& k, const std::string& id) 
     for (const Instruction& i : k.instructions)
         if (i.id == id) return &i;
     return nullptr;
+}
+
+bool nosync(const Instruction& sink, const Instruction& source, SyncScope scope) {
+    return std::any_of(sink.no_sync_with.begin(), sink.no_sync_with.end(), [&](const NoSync& n) {
+        return fnmatch(n.id_pattern, source.id) && (n.scope == scope || n.scope == SyncScope::Any);
+    });
 }
 
 void DerivedCache::enable() const {

@@ -193,6 +193,9 @@ const Variable* find_variable(const KernelData& k, const std::string& name);
 bool is_temporary(const KernelData& k, const std::string& name);
 Variable* find_variable(KernelData& k, const std::string& name);
 const Instruction* find_instruction(const KernelData& k, const std::string& id);
+/// Whether `sink`'s nosync entries (no_sync_with) waive synchronizing it with `source` in `scope`: an entry of
+/// that scope or of any scope whose pattern matches `source`'s id.
+bool nosync(const Instruction& sink, const Instruction& source, SyncScope scope);
 std::vector<std::string> all_inames(const KernelData& k);
 /// `inames` in the order their loops nest where the dependencies leave a choice: an iname that a loop priority
 /// names before another goes outside it, the rest keep the kernel's iname order (all_inames). The linearizer

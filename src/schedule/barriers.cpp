@@ -29,12 +29,6 @@ std::vector<std::string> common_prefix(const std::vector<std::string>& a, const 
     return out;
 }
 
-bool nosync(const Instruction& sink, const Instruction& source, SyncScope scope) {
-    return std::any_of(sink.no_sync_with.begin(), sink.no_sync_with.end(), [&](const NoSync& n) {
-        return fnmatch(n.id_pattern, source.id) && (n.scope == scope || n.scope == SyncScope::Any);
-    });
-}
-
 // Which instructions each one depends on, directly or through others (`dep=` chains): an instruction ordered
 // after another only through a third (`s`, then `m` after `s`, then `t` after `m`) still needs its accesses
 // ordered against the other's across work-items, as a direct dependency does.

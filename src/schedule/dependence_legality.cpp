@@ -63,10 +63,10 @@ isl::map equal_on(isl::map rel, const std::vector<std::string>& dims) {
     return rel;
 }
 
-bool nosync_with_itself(const Instruction& insn, SyncScope scope) {
-    return std::any_of(insn.no_sync_with.begin(), insn.no_sync_with.end(), [&](const NoSync& n) {
-        return fnmatch(n.id_pattern, insn.id) && (n.scope == scope || n.scope == SyncScope::Any);
-    });
+// A nosync of the instruction with itself in both scopes: its author says the order of its instances does not
+// matter, which waives what no barrier could give either (an order isl cannot prove).
+bool order_waived(const Instruction& insn) {
+    return nosync(insn, insn, SyncScope::Local) && nosync(insn, insn, SyncScope::Global);
 }
 
 // The exact accesses of one instruction to one variable, as maps from its instances to elements.
@@ -116,6 +116,7 @@ public:
         if ((!concurrent && !k_.meant.instructions.count(insn.id)) || placed == loops_.end()) return;
         const std::set<std::string> read = read_names(insn);
         std::optional<isl::set> instances;
+        std::optional<Roles> roles;
         for (const std::string& v : written_names(insn)) {
             if (!read.count(v) || !find_variable(k_, v)) continue;
             if (!instances) {
@@ -126,17 +127,17 @@ public:
             const ExactAccesses a = exact_accesses(insn, *instances, v);
             if (a.unstated && concurrent) refuse_unproven(insn, v, *a.unstated);
             if (!a.reads || !a.writes) continue;
-            const Roles roles = roles_of(insn, placed->second);
+            if (!roles) roles = roles_of(insn, placed->second);
             // Against the loops meant before transformations only where it writes `v` alone: another writer (an
             // accumulator's initialization) may overwrite `v` between two of its instances in that order, which
             // then do not depend on each other; only the order of its loops and dep= tell how.
-            const Meant meant = writers_.at(v).size() == 1 ? meant_times(insn, *instances, roles.meaning) : Meant{};
-            const isl::map flow = copies(v, roles, isl_util::touching_pairs(*a.writes, *a.reads));
-            const isl::map anti = copies(v, roles, isl_util::touching_pairs(*a.reads, *a.writes));
-            if (meant.unproven && !(isl_util::is_empty(differing(flow, roles.meaning)) && isl_util::is_empty(differing(anti, roles.meaning))))
-                refuse_unproven_order(insn, v, meant, roles);
-            check_pairs(insn, v, roles, meant, DepKind::Flow, flow);
-            check_pairs(insn, v, roles, meant, DepKind::Anti, anti);
+            const Meant meant = writers_.at(v).size() == 1 ? meant_times(insn, *instances, roles->meaning) : Meant{};
+            const isl::map flow = copies(v, *roles, isl_util::touching_pairs(*a.writes, *a.reads));
+            const isl::map anti = copies(v, *roles, isl_util::touching_pairs(*a.reads, *a.writes));
+            if (meant.unproven && !(isl_util::is_empty(differing(flow, roles->meaning)) && isl_util::is_empty(differing(anti, roles->meaning))))
+                refuse_unproven_order(insn, v, meant, *roles);
+            check_pairs(insn, v, *roles, meant, DepKind::Flow, flow);
+            check_pairs(insn, v, *roles, meant, DepKind::Anti, anti);
         }
     }
 
@@ -303,19 +304,19 @@ private:
         const Roles r = restricted(all, isl_util::varying_dims(touching));
         if (r.meaning.empty()) return;
         // One work-item (no hardware iname varies), its loops in the kernel's order, no lanes: nothing to prove.
-        std::vector<std::string> meant_loops;
+        std::vector<std::string> sequential_meaning;
         for (const std::string& i : r.meaning)
-            if (!iname_tag(k_, i).is_hardware()) meant_loops.push_back(i);
-        if (!meant.times && r.hardware.empty() && meant_loops == r.ordered && r.ordered == r.loops) return;
+            if (!iname_tag(k_, i).is_hardware()) sequential_meaning.push_back(i);
+        if (!meant.times && r.hardware.empty() && sequential_meaning == r.ordered && r.ordered == r.loops) return;
         const isl::map dependent = dependent_pairs(touching, r, meant);
         if (isl_util::is_empty(dependent)) return;
-        if (!nosync_with_itself(insn, SyncScope::Global)) {
+        if (!nosync(insn, insn, SyncScope::Global)) {
             // Different work-groups: only separate launches order them.
             const isl::map bad = not_before(differing(dependent, r.groups), r.host_loops);
             if (!isl_util::is_empty(bad)) report(insn, v, all, r, meant, kind, bad, Crossing::Groups);
         }
         const isl::map same_group = equal_on(dependent, r.groups);
-        if (!nosync_with_itself(insn, SyncScope::Local)) {
+        if (!nosync(insn, insn, SyncScope::Local)) {
             // Different work-items of a group: a barrier at the top of the loop whose iteration comes first.
             const isl::map bad = not_before(differing(same_group, r.locals), r.barrier_loops);
             if (!isl_util::is_empty(bad)) report(insn, v, all, r, meant, kind, bad, Crossing::WorkItems);
@@ -340,9 +341,7 @@ private:
     // instances' order cannot be proven, so the tags are refused, unless the instruction says the order does
     // not matter (a nosync with itself).
     void refuse_unproven(const Instruction& insn, const std::string& v, const Access& a) const {
-        if (nosync_with_itself(insn, SyncScope::Any) ||
-            (nosync_with_itself(insn, SyncScope::Local) && nosync_with_itself(insn, SyncScope::Global)))
-            return;
+        if (order_waived(insn)) return;
         std::vector<std::string> tagged;
         for (const std::string& i : insn.within_inames)
             if (iname_tag(k_, i).is_concurrent()) tagged.push_back(cat(i, " on ", iname_tag(k_, i)));
@@ -358,7 +357,7 @@ private:
     // An instruction whose loops today run in another order than the kernel meant, where isl cannot state the
     // meant loops' values (a chunk over a parametric length): that the order keeps its dependences is unproven.
     void refuse_unproven_order(const Instruction& insn, const std::string& v, const Meant& meant, const Roles& r) const {
-        if (nosync_with_itself(insn, SyncScope::Any)) return;
+        if (order_waived(insn)) return;
         user_error(error_kind::DependenceViolationError, k_.name, ": '", insn.id, "' reads and writes ", v,
                    ", and its loops now run in another order (", join(r.loops, ", "), ") than the kernel meant (",
                    join(meant.names, ", "), "), whose values are not affine in today's inames, so no order of its ",

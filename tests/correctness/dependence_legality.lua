@@ -102,6 +102,19 @@ do
   end)
 end
 
+-- Runs each of `variants` (name -> kernel over A and tsteps) on every executor from A0 and compares A with
+-- `reference(exec)`: a function of (i, j) or an array.
+local function check_seidel_variants(variants, A0, tsteps, reference)
+  h.on_each_executor(function(exec, name)
+    local want = reference(exec)
+    for what, variant in pairs(variants) do
+      local A = A0:copy()
+      variant(exec, { A = A, tsteps = tsteps })
+      h.check_array(A, want, "seidel " .. what .. " on " .. name)
+    end
+  end)
+end
+
 -- seidel-2d as PolyBench writes it, sequential, and with its only legal parallelism here: none across i or j,
 -- but unrolling and ilp of the innermost j keep the order.
 do
@@ -121,14 +134,9 @@ do
       end
     end
   end
-  for what, variant in pairs { sequential = seidel, ilp_j = lp.split_iname(seidel, "j", 2, { inner_tag = "ilp" }),
-                               unr_i = lp.split_iname(seidel, "i", 2, { inner_tag = "unr" }) } do
-    h.on_each_executor(function(exec, name)
-      local A = A0:copy()
-      variant(exec, { A = A, tsteps = tsteps })
-      h.check_array(A, function(i, j) return want[i * n + j] end, "seidel " .. what .. " on " .. name)
-    end)
-  end
+  check_seidel_variants({ sequential = seidel, ilp_j = lp.split_iname(seidel, "j", 2, { inner_tag = "ilp" }),
+                          unr_i = lp.split_iname(seidel, "i", 2, { inner_tag = "unr" }) }, A0, tsteps,
+    function() return function(i, j) return want[i * n + j] end end)
 end
 
 -- A split keeps the place of the iname it replaces in the loop order: seidel split along i (untagged) runs
@@ -140,14 +148,11 @@ do
     { lp.GlobalArg("A", "float64", { shape = "n, n" }), lp.ValueArg("n, tsteps", "int32") })
   local n, tsteps = 19, 2
   local A0 = lp.rand({ n, n }, "float64", 9)
-  h.on_each_executor(function(exec, name)
-    local want = A0:copy()
-    seidel(exec, { A = want, tsteps = tsteps })
-    for what, variant in pairs { split_i = lp.split_iname(seidel, "i", 4), split_j = lp.split_iname(seidel, "j", 4),
-                                 split_both = lp.split_iname(lp.split_iname(seidel, "i", 4), "j", 8) } do
-      local A = A0:copy()
-      variant(exec, { A = A, tsteps = tsteps })
-      h.check_array(A, function(i, j) return want:get(i, j) end, "seidel " .. what .. " on " .. name)
-    end
-  end)
+  check_seidel_variants({ split_i = lp.split_iname(seidel, "i", 4), split_j = lp.split_iname(seidel, "j", 4),
+                          split_both = lp.split_iname(lp.split_iname(seidel, "i", 4), "j", 8) }, A0, tsteps,
+    function(exec)
+      local want = A0:copy()
+      seidel(exec, { A = want, tsteps = tsteps })
+      return want
+    end)
 end
