@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/conflicts.h"
+#include "analysis/prerequisites.h"
 #include "ir/iname_tags.h"
 #include "schedule/kernel_split.h"
 #include "schedule/linear_tree.h"
@@ -28,40 +29,6 @@ std::vector<std::string> common_prefix(const std::vector<std::string>& a, const 
     for (std::size_t i = 0; i < a.size() && i < b.size() && a[i] == b[i]; ++i) out.push_back(a[i]);
     return out;
 }
-
-// Which instructions each one depends on, directly or through others (`dep=` chains): an instruction ordered
-// after another only through a third (`s`, then `m` after `s`, then `t` after `m`) still needs its accesses
-// ordered against the other's across work-items, as a direct dependency does.
-class Prerequisites {
-public:
-    explicit Prerequisites(const KernelData& k) {
-        for (const Instruction& insn : k.instructions) collect(k, insn);
-    }
-
-    bool depends(const Instruction& later, const Instruction& earlier) const {
-        return all_.at(later.id).count(earlier.id) != 0;
-    }
-
-    const std::set<std::string>& of(const Instruction& insn) const { return all_.at(insn.id); }
-
-private:
-    const std::set<std::string>& collect(const KernelData& k, const Instruction& insn) {
-        if (const auto it = all_.find(insn.id); it != all_.end()) return it->second;
-        std::set<std::string>& out = all_[insn.id];  // empty while it is collected: a cycle stops here
-        std::set<std::string> found;
-        for (const std::string& d : insn.depends_on) {
-            const Instruction* dep = find_instruction(k, d);
-            if (!dep || !found.insert(d).second) continue;
-            const std::set<std::string>& further = collect(k, *dep);
-            found.insert(further.begin(), further.end());
-        }
-        found.erase(insn.id);
-        out = std::move(found);
-        return out;
-    }
-
-    std::map<std::string, std::set<std::string>> all_;
-};
 
 class BarrierInserter {
 public:
@@ -283,15 +250,23 @@ private:
     std::vector<std::size_t> barriers_;
 };
 
-// Dependencies across work-groups cannot be ordered inside one device kernel.
+// Dependencies across work-groups cannot be ordered inside one device kernel. Only the host loops (those
+// around a global barrier: an iteration is a launch) run both instances in one iteration; the work-groups of
+// one launch run the device's own sequential loops each at its own pace, so two instances in different
+// iterations of such a loop are not ordered either.
 void check_global_dependencies(const KernelData& k, const Prerequisites& prerequisites) {
     const auto stacks = loop_stacks(k);
+    std::set<std::string> host_loops;
+    for (const auto& [id, loops] : stacks)
+        if (const Instruction* insn = find_instruction(k, id); insn && is_global_barrier(*insn)) host_loops.insert(loops.begin(), loops.end());
     const GlobalBarrierPositions global_barriers(k);
     for (const Instruction& t : k.instructions)
         for (const std::string& dep : prerequisites.of(t)) {
             const Instruction* s = find_instruction(k, dep);
             if (!s || nosync(t, *s, SyncScope::Global) || global_barriers.between(s->id, t.id)) continue;
-            const std::vector<std::string> same = common_prefix(stacks.at(s->id), stacks.at(t.id));
+            std::vector<std::string> same;
+            for (const std::string& l : common_prefix(stacks.at(s->id), stacks.at(t.id)))
+                if (host_loops.count(l)) same.push_back(l);
             for (const std::string& v : conflicting_variables(*s, t)) {
                 const Variable* var = find_variable(k, v);
                 if (!var || !(var->is_arg() || var->address_space == AddressSpace::Global)) continue;
