@@ -707,6 +707,11 @@ isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names
     return isl::manage(cur);
 }
 
+isl::set insert_named_dim(const isl::set& s, int pos, const std::string& name) {
+    isl_set* cur = isl_set_insert_dims(s.copy(), isl_dim_set, static_cast<unsigned>(pos), 1);
+    return isl::manage(isl_set_set_dim_name(cur, isl_dim_set, static_cast<unsigned>(pos), name.c_str()));
+}
+
 isl::pw_aff dim_size(const isl::set& s, int pos) {
     const isl::pw_aff hi = dim_max(s, pos), lo = dim_min(s, pos);  // an unbounded dimension is a typed error
     isl_pw_aff* span = isl_pw_aff_sub(hi.copy(), lo.copy());

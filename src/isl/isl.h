@@ -200,6 +200,8 @@ isl::pw_aff scale(const isl::pw_aff& a, long factor);
 
 /// `s` with new unconstrained dimensions `names`: set dimensions appended, or parameters where `as_params`.
 isl::set add_named_dims(const isl::set& s, const std::vector<std::string>& names, bool as_params);
+/// `s` with a new set dimension `name` at position `pos` (unconstrained).
+isl::set insert_named_dim(const isl::set& s, int pos, const std::string& name);
 
 /// The number of values of set dimension `pos` of `s` from its minimum to its maximum, as a function of
 /// the parameters.

@@ -25,10 +25,11 @@ std::optional<ExprPtr> nonzero_start(const KernelData& k, const std::string& ina
     return lo;
 }
 
-// `d` with its dimension `iname` replaced by `iname + lo` (so that the new `iname` starts at zero).
+// `d` with its dimension `iname` replaced by `iname + lo` (so that the new `iname` starts at zero), in its place:
+// the kernel's iname order (the nesting the kernel means where nothing else decides) stays.
 isl::set shifted(const isl::set& d, const std::string& iname, const ExprPtr& lo) {
     const std::string fresh = iname + "__loom_shifted";
-    isl::set s = isl_util::add_named_dims(d, {fresh}, false);
+    isl::set s = isl_util::insert_named_dim(d, isl_util::set_dim_position(d, iname) + 1, fresh);
     s = affine::add_constraint(s, var(iname), BinOp::Eq, binary(BinOp::Add, var(fresh), lo));
     return isl_util::rename_dim(isl_util::project_out(s, {iname}), fresh, iname);
 }

@@ -5,9 +5,12 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "analysis/conflicts.h"
 #include "analysis/delinearize.h"
+#include "analysis/prerequisites.h"
 #include "ir/access.h"
 #include "ir/affine.h"
 #include "ir/domain.h"
@@ -42,25 +45,46 @@ isl::map lex(const isl::map& rel, const std::vector<std::string>& dims, DimOrder
     return out ? *out : isl::map::empty(rel.space());
 }
 
-// The pairs of `rel` that are not before each other over `dims`: at the same point, or after.
-isl::map not_before(const isl::map& rel, const std::vector<std::string>& dims) {
-    return isl_util::unite(lex(rel, dims, DimOrder::Equal), lex(rel, dims, DimOrder::Greater));
+// The pairs of `rel` whose output does not come after its input over `dims`: where `tie_ok`, those it comes
+// before; otherwise those at the same point too.
+isl::map not_after(const isl::map& rel, const std::vector<std::string>& dims, bool tie_ok) {
+    const isl::map before = lex(rel, dims, DimOrder::Greater);
+    return tie_ok ? before : isl_util::unite(before, lex(rel, dims, DimOrder::Equal));
 }
 
-// The pairs of `rel` that differ in at least one of `dims`.
-isl::map differing(const isl::map& rel, const std::vector<std::string>& dims) {
+// One hardware axis as a pair of instructions runs on it: the iname of each on it, none where one runs on every
+// index of the axis.
+struct Axis {
+    InameTag tag;
+    std::optional<std::string> first, second;
+};
+using Axes = std::vector<Axis>;
+
+// The pairs of `rel` that may run on different indices of one of `axes`.
+isl::map differing(const isl::map& rel, const Axes& axes) {
     std::optional<isl::map> out;
-    for (const std::string& d : dims)
+    for (const Axis& a : axes) {
+        if (!a.first || !a.second) return rel;
         for (const DimOrder o : {DimOrder::Less, DimOrder::Greater}) {
-            const isl::map here = isl_util::constrain_dims(rel, d, d, o);
+            const isl::map here = isl_util::constrain_dims(rel, *a.first, *a.second, o);
             out = out ? isl_util::unite(*out, here) : here;
         }
+    }
     return out ? *out : isl::map::empty(rel.space());
 }
 
-isl::map equal_on(isl::map rel, const std::vector<std::string>& dims) {
-    for (const std::string& d : dims) rel = isl_util::constrain_dims(rel, d, d, DimOrder::Equal);
+// The pairs of `rel` on the same index of each of `axes` (a copy of an instruction that runs on every index is on
+// the index of the other).
+isl::map equal_on(isl::map rel, const Axes& axes) {
+    for (const Axis& a : axes)
+        if (a.first && a.second) rel = isl_util::constrain_dims(rel, *a.first, *a.second, DimOrder::Equal);
     return rel;
+}
+
+Axes same_dims(const std::vector<std::string>& dims) {
+    Axes out;
+    for (const std::string& d : dims) out.push_back({InameTag{}, d, d});
+    return out;
 }
 
 // A nosync of the instruction with itself in both scopes: its author says the order of its instances does not
@@ -77,16 +101,30 @@ struct ExactAccesses {
     std::optional<Access> unstated;
 };
 
-enum class DepKind { Flow, Anti };
+// Flow: the later instance reads what the earlier wrote; anti: writes what it read; output: writes what it wrote.
+enum class DepKind { Flow, Anti, Output };
 
-// How an instruction runs: its inames by role, and the loops around it as the linearization nests them.
+// How the instances of a pair of instructions run, the first's instance the earlier in the kernel's meaning (one
+// instruction with itself, or two that a dep= chain orders): the hardware axes they run on, the loops around both
+// as the linearization nests them (one loop for both), and their inames in the order the kernel means.
 struct Roles {
-    std::vector<std::string> groups, locals, hardware;  // the hardware inames, by axis kind
-    std::vector<std::string> loops;       // the loops around it, outermost first (ilp and vec loops included)
-    std::vector<std::string> host_loops;  // those of `loops` around a global barrier: separate launches
-    std::vector<std::string> ordered;     // `loops` without the vec lanes, which run at once
+    Axes groups, locals;
+    std::vector<std::string> loops;          // around both, outermost first (ilp and vec loops included)
+    std::vector<std::string> host_loops;     // those of `loops` around a global barrier: separate launches
+    std::vector<std::string> ordered;        // `loops` without the vec lanes, which run at once
     std::vector<std::string> barrier_loops;  // `loops` at whose top a barrier can go: no ilp or vec loop
-    std::vector<std::string> meaning;     // all its inames in the order the kernel means (see the header)
+    std::vector<std::string> meaning;        // the inames both run in, as far as comparable, as the kernel means them
+    bool first_in_code = false;              // where `loops` agree, the first's code runs before the second's
+};
+
+// A pair of instructions whose accesses to one variable are checked, `first` the earlier where the kernel's
+// loops do not order two instances (the one a dep= chain orders first; both the same for an instruction with
+// itself).
+struct Pair {
+    const Instruction* first;
+    const Instruction* second;
+    bool first_by_dep = false;  // `second` depends on `first`: its instance is the later at a tie of the loops
+    bool self() const { return first == second; }
 };
 
 class LegalityChecker {
@@ -102,80 +140,156 @@ public:
             if (place.item->kind != LinearItem::Kind::RunInstruction) continue;
             const Instruction* insn = find_instruction(k, place.item->name);
             if (!insn) continue;
-            loops_[insn->id] = place.loops;
+            places_.emplace(insn->id, place);
             if (is_global_barrier(*insn)) host_loops_.insert(place.loops.begin(), place.loops.end());
         }
     }
 
+    // An instruction that reads and writes a variable, against its own instances.
     void check(const Instruction& insn) {
-        if (insn.kind != InsnKind::Assignment || insn.atomic) return;
-        const bool concurrent = std::any_of(insn.within_inames.begin(), insn.within_inames.end(),
-                                            [&](const std::string& i) { return iname_tag(k_, i).is_concurrent(); });
-        const auto placed = loops_.find(insn.id);
+        if (!checked(insn)) return;
+        const bool concurrent = has_concurrent(insn);
         // Without concurrent inames, and with the loops the kernel has always had, it runs as it means.
-        if ((!concurrent && !k_.meant.instructions.count(insn.id)) || placed == loops_.end()) return;
+        if (!concurrent && !k_.meant.instructions.count(insn.id)) return;
+        const Pair pair{&insn, &insn};
         const std::set<std::string> read = read_names(insn);
-        std::optional<isl::set> instances;
-        std::optional<Roles> roles;
         for (const std::string& v : written_names(insn)) {
             if (!read.count(v) || !find_variable(k_, v)) continue;
-            if (!instances) {
-                instances = certain_instances(k_, insn);
-                if (!instances) return;  // which instances run depends on data: beyond an exact check
-                *instances = with_assumptions(*instances);
-            }
-            const ExactAccesses a = exact_accesses(insn, *instances, v);
+            const isl::set* instances = instances_of(insn);
+            if (!instances) return;  // which instances run depends on data: beyond an exact check
+            const ExactAccesses& a = accesses(insn, v);
             if (a.unstated && concurrent) refuse_unproven(insn, v, *a.unstated);
             if (!a.reads || !a.writes) continue;
-            if (!roles) roles = roles_of(insn, placed->second);
+            const Roles& roles = roles_of(pair);
             // Against the loops meant before transformations only where it writes `v` alone: another writer (an
             // accumulator's initialization) may overwrite `v` between two of its instances in that order, which
             // then do not depend on each other; only the order of its loops and dep= tell how.
-            const Meant meant = writers_.at(v).size() == 1 ? meant_times(insn, *instances, roles->meaning) : Meant{};
-            const isl::map flow = copies(v, *roles, isl_util::touching_pairs(*a.writes, *a.reads));
-            const isl::map anti = copies(v, *roles, isl_util::touching_pairs(*a.reads, *a.writes));
-            if (meant.unproven && !(isl_util::is_empty(differing(flow, roles->meaning)) && isl_util::is_empty(differing(anti, roles->meaning))))
-                refuse_unproven_order(insn, v, meant, *roles);
-            check_pairs(insn, v, *roles, meant, DepKind::Flow, flow);
-            check_pairs(insn, v, *roles, meant, DepKind::Anti, anti);
+            const Meant meant = writers_.at(v).size() == 1 ? meant_times(pair, roles) : Meant{};
+            const isl::map flow = isl_util::touching_pairs(*a.writes, *a.reads);
+            const isl::map anti = isl_util::touching_pairs(*a.reads, *a.writes);
+            const Axes dims = same_dims(roles.meaning);
+            if (meant.unproven && !(isl_util::is_empty(differing(flow, dims)) && isl_util::is_empty(differing(anti, dims))))
+                refuse_unproven_order(pair, v, meant, roles);
+            check_pairs(pair, v, roles, meant, DepKind::Flow, flow);
+            check_pairs(pair, v, roles, meant, DepKind::Anti, anti);
+        }
+    }
+
+    // Two instructions, `second` after `first` by a dep= chain, against each other's instances: where their
+    // loops today run an instance of one before the instance of the other that the kernel means first (a loop
+    // order, an iname on l.*, the lanes of a vec iname). Accesses isl cannot state are left out, as data-dependent
+    // ones (no refusal of what it cannot prove here: two instructions are ordered by dep=, barriers and
+    // global barriers in loopy's model, the loops of one by this check alone).
+    void check(const Instruction& first, const Instruction& second) {
+        if (!checked(first) || !checked(second)) return;
+        if (!has_concurrent(first) && !has_concurrent(second) && !k_.meant.instructions.count(first.id) &&
+            !k_.meant.instructions.count(second.id))
+            return;
+        for (const std::string& v : conflicting_variables(first, second)) {
+            const Variable* var = find_variable(k_, v);
+            if (!var) continue;
+            const Pair forward{&first, &second, true}, backward{&second, &first, false};
+            const Roles& roles = roles_of(forward);
+            Meant meant = meant_times(forward, roles);
+            if ((meant.first_times || meant.unproven) && reused(v)) meant = Meant{};
+            if (runs_as_meant(roles, meant, *var)) continue;
+            if (!instances_of(first) || !instances_of(second)) return;  // which run depends on data
+            const ExactAccesses& x = accesses(first, v);
+            const ExactAccesses& y = accesses(second, v);
+            if (meant.unproven) refuse_unproven_order(forward, v, meant, roles);
+            // Each way round: `first`'s instance earlier (ties too), or `second`'s strictly earlier.
+            for (const auto& [p, from, to] : {std::tuple{forward, &x, &y}, std::tuple{backward, &y, &x}}) {
+                const Roles& r = roles_of(p);
+                const Meant m = p.first_by_dep ? meant : reversed(meant);
+                if (from->writes && to->reads) check_pairs(p, v, r, m, DepKind::Flow, isl_util::touching_pairs(*from->writes, *to->reads));
+                if (from->reads && to->writes) check_pairs(p, v, r, m, DepKind::Anti, isl_util::touching_pairs(*from->reads, *to->writes));
+                if (from->writes && to->writes) check_pairs(p, v, r, m, DepKind::Output, isl_util::touching_pairs(*from->writes, *to->writes));
+            }
         }
     }
 
 private:
-    // The loops the kernel meant for an instruction before transformations changed its inames or priorities
-    // (KernelData::meant), as far as they are its own: their names, and its instances' values of them.
+    bool checked(const Instruction& insn) const {
+        return insn.kind == InsnKind::Assignment && !insn.atomic && places_.count(insn.id);
+    }
+
+    bool has_concurrent(const Instruction& insn) const {
+        return std::any_of(insn.within_inames.begin(), insn.within_inames.end(),
+                           [&](const std::string& i) { return iname_tag(k_, i).is_concurrent(); });
+    }
+
+    // Whether some writer of `v` writes one element from two of its instances: then another instruction's access
+    // between them in one order is not between them in the other, and the order of pairs of instances alone
+    // (isl's memory-based dependences) cannot tell a reorder that keeps every value (a scalar temporary reused in
+    // each iteration) from one that does not. Such variables are checked in today's loop order only.
+    bool reused(const std::string& v) {
+        const auto [it, fresh] = reused_.emplace(v, false);
+        if (!fresh) return it->second;
+        for (const Instruction* w : writers_.at(v)) {
+            const isl::set* instances = instances_of(*w);
+            const ExactAccesses& a = accesses(*w, v);
+            if (!instances || a.unstated || !a.writes || !isl_util::is_empty(differing(isl_util::touching_pairs(*a.writes, *a.writes), same_dims(isl_util::set_dim_names(*instances)))))
+                return it->second = true;
+        }
+        return false;
+    }
+
+    // The loops the kernel meant for a pair before transformations changed its inames or priorities
+    // (KernelData::meant), as far as both run in them: their names, and each instance's values of them.
     struct Meant {
         std::vector<std::string> names;
-        std::optional<isl::map> times;  // none where today's loops run them in order, or nothing was recorded
-        bool unproven = false;          // today's loops reorder them, and isl cannot state their values
+        std::optional<isl::map> first_times, second_times;  // none where today's loops run them in order
+        bool unproven = false;  // today's loops reorder them, and isl cannot state their values
     };
 
-    // `today` is the order of today's loops (Roles::meaning): where the meant loops are today's inames in that
-    // order, they add nothing to it, and no isl map is made.
-    Meant meant_times(const Instruction& insn, const isl::set& instances, const std::vector<std::string>& today) const {
+    static Meant reversed(const Meant& m) { return {m.names, m.second_times, m.first_times, m.unproven}; }
+
+    // `r.meaning` is the order of today's loops: where the meant loops are those inames in that order, they add
+    // nothing to it, and no isl map is made.
+    Meant meant_times(const Pair& p, const Roles& r) {
         Meant out;
+        if (!k_.meant.instructions.count(p.first->id) || !k_.meant.instructions.count(p.second->id)) return out;
         std::vector<ExprPtr> values;
         std::vector<std::vector<std::string>> inames_of;  // per meant loop, the inames its value reads
-        if (!k_.meant.instructions.count(insn.id)) return out;  // made later: no loops were meant for it
         for (const auto& [name, e] : k_.meant.loops) {
             const std::vector<std::string> names = referenced_names(e);
-            if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return inames_.count(n) && !insn.within_inames.count(n); }))
-                break;  // a loop it left (duplicate_inames): what comes after cannot be compared
             std::vector<std::string> own;
             for (const std::string& n : names)
                 if (inames_.count(n)) own.push_back(n);
+            // A loop one of them left (duplicate_inames), or not shared today: what comes after cannot be compared.
+            if (std::any_of(own.begin(), own.end(), [&](const std::string& n) {
+                    return std::find(r.meaning.begin(), r.meaning.end(), n) == r.meaning.end();
+                }))
+                break;
             if (own.empty()) continue;
             out.names.push_back(name);
             values.push_back(e);
             inames_of.push_back(std::move(own));
         }
-        if (values.empty() || runs_in_meant_order(inames_of, today)) return out;
-        out.times = affine::exact_access_map(instances, values);
-        out.unproven = !out.times;
+        if (values.empty() || (!std::any_of(values.begin(), values.end(), [&](const ExprPtr& e) { return joined(e); }) && runs_in_meant_order(inames_of, r.meaning)))
+            return out;
+        const isl::set* first = instances_of(*p.first);
+        const isl::set* second = instances_of(*p.second);
+        if (!first || !second) return out;  // which instances run depends on data: beyond an exact check
+        out.first_times = affine::exact_access_map(*first, values);
+        out.second_times = affine::exact_access_map(*second, values);
+        out.unproven = !out.first_times || !out.second_times;
+        if (out.unproven) out.first_times = out.second_times = std::nullopt;
         return out;
     }
 
-    // Whether today's loops (`today`) run the meant loops in their order without isl: each meant loop's value
+    // Whether a meant loop's value has a join's `//` or `%` of inames: it does not grow with them lexicographically.
+    bool joined(const ExprPtr& value) const {
+        bool found = false;
+        visit(value, [&](const ExprPtr& n) {
+            if (found || n->kind != ExprKind::Binary || (n->op != BinOp::FloorDiv && n->op != BinOp::Mod)) return;
+            const std::vector<std::string> names = referenced_names(n->args[0]);
+            found = std::any_of(names.begin(), names.end(), [&](const std::string& x) { return inames_.count(x) != 0; });
+        });
+        return found;
+    }
+
+    // Whether today's loops (`today`) run the meant loops in their order without isl (values without a join): each meant loop's value
     // reads inames of its own (none shared, as a join shares one), today's loops take them one meant loop after
     // the other, and each meant loop's inames in the kernel's iname order, in which a split or chunk puts the
     // outer part first (its value then grows with them lexicographically).
@@ -198,6 +312,16 @@ private:
         return ran == expected;
     }
 
+    const isl::set* instances_of(const Instruction& insn) {
+        auto it = instances_.find(insn.id);
+        if (it == instances_.end()) {
+            std::optional<isl::set> s = certain_instances(k_, insn);
+            if (s) s = with_assumptions(*s);
+            it = instances_.emplace(insn.id, std::move(s)).first;
+        }
+        return it->second ? &*it->second : nullptr;
+    }
+
     isl::set with_assumptions(const isl::set& s) const {
         const isl::set context = assumption_context(k_);
         const isl::set aligned = isl_util::align_params(s, context.space());
@@ -205,8 +329,11 @@ private:
     }
 
     // Accesses isl states exactly; a data-dependent index (`a[idx[i]]`) touches elements no check can know.
-    ExactAccesses exact_accesses(const Instruction& insn, const isl::set& instances, const std::string& v) const {
+    const ExactAccesses& accesses(const Instruction& insn, const std::string& v) {
+        const auto key = std::pair{insn.id, v};
+        if (const auto it = accesses_.find(key); it != accesses_.end()) return it->second;
         ExactAccesses out;
+        const isl::set& instances = *instances_of(insn);
         const std::optional<std::vector<ExprPtr>> bases = radix_bases(k_, v);
         for (const Access& a : accesses_of(insn)) {
             if (a.name != v || data_dependent(k_, a) || !a.reduction_scope.empty()) continue;
@@ -218,38 +345,78 @@ private:
             std::optional<isl::map>& slot = a.is_write ? out.writes : out.reads;
             slot = slot ? isl_util::unite(*slot, *m) : *m;
         }
-        return out;
+        return accesses_.emplace(key, std::move(out)).first->second;
     }
 
-    Roles roles_of(const Instruction& insn, const std::vector<std::string>& loops) const {
+    const Roles& roles_of(const Pair& p) {
+        const auto key = std::pair{p.first->id, p.second->id};
+        if (const auto it = roles_.find(key); it != roles_.end()) return it->second;
+        const LinearPlace& a = places_.at(p.first->id);
+        const LinearPlace& b = places_.at(p.second->id);
         Roles r;
-        r.loops = loops;
-        for (const std::string& i : insn.within_inames) {
-            const InameTag tag = iname_tag(k_, i);
-            if (tag.is_group()) r.groups.push_back(i);
-            if (tag.is_local()) r.locals.push_back(i);
-            if (tag.is_hardware()) r.hardware.push_back(i);
-        }
-        for (const std::string& l : loops) {
+        std::size_t d = 0;  // the loops both run in: one node of the linearization
+        while (d < a.loops.size() && d < b.loops.size() && a.loops[d] == b.loops[d] && a.positions[d] == b.positions[d]) ++d;
+        r.loops.assign(a.loops.begin(), a.loops.begin() + static_cast<long>(d));
+        r.first_in_code = !p.self() && a.positions[d] < b.positions[d];
+        for (const std::string& l : r.loops) {
             const InameTag tag = iname_tag(k_, l);
             if (host_loops_.count(l)) r.host_loops.push_back(l);
             if (!tag.is_vec()) r.ordered.push_back(l);
             if (!tag.is_innermost()) r.barrier_loops.push_back(l);
         }
-        r.meaning = meaning_order(insn, loops);
-        return r;
+        for (const auto& [kind, axes] : {std::pair{&InameTag::is_group, &r.groups}, {&InameTag::is_local, &r.locals}})
+            for (const InameTag& tag : axes_of(*p.first, *p.second, kind))
+                axes->push_back({tag, iname_on(*p.first, tag), iname_on(*p.second, tag)});
+        // Two instructions' instances are ordered by the loops they share, then by dep=; a dep= across a
+        // concurrent iname orders all instances of one before all of the other (loopy's model: a barrier, the
+        // lanes of a vector one instruction after the other), so these are no shared loops of their meaning.
+        for (const std::string& i : meaning_order(*p.first, a.loops))
+            if (p.self() || std::find(r.ordered.begin(), r.ordered.end(), i) != r.ordered.end()) r.meaning.push_back(i);
+        return roles_.emplace(key, std::move(r)).first->second;
+    }
+
+    // The hardware axes of one kind either instruction runs on.
+    std::vector<InameTag> axes_of(const Instruction& a, const Instruction& b, TagPredicate kind) const {
+        std::vector<InameTag> out;
+        for (const Instruction* insn : {&a, &b})
+            for (const std::string& i : insn->within_inames) {
+                const InameTag tag = iname_tag(k_, i);
+                if ((tag.*kind)() && std::find(out.begin(), out.end(), tag) == out.end()) out.push_back(tag);
+            }
+        return out;
+    }
+
+    std::optional<std::string> iname_on(const Instruction& insn, const InameTag& tag) const {
+        for (const std::string& i : insn.within_inames)
+            if (iname_tag(k_, i) == tag) return i;
+        return std::nullopt;
+    }
+
+    // Whether today's loops order every pair of instances of two instructions as the kernel means, with no isl:
+    // no meant loop they share was reordered, today's loops around both are the meant ones in the meant order, the first's code
+    // comes first, and a barrier can go at the top of each loop (no ilp or vec loop), unless `v` is private (one
+    // work-item's alone).
+    static bool runs_as_meant(const Roles& r, const Meant& meant, const Variable& v) {
+        if (meant.first_times || meant.unproven) return false;
+        const bool one_item = v.kind == VarKind::Temporary && v.address_space == AddressSpace::Private;
+        return r.first_in_code && r.meaning == r.ordered && r.ordered == r.loops && (one_item || r.barrier_loops == r.loops);
     }
 
     // `r` with each list of inames cut down to those in `keep` (in their order).
     static Roles restricted(const Roles& r, const std::vector<std::string>& keep) {
+        const auto kept = [&](const std::string& i) { return std::find(keep.begin(), keep.end(), i) != keep.end(); };
         const auto cut = [&](const std::vector<std::string>& list) {
             std::vector<std::string> out;
-            for (const std::string& i : list)
-                if (std::find(keep.begin(), keep.end(), i) != keep.end()) out.push_back(i);
+            std::copy_if(list.begin(), list.end(), std::back_inserter(out), kept);
             return out;
         };
-        return {cut(r.groups), cut(r.locals), cut(r.hardware), cut(r.loops), cut(r.host_loops), cut(r.ordered),
-                cut(r.barrier_loops), cut(r.meaning)};
+        const auto cut_axes = [&](const Axes& axes) {
+            Axes out;
+            std::copy_if(axes.begin(), axes.end(), std::back_inserter(out), [&](const Axis& a) { return a.first && kept(*a.first); });
+            return out;
+        };
+        return {cut_axes(r.groups), cut_axes(r.locals), cut(r.loops), cut(r.host_loops), cut(r.ordered),
+                cut(r.barrier_loops), cut(r.meaning), r.first_in_code};
     }
 
     // The instruction's inames in the order the kernel means: the sequential loops as the linearization nests
@@ -288,53 +455,62 @@ private:
         return out;
     }
 
-    // Private temporaries exist once per work-item, local ones once per work-group: instances on different
-    // copies touch different elements.
-    isl::map copies(const std::string& v, const Roles& r, const isl::map& pairs) const {
+    void check_pairs(const Pair& p, const std::string& v, const Roles& all, const Meant& meant, DepKind kind,
+                     const isl::map& all_touching) {
         const Variable* var = find_variable(k_, v);
-        if (!var || var->kind != VarKind::Temporary) return pairs;
-        if (var->address_space == AddressSpace::Private) return equal_on(pairs, r.hardware);
-        if (var->address_space == AddressSpace::Local) return equal_on(pairs, r.groups);
-        return pairs;
-    }
-
-    void check_pairs(const Instruction& insn, const std::string& v, const Roles& all, const Meant& meant, DepKind kind,
-                     const isl::map& touching) {
-        // Pairs agree on the dims their accesses fix (an accumulator's own iname): the orders need only the others.
-        const Roles r = restricted(all, isl_util::varying_dims(touching));
-        if (r.meaning.empty()) return;
-        // One work-item (no hardware iname varies), its loops in the kernel's order, no lanes: nothing to prove.
-        std::vector<std::string> sequential_meaning;
-        for (const std::string& i : r.meaning)
-            if (!iname_tag(k_, i).is_hardware()) sequential_meaning.push_back(i);
-        if (!meant.times && r.hardware.empty() && sequential_meaning == r.ordered && r.ordered == r.loops) return;
-        const isl::map dependent = dependent_pairs(touching, r, meant);
+        const bool is_private = var->kind == VarKind::Temporary && var->address_space == AddressSpace::Private;
+        const bool is_local = var->kind == VarKind::Temporary && var->address_space == AddressSpace::Local;
+        // Private temporaries exist once per work-item, local ones once per work-group: instances on different
+        // copies touch different elements.
+        const isl::map touching = is_private ? equal_on(equal_on(all_touching, all.groups), all.locals)
+                                  : is_local ? equal_on(all_touching, all.groups)
+                                             : all_touching;
+        // Pairs of one instruction agree on the dims their accesses fix (an accumulator's own iname): the orders
+        // need only the others.
+        const Roles r = p.self() ? restricted(all, isl_util::varying_dims(touching)) : all;
+        if (p.self()) {
+            if (r.meaning.empty()) return;
+            // One work-item (no hardware iname varies), its loops in the kernel's order, no lanes: nothing to prove.
+            std::vector<std::string> sequential_meaning;
+            for (const std::string& i : r.meaning)
+                if (!iname_tag(k_, i).is_hardware()) sequential_meaning.push_back(i);
+            if (!meant.first_times && r.groups.empty() && r.locals.empty() && sequential_meaning == r.ordered && r.ordered == r.loops) return;
+        }
+        const isl::map dependent = dependent_pairs(touching, r, meant, p.first_by_dep);
         if (isl_util::is_empty(dependent)) return;
-        if (!nosync(insn, insn, SyncScope::Global)) {
-            // Different work-groups: only separate launches order them.
-            const isl::map bad = not_before(differing(dependent, r.groups), r.host_loops);
-            if (!isl_util::is_empty(bad)) report(insn, v, all, r, meant, kind, bad, Crossing::Groups);
+        if (!is_private && !is_local && !nosync(*p.second, *p.first, SyncScope::Global)) {
+            // Different work-groups: only separate launches order them (and for two instructions, a global
+            // barrier between them in one launch, which check_global_dependencies asks for).
+            const isl::map groups = differing(dependent, r.groups);
+            const isl::map bad = p.self() ? not_after(groups, r.host_loops, false) : lex(groups, r.host_loops, DimOrder::Greater);
+            if (!isl_util::is_empty(bad)) report(p, v, all, r, meant, kind, bad, Crossing::Groups);
         }
         const isl::map same_group = equal_on(dependent, r.groups);
-        if (!nosync(insn, insn, SyncScope::Local)) {
-            // Different work-items of a group: a barrier at the top of the loop whose iteration comes first.
-            const isl::map bad = not_before(differing(same_group, r.locals), r.barrier_loops);
-            if (!isl_util::is_empty(bad)) report(insn, v, all, r, meant, kind, bad, Crossing::WorkItems);
+        if (!is_private && !nosync(*p.second, *p.first, SyncScope::Local)) {
+            // Different work-items of a group: a barrier at the top of the loop whose iteration comes first, or
+            // between the two instructions in the code (barrier insertion puts it there).
+            const isl::map bad = not_after(differing(same_group, r.locals), r.barrier_loops, r.first_in_code);
+            if (!isl_util::is_empty(bad)) report(p, v, all, r, meant, kind, bad, Crossing::WorkItems);
         }
-        // One work-item: its loops run the earlier one first; vec lanes run at once, reads before writes.
+        // One work-item: its loops run the earlier one first; vec lanes run at once, each instruction on all lanes
+        // before the next, reads before writes.
         const isl::map same_item = equal_on(same_group, r.locals);
-        const isl::map bad = kind == DepKind::Flow ? not_before(same_item, r.ordered) : lex(same_item, r.ordered, DimOrder::Greater);
-        if (!isl_util::is_empty(bad)) report(insn, v, all, r, meant, kind, bad, Crossing::Order);
+        const bool tie_ok = p.self() ? kind == DepKind::Anti : r.first_in_code;
+        const isl::map bad = not_after(same_item, r.ordered, tie_ok);
+        if (!isl_util::is_empty(bad)) report(p, v, all, r, meant, kind, bad, Crossing::Order);
     }
 
     // The pairs of `touching` whose first instance comes first in the order the kernel means: that of the loops
-    // it meant before transformations (where recorded), then that of today's loops (`r.meaning`).
-    static isl::map dependent_pairs(const isl::map& touching, const Roles& r, const Meant& meant) {
-        const isl::map by_loops = lex(touching, r.meaning, DimOrder::Less);
-        if (!meant.times) return by_loops;
-        const isl::map& t = *meant.times;
-        const isl::map same = t.apply_range(t.reverse());
-        return isl_util::unite(touching.intersect(isl_util::before(t, t)), by_loops.intersect(same));
+    // it meant before transformations (where recorded), then that of today's loops (`r.meaning`), then (`tie`)
+    // that of the dep= chain.
+    static isl::map dependent_pairs(const isl::map& touching, const Roles& r, const Meant& meant, bool tie) {
+        isl::map by_loops = lex(touching, r.meaning, DimOrder::Less);
+        if (tie) by_loops = isl_util::unite(by_loops, lex(touching, r.meaning, DimOrder::Equal));
+        if (!meant.first_times) return by_loops;
+        const isl::map& a = *meant.first_times;
+        const isl::map& b = *meant.second_times;
+        const isl::map same = a.apply_range(b.reverse());
+        return isl_util::unite(touching.intersect(isl_util::before(a, b)), by_loops.intersect(same));
     }
 
     // An instruction that reads and writes `v` at indices isl cannot state, under concurrent inames: its
@@ -354,16 +530,18 @@ private:
                    "indices), or state that the order does not matter with a nosync of the instruction with itself");
     }
 
-    // An instruction whose loops today run in another order than the kernel meant, where isl cannot state the
-    // meant loops' values (a chunk over a parametric length): that the order keeps its dependences is unproven.
-    void refuse_unproven_order(const Instruction& insn, const std::string& v, const Meant& meant, const Roles& r) const {
-        if (order_waived(insn)) return;
-        user_error(error_kind::DependenceViolationError, k_.name, ": '", insn.id, "' reads and writes ", v,
-                   ", and its loops now run in another order (", join(r.loops, ", "), ") than the kernel meant (",
-                   join(meant.names, ", "), "), whose values are not affine in today's inames, so no order of its ",
-                   "instances can be proven: fix the parameters that multiply inames (lp.fix_parameters; a chunk_iname ",
-                   "over a parametric length makes such values), keep the order, or state that it does not matter ",
-                   "with a nosync of the instruction with itself");
+    // Loops that today run in another order than the kernel meant, where isl cannot state the meant loops' values
+    // (a chunk over a parametric length): that the order keeps the dependences is unproven.
+    void refuse_unproven_order(const Pair& p, const std::string& v, const Meant& meant, const Roles& r) const {
+        if (p.self() ? order_waived(*p.first) : nosync(*p.second, *p.first, SyncScope::Local)) return;
+        const std::string who = p.self() ? cat("'", p.first->id, "' reads and writes ", v)
+                                         : cat("'", p.first->id, "' and '", p.second->id, "' access ", v);
+        user_error(error_kind::DependenceViolationError, k_.name, ": ", who, ", and ", p.self() ? "its" : "their",
+                   " loops now run in another order (",
+                   join(r.loops, ", "), ") than the kernel meant (", join(meant.names, ", "), "), whose values are not ",
+                   "affine in today's inames, so no order of the instances can be proven: fix the parameters that ",
+                   "multiply inames (lp.fix_parameters; a chunk_iname over a parametric length makes such values), keep ",
+                   "the order, or state that it does not matter with a nosync");
     }
 
     enum class Crossing { Groups, WorkItems, Order };
@@ -375,14 +553,14 @@ private:
         return join(parts, ", ");
     }
 
-    // `a[255]`: the element an access of `insn` to `v` touches at the instance `values`, as written.
-    std::string element(const Instruction& insn, const std::string& v, bool write,
-                        const std::map<std::string, std::int64_t>& values, const std::map<std::string, std::int64_t>& other,
-                        bool other_write) const {
+    // `a[255]`: the element an access of `insn` to `v` touches at the instance `values`, as written; of several,
+    // one that `other`'s access touches at `other_values` too.
+    std::string element(const Instruction& insn, const std::string& v, bool write, const std::map<std::string, std::int64_t>& values,
+                        const Instruction& other, bool other_write, const std::map<std::string, std::int64_t>& other_values) const {
         std::vector<std::vector<std::int64_t>> other_elements;
-        for (const Access& a : accesses_of(insn))
+        for (const Access& a : accesses_of(other))
             if (a.name == v && a.is_write == other_write)
-                if (const auto e = evaluated(a, other)) other_elements.push_back(*e);
+                if (const auto e = evaluated(a, other_values)) other_elements.push_back(*e);
         std::string fallback = v;
         for (const Access& a : accesses_of(insn)) {
             if (a.name != v || a.is_write != write) continue;
@@ -407,36 +585,39 @@ private:
         return out;
     }
 
-    // The first iname of `names` on which the witness pair differs, with its tag: "i_outer on g.0".
-    std::string differing_iname(const std::vector<std::string>& names, const std::map<std::string, std::int64_t>& x,
-                                const std::map<std::string, std::int64_t>& y) const {
-        for (const std::string& n : names)
-            if (x.at(n) != y.at(n)) return cat(n, " on ", iname_tag(k_, n));
+    // The first of `axes` on which the witness pair differs, with its tag: "i_outer on g.0"; "g.0" where one of
+    // them runs on every index of it.
+    static std::string differing_axis(const Axes& axes, const std::map<std::string, std::int64_t>& x,
+                                      const std::map<std::string, std::int64_t>& y) {
+        for (const Axis& a : axes) {
+            if (!a.first || !a.second) return cat(a.first ? *a.first : a.second ? *a.second : std::string("an iname"), " on ", a.tag);
+            if (x.at(*a.first) != y.at(*a.second)) return cat(*a.first, " on ", a.tag);
+        }
         return "";
     }
 
-    // `all` names the instruction's inames for the message, `r` those the witness pair may differ in.
-    [[noreturn]] void report(const Instruction& insn, const std::string& v, const Roles& all, const Roles& r,
-                             const Meant& meant, DepKind kind, const isl::map& bad, Crossing crossing) const {
+    // `all` names the inames of the pair for the message, `r` those the witness pair may differ in.
+    [[noreturn]] void report(const Pair& p, const std::string& v, const Roles& all, const Roles& r, const Meant& meant,
+                             DepKind kind, const isl::map& bad, Crossing crossing) const {
         const isl_util::PointValues pt = *isl_util::sample_point(bad.wrap());
-        const std::vector<std::string> dims = isl_util::set_dim_names(bad.domain());
+        const std::vector<std::string> first_dims = isl_util::set_dim_names(bad.domain());
+        const std::vector<std::string> second_dims = isl_util::set_dim_names(bad.range());
         std::map<std::string, std::int64_t> x, y;
         for (const auto& [name, value] : pt.params) x[name] = y[name] = value;
-        for (std::size_t d = 0; d < dims.size(); ++d) {
-            x[dims[d]] = pt.coordinates[d];
-            y[dims[d]] = pt.coordinates[dims.size() + d];
-        }
-        // The later instance (y) reads what the earlier (x) wrote, or writes what it read.
-        const bool flow = kind == DepKind::Flow;
-        const std::string later = cat("instance (", instance(dims, pt.coordinates, dims.size()), ") of '", insn.id, "'");
-        const std::string earlier = cat("its instance (", instance(dims, pt.coordinates, 0), ")");
-        const std::string what = flow ? cat(later, " reads ", element(insn, v, false, y, x, true), ", written by ", earlier)
-                                      : cat(later, " writes ", element(insn, v, true, y, x, false), ", read by ", earlier);
+        for (std::size_t d = 0; d < first_dims.size(); ++d) x[first_dims[d]] = pt.coordinates[d];
+        for (std::size_t d = 0; d < second_dims.size(); ++d) y[second_dims[d]] = pt.coordinates[first_dims.size() + d];
+        // The later instance (y) reads what the earlier (x) wrote, or writes what it read or wrote.
+        const std::string later = cat("instance (", instance(second_dims, pt.coordinates, first_dims.size()), ") of '", p.second->id, "'");
+        const std::string earlier = p.self() ? cat("its instance (", instance(first_dims, pt.coordinates, 0), ")")
+                                             : cat("instance (", instance(first_dims, pt.coordinates, 0), ") of '", p.first->id, "'");
+        const bool reads = kind == DepKind::Flow, earlier_wrote = kind != DepKind::Anti;
+        const std::string what = cat(later, reads ? " reads " : " writes ", element(*p.second, v, !reads, y, *p.first, earlier_wrote, x),
+                                     earlier_wrote ? ", written by " : ", read by ", earlier);
         std::string why;
         switch (crossing) {
             case Crossing::Groups: {
                 const bool same_launch = r.host_loops.empty() || !isl_util::is_empty(lex(bad, r.host_loops, DimOrder::Equal));
-                why = cat("which runs in another work-group (", differing_iname(r.groups, x, y), ")",
+                why = cat("which runs in another work-group (", differing_axis(r.groups, x, y), ")",
                           same_launch ? "" : cat(" in an earlier launch of the host loops (", join(all.host_loops, ", "), ")"),
                           same_launch ? ": only a global barrier orders work-groups, and none can go between two "
                                         "instances of one instruction"
@@ -445,29 +626,34 @@ private:
                 break;
             }
             case Crossing::WorkItems:
-                why = cat("which runs on another work-item of the group (", differing_iname(r.locals, x, y), ") ",
-                          isl_util::is_empty(lex(bad, r.barrier_loops, DimOrder::Equal)) ? "later in the code" : "at the same point of the code",
+                why = cat("which runs on another work-item of the group (", differing_axis(r.locals, x, y), ") ",
+                          isl_util::is_empty(lex(bad, r.barrier_loops, DimOrder::Equal)) || !p.self() ? "later in the code" : "at the same point of the code",
                           ": no barrier can order them; keep the iname that carries the dependence sequential");
                 break;
             case Crossing::Order: {
-                const std::string lanes = differing_iname(r.ordered, x, y).empty() ? lane_note(x, y) : "";
-                why = lanes.empty() ? cat("which the loop order (", join(all.loops, ", "), ") now runs after it")
-                                    : cat("which runs at once with it as lanes of one vector (", lanes,
-                                          "): all lanes read before any writes");
+                const std::string lanes = differing_axis(same_dims(r.ordered), x, y).empty() ? lane_note(x, y) : "";
+                const std::string loops = all.loops.empty() ? "" : cat(" (", join(all.loops, ", "), ")");
+                if (!lanes.empty() && p.self())
+                    why = cat("which runs at once with it as lanes of one vector (", lanes, "): all lanes read before any writes");
+                else if (!lanes.empty())
+                    why = cat("which runs before it as a lane of one vector (", lanes, "): each instruction runs on all ",
+                              "lanes before the next");
+                else
+                    why = cat("which the loop order", loops, " now runs after it");
                 break;
             }
         }
         std::vector<std::string> params;
         for (const auto& [name, value] : pt.params) params.push_back(cat(name, "=", value));
-        const std::string order = meant.times ? cat(join(meant.names, ", "), " as before the transformations")
-                                              : join(all.meaning, ", ");
+        const std::string order = meant.first_times ? cat(join(meant.names, ", "), " as before the transformations")
+                                                    : join(all.meaning, ", ");
         user_error(error_kind::DependenceViolationError, k_.name, ": ", what, " earlier in the kernel's sequential order (",
                    order, "), ", why, params.empty() ? "" : cat(" (with ", join(params, ", "), ")"));
     }
 
     std::string lane_note(const std::map<std::string, std::int64_t>& x, const std::map<std::string, std::int64_t>& y) const {
         for (const auto& [name, value] : x)
-            if (iname_tag(k_, name).is_vec() && y.at(name) != value) return cat(name, " on vec");
+            if (iname_tag(k_, name).is_vec() && y.count(name) && y.at(name) != value) return cat(name, " on vec");
         return "";
     }
 
@@ -475,8 +661,12 @@ private:
     std::set<std::string> inames_;
     std::map<std::string, std::vector<const Instruction*>> writers_;  // variable -> the instructions writing it
     std::map<std::string, std::set<std::string>> users_;              // iname -> the instructions running in it
-    std::map<std::string, std::vector<std::string>> loops_;  // instruction -> the loops around it
+    std::map<std::string, LinearPlace> places_;                       // instruction -> where it runs
     std::set<std::string> host_loops_;
+    std::map<std::string, std::optional<isl::set>> instances_;        // instruction -> its instances, where certain
+    std::map<std::pair<std::string, std::string>, ExactAccesses> accesses_;  // (instruction, variable) -> accesses
+    std::map<std::pair<std::string, std::string>, Roles> roles_;     // (first, second) -> how they run
+    std::map<std::string, bool> reused_;                              // variable -> whether reused()
 };
 
 }  // namespace
@@ -484,7 +674,12 @@ private:
 void check_dependence_legality(const KernelData& k) {
     isl_util::guard(error_kind::InternalError, cat("checking the dependences of kernel '", k.name, "'"), [&] {
         LegalityChecker checker(k);
-        for (const Instruction& insn : k.instructions) checker.check(insn);
+        const Prerequisites prerequisites(k);
+        for (const Instruction& insn : k.instructions) {
+            checker.check(insn);
+            for (const std::string& dep : prerequisites.of(insn))
+                if (const Instruction* first = find_instruction(k, dep)) checker.check(*first, insn);
+        }
     });
 }
 

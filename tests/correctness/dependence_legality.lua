@@ -156,3 +156,29 @@ do
       return want
     end)
 end
+
+-- A producer and a consumer fused in one loop nest: `use` at (i, j) reads what `make` wrote at (i-1, j) in an
+-- earlier iteration of i. Any order of the two loops keeps that (the pair is one column apart), and so do a
+-- split of j taken outside i, and j on l.0 or g.0; i on l.0 needs the barrier that dep= puts between the two.
+-- Each is compared with the sequential result.
+do
+  local knl = lp.make_kernel("{ [i, j]: 1<=i<n and 0<=j<m }", [[
+    a[i, j] = 2*c[i, j] + 1  {id=make}
+    b[i, j] = a[i-1, j] + a[i, j]  {id=use, dep=make}
+  ]], { lp.GlobalArg("a, b, c", "float64", { shape = "n, m" }), lp.ValueArg("n, m", "int32") })
+  local n, m = 23, 37
+  local a0, c0 = lp.rand({ n, m }, "float64", 3), lp.rand({ n, m }, "float64", 4)
+  local function a_at(i, j) return i == 0 and a0:get(0, j) or 2 * c0:get(i, j) + 1 end
+  local function check(variant, what)
+    h.on_each_executor(function(exec, name)
+      local a, b = a0:copy(), lp.zeros({ n, m }, "float64")
+      variant(exec, { a = a, b = b, c = c0 })
+      h.check_array(b, function(i, j) return i == 0 and 0 or a_at(i - 1, j) + a_at(i, j) end, what .. " on " .. name)
+    end)
+  end
+  check(knl, "fused sequential")
+  check(lp.prioritize_loops(knl, "j,i"), "fused, j outside i")
+  check(lp.prioritize_loops(lp.split_iname(knl, "j", 8), "j_outer,i,j_inner"), "fused, j blocks outside i")
+  check(lp.split_iname(knl, "j", 8, { outer_tag = "g.0", inner_tag = "l.0" }), "fused, j on g.0/l.0")
+  check(lp.fix_parameters(lp.tag_inames(knl, { i = "l.0" }), { n = n }), "fused, i on l.0")
+end

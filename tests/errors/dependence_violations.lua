@@ -199,3 +199,37 @@ do
   refused({ "of 'rec' writes c[", "sequential order (j, i)", "which the loop order (i, j) now runs after it" },
     lp.tag_inames(two, { j = "ilp" }))
 end
+
+-- Two instructions in one loop nest: `use` at (i, j) reads what `make` wrote at (i-1, j+1), one row up and one
+-- column right. With j outside i, or j's blocks outside i, `make`'s instance runs after the read (silent wrong
+-- code before); with i on g.0 no barrier can order them, though both share the loop over j: the work-groups run
+-- it each at its own pace (accepted before: the check took one iteration of j for both).
+do
+  local knl = lp.make_kernel("{ [i, j]: 1<=i<n and 0<=j<n-1 }", [[
+    a[i, j] = 2*c[i, j] + 1  {id=make}
+    b[i, j] = a[i-1, j+1]  {id=use, dep=make}
+  ]], { lp.GlobalArg("a, b, c", "float64", { shape = "n, n" }), lp.ValueArg("n", "int32") })
+  refused({ "instance (i=2, j=0) of 'use' reads a[1, 1], written by instance (i=1, j=1) of 'make'",
+    "(i, j as before the transformations)", "which the loop order (j, i) now runs after it" },
+    lp.prioritize_loops(knl, "j,i"))
+  refused({ "of 'use' reads a[", "of 'make' earlier", "which the loop order (j_outer, i, j_inner) now runs after it" },
+    lp.prioritize_loops(lp.split_iname(knl, "j", 4), "j_outer,i,j_inner"))
+  h.expect_error("MissingBarrierError", "Dependency 'use depends on make' (for variable 'a')", lp.generate_code,
+    lp.tag_inames(knl, { i = "g.0" }))
+  -- Within one work-group, dep= across l.0 means what it means in loopy: all of make's instances of an
+  -- iteration of j before use's (the barrier it asks for), and the later column's value is read before it is
+  -- written, as an OpenCL author of that loop nest expects: accepted.
+  lp.generate_code(lp.tag_inames(knl, { i = "l.0" }))
+end
+
+-- A join mixes an outer and an inner part of one loop into a new iname (`// 2`, `% 2` of it in the meant value),
+-- whose order is not the meant one: the meant loop's values are compared with isl, not assumed to grow with
+-- today's inames. Found by tools/differential.lua, seed 81 case 34 (wrong c[3] on PoCL before).
+do
+  local rec = lp.make_kernel("{ [i]: 0 <= i < 3 }", "c[i + 1] = 0.5*c[i] + 0.5  {id=rec}",
+    { lp.GlobalArg("c", "float64", { shape = 9 }) })
+  local knl = lp.split_iname(lp.split_iname(lp.split_iname(rec, "i", 18, { outer_tag = "g.1" }), "i_inner", 2,
+    { inner_tag = "ilp" }), "i_inner_outer", 3, { outer_tag = "unr", inner_tag = "l.1" })
+  refused({ "of 'rec' reads c[2], written by its instance", "(i as before the transformations)",
+    "another work-item of the group (i_inner_outer_inner on l.1)" }, lp.join_inames(knl, { "i_outer", "i_inner_inner" }))
+end
