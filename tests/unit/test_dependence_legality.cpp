@@ -131,3 +131,26 @@ TEST_CASE("a loop order a transformation changed is checked against the loops th
     CHECK_NOTHROW(preprocess_kernel(prioritize_loops(kernel("{ [i,j]: 1<=i<n and 1<=j<n }", "a[i,j] = a[i-1,j] + a[i,j-1] {id=w}"),
                                                      {"j", "i"})));
 }
+
+TEST_CASE("two instructions a dep= orders are checked against each other's instances", "[legality]") {
+    // `use` reads what `make` wrote one row up and one column right: an earlier iteration of i, a later one of j.
+    const auto fused = [](const std::string& read) {
+        return add_dtypes(test::kernel({"{ [i,j]: 1<=i<n and 0<=j<n-1 }"},
+                                       {"a[i,j] = 2*c[i,j] {id=make}", "b[i,j] = " + read + " {id=use, dep=make}"}),
+                          {{"a", DType::Float64}, {"b", DType::Float64}, {"c", DType::Float64}});
+    };
+    const Kernel skewed = fused("a[i-1,j+1]");
+    check_contains(refusal(prioritize_loops(skewed, {"j", "i"})),
+                   {"instance (i=2, j=0) of 'use' reads a[1, 1], written by instance (i=1, j=1) of 'make'",
+                    "(i, j as before the transformations)", "the loop order (j, i) now runs after it"});
+    CHECK_NOTHROW(preprocess_kernel(prioritize_loops(skewed, {"i", "j"})));
+    // One row up only: any order of the two loops keeps it.
+    CHECK_NOTHROW(preprocess_kernel(prioritize_loops(fused("a[i-1,j]"), {"j", "i"})));
+    // An anti dependence: `use` reads a[i+1, j-1] before `make` of a later row overwrites it.
+    check_contains(refusal(prioritize_loops(fused("a[i+1,j-1]"), {"j", "i"})),
+                   {"of 'make' writes a[", "read by instance", "of 'use'"});
+    // Across work-groups no barrier orders the rows, though both run in the loop over j.
+    const std::optional<Error> e = test::error_of([&] { preprocess_kernel(tagged(skewed, {{"i", "g.0"}})); });
+    REQUIRE(e.has_value());
+    CHECK(e->kind() == "MissingBarrierError");
+}
