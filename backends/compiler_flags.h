@@ -8,10 +8,12 @@
 
 namespace loom::backend {
 
-/// Whether a restricted state may pass `flag`: only the allow-list of flags that change how the code is
-/// optimized, checked or generated (-O*, -g*, -w, -W<warning>, -std=, -f<feature>, -m<machine option>, OpenCL's
-/// -cl-*), none that names a file, a directory or a program, loads a plugin, or defines a macro (one could
-/// redefine what the generated code calls).
+/// Whether a restricted state may pass `flag`: only the allow-list of flags known to keep the calling
+/// convention and the host's process intact (optimization and debug levels, warnings, -std=, the -f switches of
+/// floating-point math, vectorization, unrolling and inlining, -march=native, -mtune=, -mprefer-vector-width=,
+/// OpenCL's -cl-*); none that names a file, a directory or a program, loads a plugin, defines a macro (one could
+/// redefine what the generated code calls), sanitizes or instruments the code, reserves registers or changes
+/// the ABI (-mabi=, -ffixed-*, -fcall-used-*: wrong results or a crash in the host).
 bool is_allowed_flag(const std::string& flag);
 
 /// ArgumentError naming `function`, its option `option` and the first flag of `flags` not on the allow-list.

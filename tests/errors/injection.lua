@@ -68,7 +68,10 @@ lp.c.executor { cflags = { "-Wl,-O1" } }
 lp.restrict_compiler_flags()
 for _, flag in ipairs({ "-wrapper", "-B/tmp", "-fplugin=/tmp/x.so", "-fplugin-arg-x-y", "@/tmp/flags", "-o",
   "/tmp/x.so", "-I/etc", "-DFOO=system", "-Wl,-rpath,/tmp", "-include", "-specs=/tmp/s", "-fdump-tree-all",
-  "-fprofile-generate=/tmp/p", "" }) do
+  "-fprofile-generate=/tmp/p", "", "-fsanitize=address", "-fsanitize=undefined", "-mabi=ms", "-ffixed-rbx",
+  "-fcall-used-rbx", "-fcall-saved-rax", "-finstrument-functions", "-mavx512f", "-march=skylake-avx512", "-m32",
+  "-mcmodel=large", "-fpack-struct", "-fshort-enums", "-freg-struct-return", "-fno-pic", "-mregparm=3",
+  "-std=c++17" }) do
   h.expect_error("ArgumentError", { "option 'cflags': flag '" .. flag .. "' is not allowed" }, lp.c.executor,
     { cflags = { "-O2", flag } })
   h.expect_error("ArgumentError", { "option 'build_options': flag '" .. flag .. "' is not allowed" },
@@ -76,7 +79,8 @@ for _, flag in ipairs({ "-wrapper", "-B/tmp", "-fplugin=/tmp/x.so", "-fplugin-ar
 end
 h.expect_error("ArgumentError", { "option 'cc': '/bin/sh' is not allowed" }, lp.c.executor, { cc = "/bin/sh" })
 local fast = lp.c.executor { cc = "cc", cflags = { "-O2", "-g", "-ffast-math", "-fno-math-errno", "-march=native",
-  "-Wno-unused", "-std=c11" } }
+  "-Wno-unused", "-std=c11", "-mtune=generic", "-mprefer-vector-width=256", "-funroll-loops", "-ffp-contract=fast",
+  "-fno-tree-vectorize", "-Ofast" } }
 local opts = lp.set_options(knl, { build_options = { "-cl-fast-relaxed-math", "-cl-std=CL1.2" } })
 h.check_array(knl(fast, { a = a }), function(i) return 2 * i end, "allowed cflags")
 h.check_array(opts(lp.cl.queue {}, { a = a }), function(i) return 2 * i end, "allowed build_options")
