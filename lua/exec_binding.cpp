@@ -186,9 +186,18 @@ std::vector<HostArray> read_piece_lists(lua_State* L, const Variable& v) {
 }
 
 // The value at the top of the stack as value argument `v`.
-void read_value_arg(lua_State* L, const Variable& v, backend::CallArgs& c) {
+// `integral`: an integer argument, typed so or a parameter of the domains (typed as indices when preprocessed).
+void read_value_arg(lua_State* L, const Variable& v, bool integral, backend::CallArgs& c) {
     if (lua_isinteger(L, -1)) {
         c.set_integer(v.name, lua_tointeger(L, -1));
+    } else if (lua_type(L, -1) == LUA_TNUMBER && integral) {
+        // An integer argument given as a float: 2^2 is 4, 2.5 is no integer.
+        lua_Integer value = 0;
+        if (!lua_numbertointeger(lua_tonumber(L, -1), &value) || static_cast<double>(value) != lua_tonumber(L, -1))
+            throw Error(error_kind::ArgumentError, cat("argument '", v.name, "' is an integer value (",
+                                                       is_integer(v.dtype) ? dtype_name(v.dtype) : "a parameter of the domains",
+                                                       "): ", lua_tonumber(L, -1), " is not an integer"));
+        c.set_integer(v.name, value);
     } else if (lua_type(L, -1) == LUA_TNUMBER) {
         c.set_float(v.name, lua_tonumber(L, -1));
     } else if (const std::optional<std::complex<double>> z = test_complex(L, -1)) {
@@ -223,11 +232,13 @@ backend::CallArgs read_call_args(lua_State* L, const KernelData& k, int idx) {
     backend::CallArgs c;
     if (lua_isnoneornil(L, idx)) return c;
     check_table(L, idx, "kernel call");
+    const std::vector<std::string> params = all_params(k);
     lua_pushnil(L);
     while (lua_next(L, idx) != 0) {
         if (lua_type(L, -2) != LUA_TSTRING) arg_error(L, idx, "kernel call", "arguments must be given by name");
         const Variable& v = backend::argument_named(k, lua_tostring(L, -2));
-        if (v.kind == VarKind::ValueArg) read_value_arg(L, v, c);
+        const bool integral = is_integer(v.dtype) || std::find(params.begin(), params.end(), v.name) != params.end();
+        if (v.kind == VarKind::ValueArg) read_value_arg(L, v, integral, c);
         else read_array_arg(L, v, c);
         lua_pop(L, 1);
     }

@@ -325,11 +325,26 @@ DType type_of_writes(KernelData& k, const Writers& all_writers, Variable& t, boo
     return acc;
 }
 
-// Types one untyped variable from its writes (waiting for all of them to be known if `wait_for_all`);
-// the variable it typed, or null when none got a type.
+// Whether a write of `t` reads an untyped variable that nothing writes (an argument typed only by a call): no
+// typing here will know it, and the writes known without it (`acc = 0`) must not decide `t` (int32 for a sum
+// of float64 values, a silent wrong result).
+bool waits_for_input(const KernelData& k, const Writers& writers, const Variable& t) {
+    const auto found = writers.find(t.name);
+    if (found == writers.end()) return false;
+    for (const Instruction* insn : found->second)
+        for (const std::string& name : read_names(*insn)) {
+            const Variable* v = find_variable(k, name);
+            if (v && v != &t && v->kind != VarKind::ValueArg && v->dtype == DType::Unknown && !writers.count(name)) return true;
+        }
+    return false;
+}
+
+// Types one untyped variable from its writes (waiting for all of them to be known if `wait_for_all`, and
+// always for an untyped input); the variable it typed, or null when none got a type.
 Variable* type_one_from_writes(KernelData& k, const Writers& writers, bool wait_for_all) {
     for (Variable* t : variables(k)) {
         if (t->kind == VarKind::ValueArg || t->dtype != DType::Unknown) continue;
+        if (!wait_for_all && waits_for_input(k, writers, *t)) continue;
         const DType acc = type_of_writes(k, writers, *t, wait_for_all);
         if (acc == DType::Unknown) continue;
         t->dtype = acc;

@@ -61,4 +61,33 @@ end)
 h.expect_error("LoopyError", "'nosuch'", lp.add_and_infer_dtypes, lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = x[i]"),
   { nosuch = "float32" })
 
+-- An untyped sum over an untyped argument: the accumulator's `acc = 0` must not decide int32 alone (the sum of
+-- float64 values came out 0 on both executors). preprocess_kernel refuses, as loopy; a call types it from the
+-- arguments.
+do
+  local knl = lp.make_kernel("{ [i]: 0<=i<n }", "out = sum(i, a[i])")
+  h.expect_error("TypeInferenceError", { "could not determine the type of 'a'", "add_dtypes" }, lp.preprocess_kernel, knl)
+  h.on_each_executor(function(exec, name)
+    local out = knl(exec, { a = lp.array({ 0.5, 0.25, 1.5 }, "float64") })
+    h.check(out.dtype == "float64" and out:get() == 2.25, "untyped sum on %s: %s", name, tostring(out))
+  end)
+end
+
+-- An integer parameter given as a Lua float: an integral value is that integer, another an ArgumentError naming it
+-- (before, 2^2 made C that did not compile and an OpenCL build error).
+do
+  local typed = lp.make_kernel("{ [i]: 0<=i<m }", "out[i] = 2*a[i]",
+    { lp.GlobalArg("a, out", "float64", { shape = "m" }), lp.ValueArg("m", "int32") })
+  local auto = lp.make_kernel("{ [i]: 0<=i<m }", "out[i] = 2*i")
+  h.on_each_executor(function(exec, name)
+    local a = lp.array({ 1, 2, 3, 4 }, "float64")
+    h.check_array(typed(exec, { a = a, m = 2 ^ 2 }), function(i) return 2 * (i + 1) end, "m = 2^2 on " .. name)
+    h.check_array(auto(exec, { m = 8 / 2 }), function(i) return 2 * i end, "untyped m = 8/2 on " .. name)
+    h.expect_error("ArgumentError", "argument 'm' is an integer value (int32): 2.5 is not an integer", typed, exec,
+      { a = a, m = 2.5 })
+    h.expect_error("ArgumentError", "argument 'm' is an integer value (a parameter of the domains): 0.5 is not an integer",
+      auto, exec, { m = 0.5 })
+  end)
+end
+
 print("type_errors: ok")
