@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/kernel_checks.h"
+#include "support/strings.h"
 #include "backends/call_arrays.h"
 #include "ir/affine.h"
 #include "ir/eval.h"
@@ -421,6 +422,31 @@ void check_value_ranges(const KernelData& typed, const CallArgs& c) {
     }
 }
 
+// Private temporaries live on a thread's stack where the executor runs work-items in the host's process: more
+// than its limits would overflow it (a crash, not an error), so the call is refused before any launch.
+void check_private_memory(const KernelData& typed, const CallArgs& c, const std::vector<Launch>& launches,
+                          const PrivateMemoryLimits& limits) {
+    if (limits.per_work_item == 0 && limits.per_work_group == 0) return;
+    const std::optional<std::int64_t> bytes = private_bytes(typed, c.ints);
+    if (!bytes || *bytes == 0) return;
+    std::vector<std::string> names;
+    for (const Variable& v : typed.temporaries)
+        if (v.address_space == AddressSpace::Private) names.push_back(v.name);
+    const auto per_item = static_cast<std::size_t>(*bytes);
+    user_assert(limits.per_work_item == 0 || per_item <= limits.per_work_item, error_kind::LimitError, "kernel '",
+                typed.name, "': its private temporaries (", join(names, ", "), ") take ", per_item,
+                " bytes per work-item, more than the ", limits.per_work_item, " this executor's threads can hold on their stacks ",
+                "(make them local or global temporaries, or smaller)");
+    for (const Launch& launch : launches) {
+        const std::size_t items = launch.local[0] * launch.local[1] * launch.local[2];
+        user_assert(limits.per_work_group == 0 || per_item * items <= limits.per_work_group, error_kind::LimitError,
+                    "kernel '", typed.name, "': its private temporaries (", join(names, ", "), ") take ", per_item,
+                    " bytes per work-item, ", per_item * items, " for a work-group of ", items, ", more than the ",
+                    limits.per_work_group, " a CPU device's thread can hold on its stack (make them local or global ",
+                    "temporaries, or smaller, or the work-groups smaller)");
+    }
+}
+
 // The host program decides the launches: each device kernel once, or once per iteration of its host loops.
 std::vector<Launch> launches_of(const CompiledKernel& built, const CallMemory& mem, const CallArgs& c) {
     std::vector<Launch> launches;
@@ -693,6 +719,7 @@ PreparedCall Invoker::prepare(const std::shared_ptr<Executor>& exec, CallArgs ar
     check_value_ranges(*call.built->typed, args);
     call.mem = call_memory(*call.built->typed, args, exec);
     call.launches = launches_of(*call.built, call.mem, args);
+    check_private_memory(*call.built->typed, args, call.launches, exec->private_memory_limits());
     call.args = std::move(args);
     return call;
 }

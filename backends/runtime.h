@@ -98,6 +98,15 @@ struct BuildCounts {
     std::size_t shared = 0;    // already built for the device by another executor (a queue of the same context)
 };
 
+/// How much private memory (private temporaries) one work-item, and the work-items of one group together, may
+/// hold on an executor's device: private arrays live on a thread's stack in the host's process on the C target
+/// and on CPU OpenCL devices (PoCL keeps a group's copies together), where more is a crash, not an error. Zero:
+/// no limit here (a GPU's compiler refuses what does not fit).
+struct PrivateMemoryLimits {
+    std::size_t per_work_item = 0;
+    std::size_t per_work_group = 0;
+};
+
 class Executor {
 public:
     virtual ~Executor() = default;
@@ -125,6 +134,7 @@ public:
     /// Waits for every command enqueued so far.
     virtual void finish() = 0;
     virtual BuildCounts build_counts() const = 0;
+    virtual PrivateMemoryLimits private_memory_limits() const { return {}; }
 };
 
 /// The on-disk cache directory: a sandboxed state's own (support/limits.h), else $LOOM_CACHE_DIR, else

@@ -247,6 +247,9 @@ public:
     }
 
     std::string target() const override { return "c"; }
+    // One work-item at a time per thread (OpenMP's worker threads' stacks: 512 KiB crashed on Debian's libgomp).
+    PrivateMemoryLimits private_memory_limits() const override { return {64 * 1024, 0}; }
+
     std::string description() const override {
         return cat("C (", join(command_, " "), ", ", threads_ > 0 ? std::to_string(threads_) : "default", " threads)");
     }

@@ -570,6 +570,15 @@ public:
 
     std::string target() const override { return "opencl"; }
     std::string description() const override { return device_->description; }
+
+    // A CPU device (PoCL) keeps the private copies of a group's work-items on one worker thread's stack: 4 MiB
+    // ran, 16 MiB crashed the process.
+    PrivateMemoryLimits private_memory_limits() const override {
+        cl_device_type type = 0;
+        if (clGetDeviceInfo(device_->id, CL_DEVICE_TYPE, sizeof type, &type, nullptr) != CL_SUCCESS || !(type & CL_DEVICE_TYPE_CPU))
+            return {};
+        return {64 * 1024, 1024 * 1024};
+    }
     const void* memory_domain() const override { return device_->context(); }
 
     std::shared_ptr<Program> build(const std::string& source, const std::vector<KernelSpec>& kernels,

@@ -150,6 +150,22 @@ void check_constant_temporary_sizes(const KernelData& k) {
     }
 }
 
+std::optional<std::int64_t> private_bytes(const KernelData& k, const std::map<std::string, std::int64_t>& values) {
+    std::int64_t total = 0;
+    for (const Variable& v : k.temporaries) {
+        if (v.address_space != AddressSpace::Private) continue;
+        std::int64_t bytes = static_cast<std::int64_t>(dtype_size(v.dtype));
+        for (const ExprPtr& extent : v.shape) {
+            const std::optional<std::int64_t> n = eval_int(extent, values);
+            if (!n) return std::nullopt;
+            // Saturating: an extent near the index type's limit must not wrap to a small size.
+            bytes = *n <= 0 ? 0 : (bytes > INT64_MAX / *n ? INT64_MAX : bytes * *n);
+        }
+        total = total > INT64_MAX - bytes ? INT64_MAX : total + bytes;
+    }
+    return total;
+}
+
 void check_for_unused_inames(const KernelData& k) {
     std::set<std::string> used;
     for (const Instruction& insn : k.instructions) {

@@ -2,6 +2,11 @@
 // uncompilable code: each raises a LoopyError naming the instruction or domain and the inames at fault.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
 #include "ir/kernel.h"
 
 namespace loom {
@@ -21,6 +26,10 @@ void check_private_values_stay_on_their_axes(const KernelData& k);
 /// one sized by the parameters (a prefetch of `a[:,:]` over `n`, as loopy allows on the C target) is a LoopyError
 /// naming it, raised before the device compiler would refuse the code.
 void check_constant_temporary_sizes(const KernelData& k);
+
+/// The bytes of private temporaries one work-item of `k` holds, their extents evaluated at `values` (the call's
+/// parameters); nullopt where an extent cannot be evaluated.
+std::optional<std::int64_t> private_bytes(const KernelData& k, const std::map<std::string, std::int64_t>& values);
 
 /// loopy's check_for_unused_inames: an iname of the domains that no instruction runs in or reduces over is an
 /// UnusedInameWarning naming it (silenced by "unused_inames"), since its loop never runs (a time loop that a

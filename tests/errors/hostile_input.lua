@@ -516,4 +516,37 @@ do
   h.check_equal(err.line, 3, "line of the unsized array")
 end
 
+-- Private temporaries live on a thread's stack in this process (the C executor's threads; PoCL keeps a group's
+-- copies on one worker's stack): 512 KiB per work-item on C and 16 MiB per group on PoCL were a SIGSEGV. Over
+-- the executor's limits the call is a LimitError before any launch; within them it runs.
+do
+  local function scratch(len, group)
+    local src = string.format([[
+      <> t[j] = a[g*%d + l] + j  {id=w}
+      out[g*%d + l] = t[%d] + t[0]  {id=r, dep=w}
+    ]], group, group, len - 1)
+    local knl = lp.make_kernel(string.format("{ [g, l, j]: 0<=g<2 and 0<=l<%d and 0<=j<%d }", group, len), src,
+      { lp.GlobalArg("a, out", "float64", { shape = 2 * group }) })
+    return lp.tag_inames(knl, { g = "g.0", l = "l.0" })
+  end
+  h.on_each_executor(function(exec, name)
+    local fits = scratch(2048, 16)  -- 16 KiB per work-item, 256 KiB per group
+    local a = lp.arange(32, "float64")
+    h.check_array(fits(exec, { a = a, out = lp.zeros({ 32 }, "float64") }), function(i) return 2 * i + 2047 end,
+      "16 KiB of private scratch on " .. name)
+    h.expect_error("LimitError", { "its private temporaries (t) take 1048576 bytes per work-item, more than the 65536" },
+      scratch(131072, 4), exec, { a = lp.zeros({ 8 }, "float64"), out = lp.zeros({ 8 }, "float64") })
+  end)
+  h.expect_error("LimitError", { "2097152 for a work-group of 256", "a CPU device's thread" }, scratch(1024, 256),
+    lp.cl.queue {}, { a = lp.zeros({ 512 }, "float64"), out = lp.zeros({ 512 }, "float64") })
+  -- A private array whose length is a parameter (a C variable-length array): checked at the call's value.
+  local vla = lp.make_kernel("{ [i, j]: 0<=i<n and 0<=j<m }", { "<> t[j] = a[i] + j  {id=w}", "out[i] = t[m-1]  {dep=w}" },
+    { lp.GlobalArg("a, out", "float64", { shape = "n" }), lp.ValueArg("n, m", "int32"),
+      lp.TemporaryVariable("t", "float64", { shape = "m" }) }, { target = "c" })
+  h.check_array(vla(lp.c.executor {}, { a = lp.arange(3, "float64"), out = lp.zeros({ 3 }, "float64"), m = 100 }),
+    function(i) return i + 99 end, "a private array of 100 values")
+  h.expect_error("LimitError", "take 80000000 bytes per work-item", vla, lp.c.executor {},
+    { a = lp.arange(3, "float64"), out = lp.zeros({ 3 }, "float64"), m = 10000000 })
+end
+
 print("hostile_input: ok")
