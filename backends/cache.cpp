@@ -1,6 +1,7 @@
 #include "backends/cache.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -8,11 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <random>
 #include <set>
-#include <sstream>
 
 #include "backends/runtime.h"
 #include "support/error.h"
@@ -115,28 +114,49 @@ void warn_cache_unusable(const std::string& why) {
                              "): building without the disk cache; set LOOM_CACHE_DIR to a writable directory"));
 }
 
-std::optional<std::string> read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream contents;
-    contents << in.rdbuf();
-    if (in.bad()) return std::nullopt;
-    return std::move(contents).str();
+std::optional<std::string> read_file(const std::string& path, std::size_t max_bytes) {
+    // O_NONBLOCK: opening a FIFO put in its place returns at once (and fstat tells it apart) instead of waiting
+    // for a writer; O_NOFOLLOW: a link to /dev/zero or anywhere else is not followed.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    struct stat st {};
+    std::optional<std::string> out;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) <= max_bytes) {
+        std::string data(static_cast<std::size_t>(st.st_size), '\0');
+        std::size_t done = 0;
+        while (done < data.size()) {
+            const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;  // an error, or the file shrank under us
+            done += static_cast<std::size_t>(n);
+        }
+        if (done == data.size()) out = std::move(data);
+    }
+    ::close(fd);
+    return out;
 }
 
 namespace {
 
-std::string seal_of(std::string_view data) { return cat("loom-seal ", data.size(), " ", ContentHash().add(data).hex(), "\n"); }
+// A seal names the entry's key, its length and the hash of both: an entry of another key, with that entry's own
+// seal put beside it, does not match.
+std::string seal_of(std::string_view key, std::string_view data) {
+    return cat("loom-seal ", key, " ", data.size(), " ", ContentHash().add(key).add(data).hex(), "\n");
+}
+
+constexpr std::size_t kMaxSealBytes = 4096;
 
 }  // namespace
 
-void write_seal(const std::string& path, std::string_view data) { write_file_atomically(path + ".seal", seal_of(data)); }
+void write_seal(const std::string& path, std::string_view key, std::string_view data) {
+    write_file_atomically(path + ".seal", seal_of(key, data));
+}
 
-std::optional<std::string> read_sealed(const std::string& path) {
-    const std::optional<std::string> seal = read_file(path + ".seal");
+std::optional<std::string> read_sealed(const std::string& path, std::string_view key) {
+    const std::optional<std::string> seal = read_file(path + ".seal", kMaxSealBytes);
     if (!seal) return std::nullopt;
-    std::optional<std::string> data = read_file(path);
-    if (!data || seal_of(*data) != *seal) return std::nullopt;
+    std::optional<std::string> data = read_file(path, kMaxCacheEntryBytes);
+    if (!data || seal_of(key, *data) != *seal) return std::nullopt;
     return data;
 }
 

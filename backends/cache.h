@@ -70,16 +70,21 @@ std::optional<std::string> cache_file(std::string_view subdir, std::string_view 
 /// the build goes on uncached.
 void warn_cache_unusable(const std::string& why);
 
-/// The whole contents of a file, or nothing when it cannot be read.
-std::optional<std::string> read_file(const std::string& path);
+/// The largest cache entry read: a compiled program is far smaller; a sparse or endless file is not read.
+inline constexpr std::size_t kMaxCacheEntryBytes = std::size_t{256} << 20;
 
-/// Records the length and content hash of the cache entry `path` now holds (or, with `data`, is about to
-/// hold) in `path.seal`, so that read_sealed can tell a truncated or altered entry. Call before the entry is
-/// put in place.
-void write_seal(const std::string& path, std::string_view data);
+/// The whole contents of a regular file of at most `max_bytes`, or nothing when it cannot be read, is larger,
+/// or is anything but a regular file (a link is not followed, a FIFO not waited on).
+std::optional<std::string> read_file(const std::string& path, std::size_t max_bytes = kMaxCacheEntryBytes);
 
-/// The contents of the cache entry `path` when they match its seal (length and hash); nothing when the entry
-/// or its seal is missing, unreadable or does not match: a damaged entry is rebuilt, never loaded.
-std::optional<std::string> read_sealed(const std::string& path);
+/// Records the key, length and content hash of the cache entry `path` is about to hold in `path.seal`, so that
+/// read_sealed can tell a truncated or altered entry, or one of another key. Call before the entry is put in
+/// place.
+void write_seal(const std::string& path, std::string_view key, std::string_view data);
+
+/// The contents of the cache entry `path` when they match its seal for `key` (key, length and hash); nothing
+/// when the entry or its seal is missing, unreadable, not a regular file, too large or does not match: a damaged
+/// or forged entry is rebuilt, never loaded.
+std::optional<std::string> read_sealed(const std::string& path, std::string_view key);
 
 }  // namespace loom::backend

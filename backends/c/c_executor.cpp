@@ -290,12 +290,14 @@ private:
         for (const std::string& word : command) hash.add(word);
         const std::string key = hash.add(source).hex();
         const std::optional<std::string> cached = cache_file("c", key, ".so");
-        // Only an entry that matches its seal is loaded: dlopen of a truncated or altered library can crash.
-        if (cached && read_sealed(*cached))
-            if (Library library = open_library(*cached)) {  // a damaged entry is simply rebuilt
-                counts_.add(&BuildCounts::loaded);
-                return library;
-            }
+        // Only an entry that matches its seal for this key is loaded (dlopen of a truncated or altered library can
+        // crash, another kernel's computes something else), and from a copy of the bytes verified.
+        if (cached)
+            if (const std::optional<std::string> data = read_sealed(*cached, key))
+                if (Library library = load_copy(*data, fs::path(*cached).parent_path(), key)) {  // else rebuilt
+                    counts_.add(&BuildCounts::loaded);
+                    return library;
+                }
         counts_.add(&BuildCounts::compiled);
         if (cached)
             if (Library library = compile_into_cache(source, command, key, *cached)) return library;
@@ -324,15 +326,36 @@ private:
             return {};
         }
         const std::string built = compile(source, command, work->path(), key);
+        const std::optional<std::string> data = read_file(built);
         try {
-            write_seal(cached, read_file(built).value_or(""));
+            user_assert(data.has_value(), error_kind::RuntimeError, "cannot read the build '", built, "'");
+            write_seal(cached, key, *data);
             if (::rename(built.c_str(), cached.c_str()) != 0)
                 user_error(error_kind::RuntimeError, "cannot move the build to '", cached, "': ", std::strerror(errno));
         } catch (const Error& e) {
             warn_cache_unusable(e.message());
             return load(built);
         }
-        return load(cached);
+        Library library = load_copy(*data, dir, key);
+        user_assert(library.handle != nullptr, error_kind::RuntimeError, "cannot load the compiled C code from '", dir.string(), "'");
+        return library;
+    }
+
+    /// Loads the library whose bytes are `data` from a private copy in `dir`, unlinked once loaded: what is
+    /// mapped is what the seal verified, and no later change to the cache entry reaches it (a truncation in place
+    /// was a SIGBUS in every process that had mapped the entry). Each copy has a new name, since dlopen returns an
+    /// already loaded library of the same name. Nothing where no copy can be made there.
+    static Library load_copy(const std::string& data, const fs::path& dir, const std::string& key) {
+        std::string why;
+        const std::unique_ptr<TempDir> work = TempDir::create(dir, why);
+        if (!work) return {};
+        const std::string copy = (work->path() / (key + ".so")).string();
+        try {
+            write_file_atomically(copy, data);
+        } catch (const Error&) {
+            return {};
+        }
+        return open_library(copy);
     }
 
     static Library load(const std::string& path) {

@@ -637,14 +637,14 @@ private:
     ProgramHandle load_or_build(const std::string& source, const std::string& options, const std::string& key) {
         const std::optional<std::string> path = cache_file("opencl", key, ".bin");
         if (path)
-            if (const std::optional<std::string> binary = read_sealed(*path))
+            if (const std::optional<std::string> binary = read_sealed(*path, key))
                 if (ProgramHandle program = from_binary(*binary, options)) {
                     counts_.add(&BuildCounts::loaded);
                     return program;
                 }
         ProgramHandle program = from_source(source, options);
         counts_.add(&BuildCounts::compiled);
-        if (path) store_binary(program.get(), *path);
+        if (path) store_binary(program.get(), *path, key);
         return program;
     }
 
@@ -678,14 +678,14 @@ private:
 
     /// Saves the device binary for later processes. Best effort: the cache only saves time, so an unwritable
     /// cache directory (a warning) or a driver that withholds binaries must not fail the build.
-    static void store_binary(cl_program program, const std::string& path) {
+    static void store_binary(cl_program program, const std::string& path, const std::string& key) {
         const std::size_t size = binary_size(program);
         if (size == 0) return;
         std::string binary(size, '\0');
         auto* bytes = reinterpret_cast<unsigned char*>(binary.data());
         if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bytes, &bytes, nullptr) != CL_SUCCESS) return;
         try {
-            write_seal(path, binary);
+            write_seal(path, key, binary);
             write_file_atomically(path, binary);
         } catch (const Error& e) {
             warn_cache_unusable(e.message());

@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include <fstream>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -237,7 +239,7 @@ TEST_CASE("OpenCL binaries are cached on disk", "[runtime][opencl]") {
     REQUIRE(files_in(dir).size() == 1);
     const fs::path binary = files_in(dir).front();
     CHECK(binary.extension() == ".bin");
-    CHECK(read_sealed(binary.string()) == read_file(binary.string()));
+    CHECK(read_sealed(binary.string(), binary.stem().string()) == read_file(binary.string()));
     const ino_t first = inode_of(binary);
 
     check_twice(*make_opencl_executor({}));  // a new executor has an empty memory cache
@@ -307,7 +309,7 @@ TEST_CASE("C shared objects are cached on disk", "[runtime][c]") {
     REQUIRE(files_in(dir).size() == 1);
     const fs::path library = files_in(dir).front();
     CHECK(library.extension() == ".so");
-    CHECK(read_sealed(library.string()) == read_file(library.string()));
+    CHECK(read_sealed(library.string(), library.stem().string()) == read_file(library.string()));
     const ino_t first = inode_of(library);
 
     check_twice(*make_c_executor({}));
@@ -321,6 +323,43 @@ TEST_CASE("C shared objects are cached on disk", "[runtime][c]") {
     variant.cflags = {"-DVARIANT"};
     check_twice(*make_c_executor(variant));  // other flags, other entry
     CHECK(files_in(dir).size() == 2);
+}
+
+TEST_CASE("C cache entries cannot be forged, and odd files neither hang nor crash the loader", "[runtime][c]") {
+    ScopedCacheDir cache;
+    const fs::path dir = cache.path() + "/c";
+    const std::string thrice = std::string(kCTwice).replace(std::string(kCTwice).find("2.0f"), 4, "3.0f");
+    make_c_executor({})->build(thrice, {kTwiceSpec}, {});
+    const fs::path other = files_in(dir).front();
+    check_twice(*make_c_executor({}));
+    REQUIRE(files_in(dir).size() == 2);
+    const fs::path entry = files_in(dir)[0] == other ? files_in(dir)[1] : files_in(dir)[0];
+    const auto reset = [&] {
+        fs::remove(entry);
+        fs::remove(entry.string() + ".seal");
+    };
+    // Another kernel's library with its own seal, in this kernel's place: the seal names another key.
+    reset();
+    fs::copy_file(other, entry);
+    fs::copy_file(other.string() + ".seal", entry.string() + ".seal");
+    check_twice(*make_c_executor({}));  // rebuilt: twice, not thrice
+    // A FIFO as the entry or its seal is not waited on; a link to /dev/zero is not followed; a sparse 1 GiB file is
+    // not read.
+    for (const std::string& odd : {std::string("fifo"), std::string("seal-fifo"), std::string("link"), std::string("sparse")}) {
+        INFO(odd);
+        reset();
+        if (odd == "fifo") REQUIRE(::mkfifo(entry.c_str(), 0600) == 0);
+        if (odd == "seal-fifo") REQUIRE(::mkfifo((entry.string() + ".seal").c_str(), 0600) == 0);
+        if (odd == "link") fs::create_symlink("/dev/zero", entry);
+        if (odd == "sparse") fs::resize_file((std::ofstream(entry), entry), std::uintmax_t{1} << 30);
+        check_twice(*make_c_executor({}));
+    }
+    // A library loaded from the cache runs on after its entry is truncated in place (a SIGBUS before: the entry
+    // itself was mapped).
+    const auto program = make_c_executor({})->build(kCTwice, {kTwiceSpec}, {});
+    REQUIRE(::truncate(entry.c_str(), 0) == 0);
+    const std::vector<float> out = run_twice(*program, 10);
+    for (std::size_t i = 0; i < out.size(); ++i) CHECK(out[i] == 2.0f * (static_cast<float>(i) + 0.5f));
 }
 
 TEST_CASE("C builds without a disk cache", "[runtime][c]") {
