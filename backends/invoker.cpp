@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/kernel_checks.h"
+#include "preprocess/checked_accesses.h"
 #include "support/strings.h"
 #include "backends/call_arrays.h"
 #include "ir/affine.h"
@@ -422,6 +423,30 @@ void check_value_ranges(const KernelData& typed, const CallArgs& c) {
     }
 }
 
+// A checked kernel's arrays without a shape are checked against the buffers passed for them
+// (preprocess/checked_accesses.h): their element counts become the values of its buffer-size arguments.
+void pass_buffer_sizes(const KernelData& typed, CallArgs& args) {
+    for (const Variable& v : typed.args) {
+        if (v.kind != VarKind::ValueArg || !v.name.starts_with(kBufferSizePrefix)) continue;
+        const std::string array = v.name.substr(std::string_view(kBufferSizePrefix).size());
+        if (const auto host = args.arrays.find(array); host != args.arrays.end()) args.ints[v.name] = host->second.size();
+        else if (const auto dev = args.device_arrays.find(array); dev != args.device_arrays.end()) args.ints[v.name] = dev->second.size();
+        else args.ints[v.name] = 0;  // not passed: it cannot be allocated either (call_memory says so)
+    }
+}
+
+// A checked kernel's violation record (preprocess/checked_accesses.h), taken out of the outputs: an IndexError
+// where a guarded access ran outside its array.
+void take_violations(const std::string& kernel, const std::vector<std::string>& sites, std::vector<Output>& outputs) {
+    const auto it = std::find_if(outputs.begin(), outputs.end(), [](const Output& o) { return o.name == kViolationRecord; });
+    if (it == outputs.end()) return;
+    const Output record = std::move(*it);
+    outputs.erase(it);
+    if (record.arrays.empty()) return;
+    const HostArray& a = record.arrays.front();
+    raise_violations(kernel, sites, static_cast<const std::int64_t*>(a.data()), static_cast<std::size_t>(a.size()));
+}
+
 // Private temporaries live on a thread's stack where the executor runs work-items in the host's process: more
 // than its limits would overflow it (a crash, not an error), so the call is refused before any launch.
 void check_private_memory(const KernelData& typed, const CallArgs& c, const std::vector<Launch>& launches,
@@ -716,6 +741,7 @@ PreparedCall Invoker::prepare(const std::shared_ptr<Executor>& exec, CallArgs ar
     check_names(*kernel_, args);
     find_values_from_shapes(*kernel_, args);
     PreparedCall call{compile(exec, call_dtypes(*kernel_, args), nullptr), {}, {}, {}};
+    pass_buffer_sizes(*call.built->typed, args);
     check_value_ranges(*call.built->typed, args);
     call.mem = call_memory(*call.built->typed, args, exec);
     call.launches = launches_of(*call.built, call.mem, args);
@@ -733,6 +759,7 @@ std::vector<Output> Invoker::call(const std::shared_ptr<Executor>& exec, CallArg
     PreparedCall call = prepare(exec, std::move(args));
     call.built->program().run(call.mem.buffers, call.launches);
     copy_back_outputs(call.mem);
+    take_violations(call.built->typed->name, call.built->typed->checked_accesses, call.mem.outputs);
     if (keep_plan)
         if (std::shared_ptr<CallPlan> plan = make_plan(call, exec.get())) remember(std::move(plan));
     return std::move(call.mem.outputs);
@@ -747,7 +774,9 @@ std::optional<std::vector<Output>> Invoker::call_planned(CallPlan& plan, const s
         Buffer* b = index != plan.buffer_of.end() ? &buffers[index->second] : nullptr;
         if (!matches(plan.slots[k], args[k], plan.exec, b, &devices[k])) return std::nullopt;
     }
-    return run_plan(plan, std::move(buffers), args, devices);
+    std::vector<Output> outputs = run_plan(plan, std::move(buffers), args, devices);
+    take_violations(plan.built->typed->name, plan.built->typed->checked_accesses, outputs);
+    return outputs;
 }
 
 std::optional<std::vector<Output>> Invoker::call_fitting_plan(
@@ -777,7 +806,10 @@ TimedCall Invoker::prepare_timed(const std::shared_ptr<Executor>& exec, CallArgs
     return {[mem, build = call.built->build, launches = std::move(call.launches), warmup, runs] {
                 return build.get().program->time(mem->buffers, launches, warmup, runs);
             },
-            [mem] { copy_back_outputs(*mem); }};
+            [mem, name = call.built->typed->name, sites = call.built->typed->checked_accesses] {
+                copy_back_outputs(*mem);
+                take_violations(name, sites, mem->outputs);
+            }};
 }
 
 }  // namespace loom::backend

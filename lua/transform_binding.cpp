@@ -75,7 +75,7 @@ int set_options(lua_State* L) {
     }
     check_option_keys(L, 2, f,
                       {"write_code", "return_dict", "allow_terminal_colors", "check_dep_resolution", "build_options",
-                       "target", "write_wrapper", "insert_gbarriers", "enforce_variable_access_ordered"});
+                       "target", "write_wrapper", "insert_gbarriers", "enforce_variable_access_ordered", "checked"});
     OptionUpdate u;
     u.write_code = opt_bool(L, 2, "write_code", f);
     u.write_wrapper = opt_bool(L, 2, "write_wrapper", f);
@@ -83,6 +83,7 @@ int set_options(lua_State* L) {
     u.allow_terminal_colors = opt_bool(L, 2, "allow_terminal_colors", f);
     u.check_dep_resolution = opt_bool(L, 2, "check_dep_resolution", f);
     u.insert_gbarriers = opt_bool(L, 2, "insert_gbarriers", f);
+    u.checked = opt_bool(L, 2, "checked", f);
     u.build_options = opt_string_list(L, 2, "build_options", f);
     if (u.build_options) check_compiler_flags(L, *u.build_options, f, "build_options");
     u.target = opt_string(L, 2, "target", f);

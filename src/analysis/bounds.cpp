@@ -38,13 +38,19 @@ struct Region {
 // every statement of a loop), and each question costs isl an integer program.
 class BoundsChecker {
 public:
-    explicit BoundsChecker(const KernelData& k) : k_(k), fixed_(fixed_values(k)), assumptions_(assumption_context(k)) {}
+    /// With `unproven`, the accesses it cannot decide are collected there.
+    BoundsChecker(const KernelData& k, std::vector<UnprovenAccess>* unproven = nullptr)
+        : k_(k), fixed_(fixed_values(k)), assumptions_(assumption_context(k)), unproven_(unproven) {}
 
     void check(const Instruction& insn) {
         insn_ = &insn;
         known_ = names_in_domain(insn);
         const std::optional<Region> where = instances();
-        if (!where) return;
+        if (!where) {
+            // Which instances run depends on data: every access is unproven.
+            if (unproven_) for_each_access(insn, [&](const ExprPtr& a) { undecided(a, all_axes(a)); });
+            return;
+        }
         for (const ExprPtr& a : insn.assignees) walk(a, *where);
         if (insn.expression) walk(insn.expression, *where);
         for (const ExprPtr& p : insn.predicates) walk(p, *where);
@@ -111,20 +117,60 @@ private:
 
     void check_access(const ExprPtr& access, const Region& where) {
         const Variable* v = find_variable(k_, access->name);
+        if (!v) return;
         // A linear subscript indexes the storage, not the axes (and an array without a shape has none).
-        if (!v || v->shape_auto || access->linear || v->shape.size() != access->args.size()) return;
+        if (v->shape_auto || access->linear || v->shape.size() != access->args.size()) {
+            undecided(access, all_axes(access));
+            return;
+        }
+        std::vector<std::size_t> open;
         for (std::size_t axis = 0; axis < v->shape.size(); ++axis) {
             const ExprPtr& index = access->args[axis];
             const ExprPtr& extent = v->shape[axis];
-            if (!extent || inside_constant(index, extent)) continue;
-            if (!checked_.insert(cat(where.key, " | ", to_string(index), " < ", to_string(extent))).second) continue;
+            if (!extent) {
+                open.push_back(axis);
+                continue;
+            }
+            if (inside_constant(index, extent)) continue;
+            const std::string question = cat(where.key, " | ", to_string(index), " < ", to_string(extent));
+            if (checked_.count(question)) continue;
             const std::optional<isl::set> outside =
                 condition(binary(BinOp::Or, binary(BinOp::Lt, index, int_lit(0)), binary(BinOp::Ge, index, extent)));
-            if (!outside) continue;
+            if (!outside) {
+                open.push_back(axis);
+                continue;
+            }
+            checked_.insert(question);
             // Intersected without isl's simplification: finding a point is the one integer program needed.
             const isl::set both = isl_util::plain_intersect_params(where.set, *outside);
             if (const auto point = isl_util::sample_point(both)) report(access, *v, axis, *point);
         }
+        if (!open.empty()) undecided(access, open);
+    }
+
+    static std::vector<std::size_t> all_axes(const ExprPtr& access) {
+        std::vector<std::size_t> out;
+        for (std::size_t axis = 0; axis < access->args.size(); ++axis) out.push_back(axis);
+        return out;
+    }
+
+    void undecided(const ExprPtr& access, std::vector<std::size_t> axes) {
+        const Variable* v = find_variable(k_, access->name);
+        if (!unproven_ || !v || !v->is_array) return;
+        const bool flat = access->linear || v->shape_auto || v->shape.size() != access->args.size();
+        unproven_->push_back({insn_->id, access.get(), std::move(axes), flat});
+    }
+
+    template <class F>
+    static void for_each_access(const Instruction& insn, F f) {
+        const auto each = [&](const ExprPtr& e) {
+            visit(e, [&](const ExprPtr& n) {
+                if (n->kind == ExprKind::Subscript) f(n);
+            });
+        };
+        for (const ExprPtr& a : insn.assignees) each(a);
+        if (insn.expression) each(insn.expression);
+        for (const ExprPtr& p : insn.predicates) each(p);
     }
 
     // A constant index within a constant extent needs no integer program.
@@ -158,6 +204,7 @@ private:
     std::set<std::string> known_;  // names a condition may use (names_in_domain)
     std::map<std::string, std::optional<isl::set>> regions_;  // instances() by key
     std::set<std::string> checked_;                           // questions answered "inside"
+    std::vector<UnprovenAccess>* unproven_;
 };
 
 }  // namespace
@@ -165,6 +212,13 @@ private:
 void check_bounds(const KernelData& k) {
     BoundsChecker checker(k);
     for (const Instruction& insn : k.instructions) checker.check(insn);
+}
+
+std::vector<UnprovenAccess> unproven_accesses(const KernelData& k) {
+    std::vector<UnprovenAccess> out;
+    BoundsChecker checker(k, &out);
+    for (const Instruction& insn : k.instructions) checker.check(insn);
+    return out;
 }
 
 }  // namespace loom

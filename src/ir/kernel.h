@@ -78,6 +78,7 @@ struct KernelOptions {
     bool allow_terminal_colors = false;
     bool check_dep_resolution = true;
     bool insert_gbarriers = false;  // global barriers where cross-group dependencies need them
+    bool checked = false;  // accesses isl cannot prove inside their arrays are checked when they run (a sandbox's always)
     AccessOrdering access_ordering = AccessOrdering::Enforce;  // analysis/access_order.h
     std::vector<std::string> build_options;
     std::string target = "opencl";  // "opencl", "c", "cuda"
@@ -144,6 +145,10 @@ struct KernelData {
         std::vector<std::pair<std::string, ExprPtr>> loops;
         std::set<std::string> instructions;
     } meant;
+    /// A checked kernel's accesses guarded when they run (preprocess/checked_accesses.h), in the order of their
+    /// slots in the kernel's violation record: what each reports, e.g. "instruction 'g' reads b[idx[i]] (array
+    /// 'b' of shape (n))".
+    std::vector<std::string> checked_accesses;
     std::vector<std::string> silenced_warnings;
     KernelOptions options;
     std::vector<LinearItem> linearization;  // empty until linearized

@@ -10,6 +10,7 @@
 #include "analysis/write_races.h"
 #include "ir/listing.h"
 #include "isl/isl.h"
+#include "preprocess/checked_accesses.h"
 #include "preprocess/hardware_offsets.h"
 #include "schedule/barriers.h"
 #include "schedule/dependence_legality.h"
@@ -71,10 +72,13 @@ Kernel preprocess_unlinearized(const Kernel& k, const std::map<std::string, DTyp
 Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes, double* legality_seconds) {
     const Kernel typed = preprocess_unlinearized(k, dtypes);
     if (!k->linearized) check_variable_access_ordered(*typed);  // before linearization, as loopy
+    // What isl cannot prove in bounds is guarded where it runs in a checked kernel, before the guards' records
+    // are linearized with the rest.
+    const Kernel guarded = guard_unproven_accesses(typed, typed->options.checked || current_limits() != nullptr);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers. What the tags ask is checked against the kernel's
     // dependences once the split has made the temporaries that live across device kernels global.
-    Kernel linear = k->linearized ? typed : split_device_kernels(insert_barriers(linearize(typed)));
+    Kernel linear = k->linearized ? guarded : split_device_kernels(insert_barriers(linearize(guarded)));
     const double start = thread_cpu_seconds();
     check_dependence_legality(*linear);
     if (legality_seconds) *legality_seconds += thread_cpu_seconds() - start;

@@ -16,6 +16,7 @@ namespace error_kind {
 inline constexpr char ArgumentError[] = "ArgumentError";
 inline constexpr char BuildError[] = "BuildError";
 inline constexpr char DependenceViolationError[] = "DependenceViolationError";
+inline constexpr char IndexError[] = "IndexError";
 inline constexpr char InternalError[] = "InternalError";
 inline constexpr char KeyError[] = "KeyError";
 inline constexpr char LimitError[] = "LimitError";

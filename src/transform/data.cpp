@@ -17,6 +17,7 @@ Kernel set_options(const Kernel& kernel, const OptionUpdate& u) {
     if (u.allow_terminal_colors) o.allow_terminal_colors = *u.allow_terminal_colors;
     if (u.check_dep_resolution) o.check_dep_resolution = *u.check_dep_resolution;
     if (u.insert_gbarriers) o.insert_gbarriers = *u.insert_gbarriers;
+    if (u.checked) o.checked = *u.checked;
     if (u.build_options) o.build_options = *u.build_options;
     if (u.target) o.target = *u.target;
     if (u.access_ordering) o.access_ordering = *u.access_ordering;

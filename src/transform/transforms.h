@@ -17,7 +17,8 @@ namespace loom {
 // --- options and data (transform/data.cpp)
 /// Options given by name; values are already converted by the caller.
 struct OptionUpdate {
-    std::optional<bool> write_code, write_wrapper, return_dict, allow_terminal_colors, check_dep_resolution, insert_gbarriers;
+    std::optional<bool> write_code, write_wrapper, return_dict, allow_terminal_colors, check_dep_resolution, insert_gbarriers,
+        checked;
     std::optional<std::vector<std::string>> build_options;
     std::optional<std::string> target;
     std::optional<AccessOrdering> access_ordering;

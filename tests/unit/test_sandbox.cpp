@@ -135,6 +135,19 @@ TEST_CASE("loom refuses in a sandbox what reaches outside the state", "[sandbox]
     check_error(s.run("require('loom').set_warnings('ignore')"), "SandboxError", "set_warnings");
     check_error(s.run("require('loom').c.executor{ cc = '/bin/sh' }"), "ArgumentError", "'cc'");
     check_error(s.run("require('loom').c.executor{ cflags = { '-fplugin=evil.so' } }"), "ArgumentError", "-fplugin");
+    check_error(s.run("require('loom').c.executor{ cflags = { '-fsanitize=address' } }"), "ArgumentError", "-fsanitize");
+}
+
+TEST_CASE("a sandbox's kernels are checked: an index through data cannot reach host memory", "[sandbox]") {
+    const Sandbox s(loom_limits{});
+    s.ok("lp = require('loom')\n"
+         "gather = lp.make_kernel('{ [i]: 0<=i<n }', 'out[i] = b[idx[i]]  {id=g}', { lp.GlobalArg('b', 'float64', "
+         "{ shape = 8 }), lp.GlobalArg('idx', 'int32', { shape = 'n' }), lp.GlobalArg('out', 'float64', { shape = 'n' }), "
+         "lp.ValueArg('n', 'int32') })\n"
+         "assert(gather(lp.c.executor{}, { b = lp.arange(8, 'float64'), idx = lp.array({ 7 }, 'int32') }):get(0) == 7)");
+    // The sandbox checks every kernel, whatever its options say.
+    check_error(s.run("gather(lp.c.executor{}, { b = lp.arange(8, 'float64'), idx = lp.array({ 648 }, 'int32') })"),
+                "IndexError", "reads b[idx[i]] (array 'b' of shape (8)) out of bounds: index 648");
 }
 
 // Restores an environment variable when it goes out of scope.
