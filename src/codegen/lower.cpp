@@ -321,7 +321,12 @@ private:
             os_ << indent(depth) << "if (" << printer_.print(cond) << ")\n";
             if (lines.size() == 1) ++depth;  // a block brings its braces
         }
-        for (const std::string& line : lines) os_ << indent(depth) << line << "\n";
+        std::size_t bytes = 0;
+        for (const std::string& line : lines) {
+            os_ << indent(depth) << line << "\n";
+            bytes += line.size();
+        }
+        stage_work(bytes);
     }
 
     // On a target that runs on the host the outermost group-axis loop runs its iterations on OpenMP threads.
@@ -606,6 +611,8 @@ GeneratedCode emit_code(const Kernel& k, TargetKind kind) {
     std::string kernels_text;
     // The device kernels are named after the kernel, the later ones with a suffix "_N" no built-in has.
     target.check_kernel_name(k->name);
+    // Unrolled copies and printed statements are charged as they grow, and the deadline checked among them.
+    const StageScope stage("generating code");
     for (const DeviceSegment& seg : device_segments(*k)) {
         KernelData edit = k.copy();
         edit.name = seg.name;

@@ -13,6 +13,7 @@
 #include "ir/eval.h"
 #include "isl/isl.h"
 #include "support/error.h"
+#include "support/limits.h"
 
 namespace loom {
 
@@ -341,7 +342,9 @@ private:
     // each under what the loop's condition is there.
     void copies(const AstNode& n, const Plan& p, std::vector<AstNode>& out) {
         const ExprPtr init = folded(substitute(n.init, values_));
+        const std::size_t copy_bytes = kNodeBytes * nodes_in(n.children[0]);
         for (long i = 0; i < p.count; ++i) {
+            stage_work(copy_bytes);  // a copy of 100 statements 16384 times ran 40 s past a 2 s deadline
             numbers_[n.iterator] = i;
             number_exprs_[n.iterator] = int_lit(i);
             const Verdict v = at(p.decision);
@@ -355,6 +358,15 @@ private:
         numbers_.erase(n.iterator);
         number_exprs_.erase(n.iterator);
         values_.erase(n.iterator);
+    }
+
+    // About what a node of the unrolled tree and what the code printed from it take.
+    static constexpr std::size_t kNodeBytes = 512;
+
+    static std::size_t nodes_in(const AstNode& n) {
+        std::size_t count = 1;
+        for (const AstNode& c : n.children) count += nodes_in(c);
+        return count;
     }
 
     // The decision at the current copies' numbers: the disjuncts that cannot hold there and the conjuncts implied

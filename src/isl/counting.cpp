@@ -18,6 +18,7 @@
 
 #include "isl/isl.h"
 #include "support/error.h"
+#include "support/limits.h"
 
 namespace loom::isl_util {
 
@@ -292,6 +293,8 @@ private:
         isl_pw_multi_aff* hi = checked(isl_map_lexmax_pw_multi_aff(m));
         for (auto& [lo_dom, lo_aff] : pieces(lo))
             for (auto& [hi_dom, hi_aff] : pieces(hi)) {
+                // Pieces times residues grow with each dimension: (i+j+k) mod 7 over five took minutes.
+                check_deadline("statistics: counting instances");
                 Set both(checked(isl_set_intersect(isl_set_copy(lo_dom.get()), isl_set_copy(hi_dom.get()))));
                 if (isl_set_plain_is_empty(both.get()) == isl_bool_true) continue;
                 isl_aff* l = isl_aff_insert_dims(isl_multi_aff_get_aff(lo_aff.get(), 0), isl_dim_in, uv, 1);
@@ -337,6 +340,7 @@ private:
     void split_residues(Set p, const Qp& q, int v, long period, bool summing) {
         const Space dom = domain_space(q);
         for (long r = 0; r < period; ++r) {
+            check_deadline("statistics: counting instances");
             isl_multi_aff* id = isl_multi_aff_identity_on_domain_space(isl_space_copy(dom.get()));
             isl_aff* t = isl_multi_aff_get_aff(id, v);
             t = isl_aff_add_constant_si(isl_aff_scale_val(t, isl_val_int_from_si(ctx().get(), period)), static_cast<int>(r));

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "support/error.h"
+#include "support/limits.h"
 #include "support/strings.h"
 
 namespace loom::isl_util {
@@ -40,6 +41,14 @@ isl::ctx ctx() {
     static isl_ctx* const c = [] {
         isl_ctx* raw = isl_ctx_alloc();
         isl_options_set_on_error(raw, ISL_ON_ERROR_CONTINUE);
+        // A deadline stops an isl computation in progress: isl_ctx_abort, made to be called from another
+        // thread or a signal handler, fails every isl step after it until isl_ctx_resume, when the limits go;
+        // the run's LimitError follows.
+        set_deadline_interrupt({[] { isl_ctx_abort(ctx().get()); },
+                                [] {
+                                    isl_ctx_resume(ctx().get());
+                                    isl_ctx_reset_error(ctx().get());
+                                }});
         return raw;
     }();
     return isl::ctx(c);

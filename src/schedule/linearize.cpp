@@ -10,6 +10,7 @@
 #include "isl/isl.h"
 #include "schedule/iname_nesting.h"
 #include "support/error.h"
+#include "support/limits.h"
 #include "support/strings.h"
 
 namespace loom {
@@ -302,6 +303,7 @@ private:
     // Runs, leaves and enters from `s` until every instruction ran; false at a dead end.
     bool search(SearchState s) {
         for (;;) {
+            check_deadline("linearization");  // a search over thousands of instructions is one long stage
             if (const Instruction* insn = ready_instruction(s)) {
                 run_instruction(s, insn);
             } else if (can_leave(s)) {

@@ -3,6 +3,9 @@
 #include <ctime>
 
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <utility>
 
 #include "support/error.h"
@@ -24,9 +27,77 @@ bool MemoryAccount::try_charge(std::size_t bytes, std::size_t headroom) {
 
 const Limits* current_limits() { return t_limits; }
 
-LimitsScope::LimitsScope(const Limits* limits) : saved_(t_limits) { t_limits = limits; }
+namespace {
 
-LimitsScope::~LimitsScope() { t_limits = saved_; }
+DeadlineInterrupt g_interrupt;
+
+// One thread for the process, started with the first deadline: it waits for the deadline of the scope it
+// watches and stops the work then. The engine runs on one thread at a time, so one scope is watched at a time
+// (the outermost; nested scopes of the same run share its deadline).
+class Watchdog {
+public:
+    static Watchdog& instance() {
+        static Watchdog* w = new Watchdog();  // never destroyed: its thread runs until the process ends
+        return *w;
+    }
+
+    void arm(std::chrono::steady_clock::time_point deadline) {
+        const std::lock_guard lock(mutex_);
+        deadline_ = deadline;
+        armed_ = true;
+        fired_ = false;
+        wake_.notify_one();
+    }
+
+    void disarm() {
+        std::unique_lock lock(mutex_);
+        armed_ = false;
+        if (fired_ && g_interrupt.resume) g_interrupt.resume();
+        fired_ = false;
+        wake_.notify_one();
+    }
+
+private:
+    Watchdog() { std::thread([this] { run(); }).detach(); }
+
+    void run() {
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            if (!armed_ || fired_) {
+                wake_.wait(lock);
+                continue;
+            }
+            if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ && !fired_ &&
+                std::chrono::steady_clock::now() >= deadline_) {
+                fired_ = true;
+                if (g_interrupt.stop) g_interrupt.stop();
+            }
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::chrono::steady_clock::time_point deadline_;
+    bool armed_ = false, fired_ = false;
+};
+
+}  // namespace
+
+void set_deadline_interrupt(DeadlineInterrupt interrupt) { g_interrupt = interrupt; }
+
+LimitsScope::LimitsScope(const Limits* limits) : saved_(t_limits) {
+    t_limits = limits;
+    // Watched where a deadline comes into force, not inside a scope that already has it.
+    if (limits && limits->deadline && (!saved_ || saved_->deadline != limits->deadline) && g_interrupt.stop) {
+        Watchdog::instance().arm(*limits->deadline);
+        watched_ = true;
+    }
+}
+
+LimitsScope::~LimitsScope() {
+    if (watched_) Watchdog::instance().disarm();
+    t_limits = saved_;
+}
 
 MemoryCharge::MemoryCharge(std::size_t bytes, const char* what) {
     if (!t_limits) return;
@@ -59,6 +130,37 @@ std::optional<std::chrono::steady_clock::duration> time_left() {
 
 std::string deadline_message(const Limits& limits, const std::string& step) {
     return cat("deadline of ", limits.seconds, " s passed (", step, ")");
+}
+
+namespace {
+thread_local StageScope* t_stage = nullptr;
+}  // namespace
+
+StageScope::StageScope(const char* stage) : stage_(stage), outer_(t_stage) {
+    if (!outer_) t_stage = this;
+}
+
+StageScope::~StageScope() {
+    if (!outer_) t_stage = nullptr;
+}
+
+void stage_work(std::size_t bytes) {
+    if (!t_limits) return;
+    StageScope* stage = t_stage;
+    check_deadline(stage ? stage->stage_ : "a long engine stage");
+    if (!stage) return;
+    stage->bytes_ += bytes;
+    // The growth is charged in steps of a quarter of what is charged (at least 64 KiB): few charges, none far
+    // behind.
+    const std::size_t step = std::max<std::size_t>(64 * 1024, stage->charged_ / 4);
+    if (stage->bytes_ < stage->charged_ + step) return;
+    stage->charges_.emplace_back(stage->bytes_ - stage->charged_, stage->stage_);
+    stage->charged_ = stage->bytes_;
+}
+
+bool deadline_passed() {
+    const auto left = time_left();
+    return left && *left == std::chrono::steady_clock::duration::zero();
 }
 
 void check_deadline(const char* step) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace loom {
 
@@ -47,7 +48,20 @@ struct Limits {
 /// The limits in force on this thread, or null.
 const Limits* current_limits();
 
-/// Puts `limits` (null: none) in force on this thread for its lifetime; the previous ones come back after.
+/// How work that checks no deadline of its own (one isl computation) is stopped when a deadline passes, from a
+/// watchdog thread, and let go again once the limits are out of force: set once by the layer that owns such work
+/// (isl/isl.cpp). `stop` must be safe to call from another thread while the work runs.
+struct DeadlineInterrupt {
+    void (*stop)() = nullptr;
+    void (*resume)() = nullptr;
+};
+void set_deadline_interrupt(DeadlineInterrupt interrupt);
+
+/// Whether the current deadline has passed (work stopped by the interrupt stays stopped until the limits go).
+bool deadline_passed();
+
+/// Puts `limits` (null: none) in force on this thread for its lifetime; the previous ones come back after. With
+/// a deadline, a watchdog stops the work in progress (DeadlineInterrupt) when it passes.
 class LimitsScope {
 public:
     explicit LimitsScope(const Limits* limits);
@@ -57,6 +71,7 @@ public:
 
 private:
     const Limits* saved_;
+    bool watched_ = false;
 };
 
 /// Memory of Loom's (an array, a buffer, a compiled program) charged to the current limits' account while this
@@ -77,6 +92,29 @@ private:
 
 /// A LimitError when the current deadline has passed: called between the long steps of a build, naming `step`.
 void check_deadline(const char* step);
+
+/// The work of one long stage (the code of one kernel: its unrolled copies and printed statements), charged as it
+/// grows to the current limits' account and released when the stage ends: an unrolled loop of 16384 copies of
+/// 100 statements grew to 684 MB under a 64 MiB cap before. Nested scopes add to the outermost.
+class StageScope {
+public:
+    explicit StageScope(const char* stage);
+    ~StageScope();
+    StageScope(const StageScope&) = delete;
+    StageScope& operator=(const StageScope&) = delete;
+
+private:
+    friend void stage_work(std::size_t bytes);
+    const char* stage_;
+    std::size_t bytes_ = 0, charged_ = 0;
+    std::vector<MemoryCharge> charges_;  // each a step of growth
+    StageScope* outer_;
+};
+
+/// One unit of a long stage's work, of about `bytes` of memory: the deadline checked (a LimitError past it, inside
+/// the stage rather than after it), and the bytes charged to the stage in force (a MemoryError past the cap).
+/// Nothing where no limits are in force.
+void stage_work(std::size_t bytes);
 
 /// The time left before the current deadline, if there is one (zero once it has passed).
 std::optional<std::chrono::steady_clock::duration> time_left();

@@ -17,6 +17,7 @@
 #include "lua/loom.h"
 #include "tests/unit/embed_helpers.h"
 #include "support/error.h"
+#include "isl/isl.h"
 #include "support/limits.h"
 #include "support/process.h"
 
@@ -283,6 +284,55 @@ TEST_CASE("a deadline kills the program it is waiting for", "[sandbox]") {
         CHECK(e.message() == "deadline of 0.1 s passed (sleeping)");
     }
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+}
+
+TEST_CASE("a deadline stops an isl computation in progress, and isl works again after", "[sandbox]") {
+    loom::Limits limits;
+    limits.memory = std::make_shared<loom::MemoryAccount>(0);
+    limits.seconds = 0.1;
+    limits.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+    const auto start = std::chrono::steady_clock::now();
+    bool stopped = false;
+    {
+        const loom::LimitsScope scope(&limits);
+        // One isl computation per turn, each short: only the watchdog ends the loop.
+        for (int turn = 0; turn < 10'000'000 && !stopped; ++turn) {
+            try {
+                const isl::set s(loom::isl_util::ctx(), "{ [i, j]: 0 <= i, j < 100 and (i + 2j) mod 7 = 3 }");
+                stopped = s.lexmin().is_empty() || s.is_empty();
+                stopped = false;
+            } catch (const isl::exception&) {
+                stopped = true;
+            }
+        }
+    }
+    CHECK(stopped);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+    CHECK_FALSE(isl::set(loom::isl_util::ctx(), "{ [i]: 0 <= i < 4 }").is_empty());  // resumed with the limits gone
+}
+
+TEST_CASE("a deadline ends code generation inside the stage, and its memory counts", "[sandbox]") {
+    // 100 statements in a loop of 16384 unrolled copies: 40 s past a 2 s deadline and 684 MB under a 64 MiB cap
+    // before, all in one stage.
+    const std::string unrolled = R"(
+        local lp = require('loom')
+        local insns = {}
+        for s = 1, 100 do insns[#insns + 1] = string.format('out%d[i] = %d*a[i]', s, s) end
+        local knl = lp.make_kernel('{ [i]: 0<=i<16384 }', insns)
+        knl = lp.split_iname(knl, 'i', 16384, { inner_tag = 'unr' })
+        lp.generate_code(lp.add_dtypes(knl, { a = 'float32' }))
+    )";
+    loom_limits timed{};
+    timed.seconds = 0.5;
+    const Sandbox quick(timed);
+    const auto start = std::chrono::steady_clock::now();
+    check_error(quick.run(unrolled), "LimitError", "deadline of 0.5 s passed");
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1500));
+    loom_limits small{};
+    small.memory = 64 << 20;
+    small.seconds = 60;
+    const Sandbox capped(small);
+    check_error(capped.run(unrolled), "MemoryError", "generating code");
 }
 
 TEST_CASE("a sandbox runs deep kernels on a 64 MiB stack and refuses a smaller one", "[sandbox]") {
