@@ -1,5 +1,6 @@
 #include "preprocess/preprocess.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -18,6 +19,7 @@
 #include "schedule/kernel_split.h"
 #include "schedule/linearize.h"
 #include "schedule/verify_linearization.h"
+#include "support/big_stack.h"
 #include "support/limits.h"
 #include "transform/auto_axes.h"
 #include "transform/privatize.h"
@@ -40,7 +42,33 @@ void after_stage(const char* stage, const Kernel& k) {
 
 }  // namespace
 
+namespace {
+
+// The engine's walks recurse once per level of an expression: a stock lua5.4 (8 MiB of stack) segfaulted in
+// generate_code on a sum of 10,000 operands that make_kernel had accepted. What the stack left cannot hold is a
+// LimitError before any walk.
+void check_stack_for_depth(const KernelData& k) {
+    int deepest = 0;
+    for (const Instruction& insn : k.instructions) {
+        if (insn.expression) deepest = std::max(deepest, insn.expression->depth);
+        for (const ExprPtr& a : insn.assignees) deepest = std::max(deepest, a->depth);
+    }
+    for (const SubstitutionRule& r : k.substitutions) deepest = std::max(deepest, r.expression->depth);
+    if (deepest < 128) return;  // within any thread's stack; asking for the stack's size can read /proc
+    // About 5.5 KiB a level (64 MiB holds kMaxExprDepth levels), and 1 MiB for the rest of the engine.
+    constexpr std::size_t kBytesPerLevel = 6 * 1024, kBase = std::size_t{1} << 20;
+    const std::size_t needed = kBase + kBytesPerLevel * static_cast<std::size_t>(deepest);
+    const std::size_t left = stack_left();
+    user_assert(left >= needed, error_kind::LimitError, "kernel '", k.name, "' has an expression ", deepest,
+                " levels deep, which needs about ", (needed >> 20) + 1, " MiB of stack, and this thread has ", left >> 20,
+                " MiB left: run Lua on a thread with a larger stack (the loom executable has 512 MiB), or split the ",
+                "expression with temporaries");
+}
+
+}  // namespace
+
 Kernel preprocess_unlinearized(const Kernel& k, const std::map<std::string, DType>& dtypes) {
+    check_stack_for_depth(*k);
     // Substitution rules are macros: expanded first, so that everything after sees plain expressions.
     // Reductions are realized once the argument types are known (max/min's neutral element and the
     // accumulators' types depend on them); the accumulators are typed by the second inference.
