@@ -49,10 +49,13 @@ KernelHandle& check_kernel(lua_State* L, int idx, const char* fname) {
 }
 
 void push_kernel(lua_State* L, Kernel k) {
+    MemoryCharge charge(approximate_bytes(*k), "a kernel object");  // before the userdata: a MemoryError leaves none
     void* mem = lua_newuserdatauv(L, sizeof(KernelHandle), 0);
-    new (mem) KernelHandle{Kernel(nullptr), {}};
+    new (mem) KernelHandle{Kernel(nullptr), {}, {}};
     luaL_setmetatable(L, kKernelMeta);
-    static_cast<KernelHandle*>(mem)->kernel = std::move(k);
+    auto* h = static_cast<KernelHandle*>(mem);
+    h->kernel = std::move(k);
+    h->charge = std::move(charge);
 }
 
 DType check_dtype(lua_State* L, int idx, const char* fname, int arg, const char* option) {

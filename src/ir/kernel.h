@@ -202,6 +202,9 @@ const Instruction* find_instruction(const KernelData& k, const std::string& id);
 /// that scope or of any scope whose pattern matches `source`'s id.
 bool nosync(const Instruction& sink, const Instruction& source, SyncScope scope);
 std::vector<std::string> all_inames(const KernelData& k);
+/// About the bytes a kernel's data takes (its instructions' expressions, variables, domains and what is derived
+/// from them), for the memory a state's kernel objects are charged.
+std::size_t approximate_bytes(const KernelData& k);
 /// `inames` in the order their loops nest where the dependencies leave a choice: an iname that a loop priority
 /// names before another goes outside it, the rest keep the kernel's iname order (all_inames). The linearizer
 /// nests ILP loops so, and privatized temporaries take their axes so, which keeps the innermost loop on the
