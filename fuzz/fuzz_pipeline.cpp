@@ -1,7 +1,8 @@
 // Fuzzes the whole path make_kernel -> transformations -> generate_code. The input is three parts cut at
 // 0 bytes: the domains (cut at 0x1E bytes), the instructions, and a program (the rest): each byte picks a transformation
 // or one of its arguments (an iname, a variable, a tag, a factor) among what the kernel has. A transformation
-// that raises a typed error is skipped; the last kernel is generated for C or OpenCL.
+// that raises a typed error is skipped; the last kernel is generated for C or OpenCL, checked or not (the last
+// byte).
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -219,7 +220,15 @@ void run_input(const std::uint8_t* data, std::size_t size) {
     });
     if (!k) return;
     for (int n = 0; n < kMaxSteps && !p.done(); ++n) fuzz::run_guarded([&] { k = step(*k, p); });
-    const TargetKind target = p.byte() % 2 ? TargetKind::C : TargetKind::OpenCL;
+    const unsigned last = p.byte();
+    const TargetKind target = last % 2 ? TargetKind::C : TargetKind::OpenCL;
+    // Checked kernels guard what isl cannot prove (preprocess/checked_accesses.h): indices through data among them.
+    if (last & 2) {
+        OptionUpdate checked;
+        checked.checked = true;
+        trace("set_options(k, {checked = true})");
+        fuzz::run_guarded([&] { k = set_options(*k, checked); });
+    }
     trace(cat("generate_code(k) for ", target == TargetKind::C ? "C" : "OpenCL"));
     fuzz::run_guarded([&] { generate_code(*k, target, default_dtypes(*k)); });
 }

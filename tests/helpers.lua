@@ -196,8 +196,8 @@ function M.c_program_numbers(source, flags, argv)
   return numbers
 end
 
--- A tool's options over `defaults`: `--name=N` sets a number the defaults name, `--verbose` sets verbose;
--- anything else raises `usage`.
+-- A tool's options over `defaults`: `--name=N` sets a number the defaults name, `--name` a flag they name as
+-- false (`--verbose`); anything else raises `usage`.
 function M.tool_options(args, defaults, usage)
   local options = {}
   for k, v in pairs(defaults) do options[k] = v end
@@ -205,8 +205,8 @@ function M.tool_options(args, defaults, usage)
     local key, value = a:match("^%-%-(%w+)=(%d+)$")
     if key and type(defaults[key]) == "number" then
       options[key] = tonumber(value)
-    elseif a == "--verbose" then
-      options.verbose = true
+    elseif a:match("^%-%-(%w+)$") and defaults[a:sub(3)] == false then
+      options[a:sub(3)] = true
     else
       error(usage, 0)
     end

@@ -5,7 +5,10 @@
 -- rejected); an InternalError, a BuildError (generated code that does not compile), an error that is not
 -- Loom's or different results fail the case, which is then shrunk (steps, then instructions) to a minimal Lua
 -- reproducer, printed.
---   loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--steps=M] [--verbose]
+-- With --checked, kernels are checked (set_options{checked = true}) and also read `a` through an index array
+-- (`a[idx[i] - 1]`, idx of 1..16: in bounds or not) and at non-affine indices (`a[i*i]`): each case is refused
+-- (an IndexError is a typed answer) or equal to the reference, and never crashes.
+--   loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--steps=M] [--checked] [--verbose]
 -- Each case draws 1 to M transformations (4 unless --steps says). Case K of seed S is the same on every run
 -- (with the same M): --first=K --cases=1 replays it alone.
 package.path = (arg[0]:match("^(.*)/tools/[^/]*$") or ".") .. "/tests/?.lua;" .. package.path
@@ -14,8 +17,8 @@ local T = require("helpers")
 
 lp.set_warnings("error")
 
-local options = T.tool_options(arg, { cases = 300, seed = 1, first = 1, steps = 4, verbose = false },
-  "usage: loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--steps=M] [--verbose]")
+local options = T.tool_options(arg, { cases = 300, seed = 1, first = 1, steps = 4, checked = false, verbose = false },
+  "usage: loom tools/differential.lua [--cases=N] [--seed=S] [--first=K] [--steps=M] [--checked] [--verbose]")
 
 local function pick(list) return list[math.random(#list)] end
 
@@ -57,6 +60,10 @@ end
 local function expression(inames, depth, has_rule)
   if depth == 0 or chance(0.3) then
     local leaf = math.random(has_rule and 5 or 4)
+    if leaf == 1 and options.checked and chance(0.4) then
+      local x = pick(inames)
+      return chance(0.5) and string.format("a[idx[%s] - 1]", x) or string.format("a[%s*%s]", x, x)
+    end
     if leaf == 1 then return string.format("a[%s]", affine_index(inames)) end
     if leaf == 2 then return string.format("b[%s, %s]", affine_index(inames), affine_index(inames)) end
     if leaf == 3 then return chance(0.5) and tostring(math.random(5)) or pick(inames) end
@@ -140,6 +147,7 @@ local function random_kernel()
       string.format('lp.GlobalArg("a", "float64", {shape = %q})', extent),
       string.format('lp.GlobalArg("b", "float64", {shape = %q})', extent .. ", " .. extent),
       string.format('lp.GlobalArg("c", "float64", {shape = %q})', recurrence and extent or "1"),
+      options.checked and string.format('lp.GlobalArg("idx", "int32", {shape = %q})', extent) or '"..."',
       '"..."',
     },
     params = param_sets,
@@ -230,6 +238,7 @@ local function script(case, with_check)
       quote_list(case.kernel.instructions), table.concat(case.kernel.args, ", ")),
     "local knl = ref",
   }
+  if options.checked then table.insert(lines, #lines, "ref = lp.set_options(ref, {checked = true})") end
   for _, s in ipairs(case.steps) do lines[#lines + 1] = "knl = " .. s end
   if with_check then
     local sets = {}
