@@ -335,6 +335,22 @@ TEST_CASE("a deadline ends code generation inside the stage, and its memory coun
     check_error(capped.run(unrolled), "MemoryError", "generating code");
 }
 
+TEST_CASE("a deadline ends make_kernel of many statements soon after it passes", "[sandbox]") {
+    loom_limits timed{};
+    timed.seconds = 0.3;
+    const Sandbox quick(timed);
+    const std::string script = R"(
+        local lp = require('loom')
+        local insns = {}
+        for s = 1, 20000 do insns[#insns + 1] = string.format('out[%d] = %d*a[%d]', s % 100, s, s % 100) end
+        lp.make_kernel('{ [i]: 0<=i<1 }', insns)
+    )";
+    const auto start = std::chrono::steady_clock::now();
+    check_error(quick.run(script), "LimitError", "deadline of 0.3 s passed");
+    // 17 s in one stage before; the passes between two checks take well under a second.
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1300));
+}
+
 TEST_CASE("kernel objects count against the memory cap", "[sandbox]") {
     loom_limits small{};
     small.memory = 16 << 20;
