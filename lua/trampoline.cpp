@@ -161,19 +161,19 @@ int guarded_call(lua_State* L, lua_CFunction body) {
         message = e.message();
         line = e.line();
         column = e.column();
-        // Work the deadline's watchdog stopped (an isl computation: support/limits.h) fails as it can; the
-        // deadline is the reason.
-        if (kind != error_kind::LimitError && kind != error_kind::MemoryError && deadline_passed()) {
-            kind = error_kind::LimitError;
-            message = deadline_message(*current_limits(), cat("stopped in the engine: ", message));
-            line = column = 0;
-        }
     } catch (const std::bad_alloc&) {
         kind = error_kind::MemoryError;
         message = "out of memory";
     } catch (const std::exception& e) {
         kind = error_kind::InternalError;
         message = e.what();
+    }
+    // Work the deadline's watchdog stopped (an isl computation, "execution aborted": support/limits.h) fails as
+    // it can; the deadline is the reason.
+    if (kind != error_kind::LimitError && kind != error_kind::MemoryError && deadline_passed()) {
+        message = deadline_message(*current_limits(), cat("stopped in the engine: ", message));
+        kind = error_kind::LimitError;
+        line = column = 0;
     }
     push_error(L, kind, message, line, column);
     return -1;
