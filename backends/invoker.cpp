@@ -7,6 +7,7 @@
 
 #include "analysis/kernel_checks.h"
 #include "preprocess/checked_accesses.h"
+#include "support/limits.h"
 #include "support/strings.h"
 #include "backends/call_arrays.h"
 #include "ir/affine.h"
@@ -722,7 +723,11 @@ std::shared_ptr<CompiledKernel> Invoker::compile(const std::shared_ptr<Executor>
     std::function<BuiltProgram()> build = [exec, source = built->code.device_code, specs = std::move(specs),
                                            options = kernel_->options.build_options] {
         const double start = wall_seconds();
-        std::shared_ptr<Program> program = exec->build(source, specs, options);
+        std::shared_ptr<Program> program;
+        {
+            const ForeignMemory compiler;  // the compiler's and the driver's memory is not the engine's
+            program = exec->build(source, specs, options);
+        }
         return BuiltProgram{std::move(program), wall_seconds() - start};
     };
     built->build = workers ? workers->submit(std::move(build)) : built_now(build());

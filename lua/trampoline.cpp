@@ -168,11 +168,15 @@ int guarded_call(lua_State* L, lua_CFunction body) {
         kind = error_kind::InternalError;
         message = e.what();
     }
-    // Work the deadline's watchdog stopped (an isl computation, "execution aborted": support/limits.h) fails as
-    // it can; the deadline is the reason.
-    if (kind != error_kind::LimitError && kind != error_kind::MemoryError && deadline_passed()) {
-        message = deadline_message(*current_limits(), cat("stopped in the engine: ", message));
-        kind = error_kind::LimitError;
+    // Work the watchdog stopped (an isl computation, "execution aborted": support/limits.h) fails as it can;
+    // the deadline, or the memory, is the reason.
+    if (kind != error_kind::LimitError && kind != error_kind::MemoryError && (deadline_passed() || memory_stopped())) {
+        const Limits& limits = *current_limits();
+        message = memory_stopped()
+                      ? cat("the process's memory grew past twice the memory limit of ", limits.memory->cap(),
+                            " bytes in the engine (stopped: ", message, ")")
+                      : deadline_message(limits, cat("stopped in the engine: ", message));
+        kind = memory_stopped() ? error_kind::MemoryError : error_kind::LimitError;
         line = column = 0;
     }
     push_error(L, kind, message, line, column);

@@ -700,6 +700,7 @@ private:
 }  // namespace
 
 std::shared_ptr<Executor> make_opencl_executor(const OpenCLOptions& options) {
+    const ForeignMemory driver;  // the driver's memory is not the engine's
     return std::make_shared<ClExecutor>(open_device(select_device(effective_options(options))));
 }
 

@@ -41,10 +41,10 @@ isl::ctx ctx() {
     static isl_ctx* const c = [] {
         isl_ctx* raw = isl_ctx_alloc();
         isl_options_set_on_error(raw, ISL_ON_ERROR_CONTINUE);
-        // A deadline stops an isl computation in progress: isl_ctx_abort, made to be called from another
-        // thread or a signal handler, fails every isl step after it until isl_ctx_resume, when the limits go;
-        // the run's LimitError follows.
-        set_deadline_interrupt({[] { isl_ctx_abort(ctx().get()); },
+        // A deadline, or memory past the cap, stops an isl computation in progress: isl_ctx_abort, made to be
+        // called from another thread or a signal handler, fails every isl step after it until isl_ctx_resume,
+        // when the limits go; the run's LimitError or MemoryError follows.
+        set_work_interrupt({[] { isl_ctx_abort(ctx().get()); },
                                 [] {
                                     isl_ctx_resume(ctx().get());
                                     isl_ctx_reset_error(ctx().get());

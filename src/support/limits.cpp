@@ -1,5 +1,8 @@
 #include "support/limits.h"
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <ctime>
 
 #include <algorithm>
@@ -15,6 +18,7 @@ namespace loom {
 namespace {
 
 thread_local const Limits* t_limits = nullptr;
+std::atomic<bool> g_memory_stopped{false};
 
 }  // namespace
 
@@ -29,24 +33,50 @@ const Limits* current_limits() { return t_limits; }
 
 namespace {
 
-DeadlineInterrupt g_interrupt;
+WorkInterrupt g_interrupt;
 
-// One thread for the process, started with the first deadline: it waits for the deadline of the scope it
-// watches and stops the work then. The engine runs on one thread at a time, so one scope is watched at a time
-// (the outermost; nested scopes of the same run share its deadline).
+std::size_t resident_bytes() {
+    long pages = 0, resident = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+        if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+        std::fclose(f);
+    }
+    return static_cast<std::size_t>(resident) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// One thread for the process, started with the first watched scope: it stops the work in progress when the
+// scope's deadline passes, or when the process's resident memory grows past twice the scope's memory cap (what
+// the account does not see: isl's allocations, polled every 10 ms). The engine runs on one thread at a time,
+// so one scope is watched at a time (the outermost; nested scopes of the same run share its limits).
 class Watchdog {
 public:
     static Watchdog& instance() {
-        static Watchdog* w = new Watchdog();  // never destroyed: its thread runs until the process ends
+        static Watchdog* w = started = new Watchdog();  // never destroyed: its thread runs until the process ends
         return *w;
     }
+    /// The watchdog where one was started (a process without limits never starts one), else null.
+    static inline std::atomic<Watchdog*> started{nullptr};
 
-    void arm(std::chrono::steady_clock::time_point deadline) {
+    void arm(std::optional<std::chrono::steady_clock::time_point> deadline, std::size_t cap) {
         const std::lock_guard lock(mutex_);
         deadline_ = deadline;
+        growth_cap_ = 2 * cap;
+        baseline_ = cap > 0 ? resident_bytes() : 0;
         armed_ = true;
         fired_ = false;
+        g_memory_stopped = false;
         wake_.notify_one();
+    }
+
+    void pause() {
+        const std::lock_guard lock(mutex_);
+        ++paused_;
+    }
+
+    void unpause() {
+        const std::lock_guard lock(mutex_);
+        if (paused_ > 0) --paused_;  // begun before the watchdog started: not counted
+        if (armed_ && growth_cap_ > 0) baseline_ = std::max(baseline_, resident_bytes());
     }
 
     void disarm() {
@@ -54,6 +84,7 @@ public:
         armed_ = false;
         if (fired_ && g_interrupt.resume) g_interrupt.resume();
         fired_ = false;
+        g_memory_stopped = false;
         wake_.notify_one();
     }
 
@@ -61,35 +92,54 @@ private:
     Watchdog() { std::thread([this] { run(); }).detach(); }
 
     void run() {
+        using clock = std::chrono::steady_clock;
         std::unique_lock lock(mutex_);
         for (;;) {
             if (!armed_ || fired_) {
                 wake_.wait(lock);
                 continue;
             }
-            if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ && !fired_ &&
-                std::chrono::steady_clock::now() >= deadline_) {
-                fired_ = true;
-                if (g_interrupt.stop) g_interrupt.stop();
-            }
+            clock::time_point until = growth_cap_ > 0 ? clock::now() + std::chrono::milliseconds(10) : clock::time_point::max();
+            if (deadline_) until = std::min(until, *deadline_);
+            wake_.wait_until(lock, until);
+            if (!armed_ || fired_) continue;
+            const bool late = deadline_ && clock::now() >= *deadline_;
+            const bool grown = growth_cap_ > 0 && paused_ == 0 && resident_bytes() > baseline_ + growth_cap_;
+            if (!late && !grown) continue;
+            fired_ = true;
+            g_memory_stopped = grown && !late;
+            if (g_interrupt.stop) g_interrupt.stop();
         }
     }
 
     std::mutex mutex_;
     std::condition_variable wake_;
-    std::chrono::steady_clock::time_point deadline_;
+    std::optional<std::chrono::steady_clock::time_point> deadline_;
+    std::size_t growth_cap_ = 0, baseline_ = 0;
+    int paused_ = 0;  // ForeignMemory objects alive
     bool armed_ = false, fired_ = false;
 };
 
 }  // namespace
 
-void set_deadline_interrupt(DeadlineInterrupt interrupt) { g_interrupt = interrupt; }
+void set_work_interrupt(WorkInterrupt interrupt) { g_interrupt = interrupt; }
+
+bool memory_stopped() { return g_memory_stopped; }
+
+ForeignMemory::ForeignMemory() {
+    if (Watchdog* w = Watchdog::started) w->pause();
+}
+
+ForeignMemory::~ForeignMemory() {
+    if (Watchdog* w = Watchdog::started) w->unpause();
+}
 
 LimitsScope::LimitsScope(const Limits* limits) : saved_(t_limits) {
     t_limits = limits;
-    // Watched where a deadline comes into force, not inside a scope that already has it.
-    if (limits && limits->deadline && (!saved_ || saved_->deadline != limits->deadline) && g_interrupt.stop) {
-        Watchdog::instance().arm(*limits->deadline);
+    // Watched where the limits come into force, not inside a scope of the same limits.
+    const std::size_t cap = limits ? limits->memory->cap() : 0;
+    if (limits && limits != saved_ && (limits->deadline || cap > 0) && g_interrupt.stop) {
+        Watchdog::instance().arm(limits->deadline, cap);
         watched_ = true;
     }
 }

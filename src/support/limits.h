@@ -48,20 +48,35 @@ struct Limits {
 /// The limits in force on this thread, or null.
 const Limits* current_limits();
 
-/// How work that checks no deadline of its own (one isl computation) is stopped when a deadline passes, from a
-/// watchdog thread, and let go again once the limits are out of force: set once by the layer that owns such work
-/// (isl/isl.cpp). `stop` must be safe to call from another thread while the work runs.
-struct DeadlineInterrupt {
+/// How work that checks no limit of its own (one isl computation) is stopped from a watchdog thread, when the
+/// deadline passes or the process's memory grows past twice the cap (isl's allocations are not charged), and let
+/// go again once the limits are out of force: set once by the layer that owns such work (isl/isl.cpp). `stop`
+/// must be safe to call from another thread while the work runs.
+struct WorkInterrupt {
     void (*stop)() = nullptr;
     void (*resume)() = nullptr;
 };
-void set_deadline_interrupt(DeadlineInterrupt interrupt);
+void set_work_interrupt(WorkInterrupt interrupt);
+
+/// Whether the watchdog stopped the work of the limits in force for memory (not for the deadline).
+bool memory_stopped();
+
+/// While one lives (on any thread), the memory the process gains is not the engine's: a compiler's or an OpenCL
+/// driver's (LLVM's caches after the first build). The watchdog does not count it, and counts growth from where
+/// the last one ends.
+class ForeignMemory {
+public:
+    ForeignMemory();
+    ~ForeignMemory();
+    ForeignMemory(const ForeignMemory&) = delete;
+    ForeignMemory& operator=(const ForeignMemory&) = delete;
+};
 
 /// Whether the current deadline has passed (work stopped by the interrupt stays stopped until the limits go).
 bool deadline_passed();
 
 /// Puts `limits` (null: none) in force on this thread for its lifetime; the previous ones come back after. With
-/// a deadline, a watchdog stops the work in progress (DeadlineInterrupt) when it passes.
+/// a deadline or a memory cap, a watchdog stops the work in progress (WorkInterrupt) past them.
 class LimitsScope {
 public:
     explicit LimitsScope(const Limits* limits);

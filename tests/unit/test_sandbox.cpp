@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "lua/loom.h"
 #include "tests/unit/embed_helpers.h"
@@ -309,6 +310,30 @@ TEST_CASE("a deadline stops an isl computation in progress, and isl works again 
     CHECK(stopped);
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
     CHECK_FALSE(isl::set(loom::isl_util::ctx(), "{ [i]: 0 <= i < 4 }").is_empty());  // resumed with the limits gone
+}
+
+TEST_CASE("memory the account does not see (isl's) stops the engine past twice the cap", "[sandbox]") {
+    loom::Limits limits;
+    limits.memory = std::make_shared<loom::MemoryAccount>(8 << 20);
+    bool stopped = false;
+    {
+        const loom::LimitsScope scope(&limits);
+        std::vector<char> untracked(64 << 20, 1);  // as isl's allocations: resident, not charged
+        const auto start = std::chrono::steady_clock::now();
+        while (!stopped && std::chrono::steady_clock::now() - start < std::chrono::seconds(5)) {
+            try {
+                const isl::set s(loom::isl_util::ctx(), "{ [i, j]: 0 <= i, j < 100 and (i + 2j) mod 7 = 3 }");
+                (void)s.is_empty();
+            } catch (const isl::exception&) {
+                stopped = true;
+            }
+        }
+        CHECK(loom::memory_stopped());
+        CHECK(untracked[12345] == 1);
+    }
+    CHECK(stopped);
+    CHECK_FALSE(loom::memory_stopped());  // the limits gone, isl works again
+    CHECK_FALSE(isl::set(loom::isl_util::ctx(), "{ [i]: 0 <= i < 4 }").is_empty());
 }
 
 TEST_CASE("a deadline ends code generation inside the stage, and its memory counts", "[sandbox]") {
