@@ -9,6 +9,7 @@
 #include "ir/domain.h"
 #include "ir/iname_tags.h"
 #include "ir/layout.h"
+#include "isl/budget.h"
 #include "isl/isl.h"
 #include "parse/match.h"
 #include "support/error.h"
@@ -19,6 +20,17 @@ namespace loom {
 using isl_util::PwQPolynomial;
 
 namespace {
+
+// The points of `s`, counted within isl's operation budget for statistics: a domain whose count takes more (a
+// modulus over many dimensions splits into residues dimension after dimension: minutes before) is a LimitError
+// naming `what`, as the same work would be on every machine.
+PwQPolynomial counted(const isl::set& s, const std::string& what) {
+    constexpr unsigned long kCountOperations = 50'000'000;
+    std::optional<PwQPolynomial> out = isl_util::within_operations(kCountOperations, [&] { return isl_util::card(s); });
+    user_assert(out.has_value(), error_kind::LimitError, "statistics: counting ", what, " takes more than ", kCountOperations,
+                " isl operations");
+    return std::move(*out);
+}
 
 enum class Granularity { WorkItem, SubGroup, WorkGroup };
 
@@ -144,7 +156,7 @@ public:
     PwQPolynomial points(const std::vector<std::string>& inames) {
         if (inames.empty()) return PwQPolynomial::constant(params_, 1);
         if (const auto it = cache_.find(inames); it != cache_.end()) return it->second;
-        PwQPolynomial c = isl_util::card(domain_of(k_, inames)).aligned(params_);
+        PwQPolynomial c = counted(domain_of(k_, inames), cat("the instances of ", join(inames, ", "))).aligned(params_);
         return cache_.emplace(inames, c).first->second;
     }
 
@@ -468,7 +480,7 @@ PwQPolynomial footprint_bytes(const KernelData& k, const AccessFootprint& f) {
     const Variable* v = find_variable(k, f.variable);
     // Preprocessing has inferred every type or raised a TypeInferenceError.
     internal_assert(v && v->dtype != DType::Unknown, "footprint_bytes: no type for '", f.variable, "'");
-    return isl_util::card(f.elements).aligned(count_params(k)).scaled(static_cast<std::int64_t>(dtype_size(v->dtype)));
+    return counted(f.elements, cat("the footprint of ", f.variable)).aligned(count_params(k)).scaled(static_cast<std::int64_t>(dtype_size(v->dtype)));
 }
 
 }  // namespace loom
