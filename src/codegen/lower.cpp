@@ -16,6 +16,7 @@
 #include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
 #include "preprocess/preprocess.h"
+#include "ir/derived.h"
 #include "ir/names.h"
 #include "analysis/address_space.h"
 #include "analysis/bounds.h"
@@ -598,7 +599,8 @@ private:
 
 }  // namespace
 
-GeneratedCode emit_code(const Kernel& k, TargetKind kind) {
+// The code of a preprocessed kernel for one target, computed now (emit_code keeps it with the kernel).
+GeneratedCode emit_code_now(const Kernel& k, TargetKind kind) {
     const Target& target = target_of(kind);
     require_argument_types(*k);
     check_definitions(*k);
@@ -654,6 +656,10 @@ GeneratedCode emit_code(const Kernel& k, TargetKind kind) {
     out.host = host_program(*k);
     out.host_code = HostCodeWriter(*k, out, target).write();
     return out;
+}
+
+GeneratedCode emit_code(const Kernel& k, TargetKind target) {
+    return *stage_result<GeneratedCode>(*k, cat("code for target ", static_cast<int>(target)), [&] { return emit_code_now(k, target); });
 }
 
 GeneratedCode generate_code(const Kernel& kernel, TargetKind target, const std::map<std::string, DType>& dtypes) {

@@ -6,6 +6,7 @@
 #include <isl/cpp.h>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -33,6 +34,9 @@ struct DerivedFacts {
     std::optional<std::set<std::string>> linearly_indexed;  // variables some instruction indexes as a[[e]]
     std::map<std::pair<std::string, std::string>, bool> self_conflicts;  // (instruction, variable), in any iterations
     std::map<std::string, std::optional<std::vector<ExprPtr>>> radixes;  // variable -> the bases of its flat indices
+    /// The results of whole stages on this kernel (the preprocessed kernel per argument types, the code per
+    /// target: stage_result), by a key their stage makes. Held type-erased: the stages live in layers above.
+    std::map<std::string, std::shared_ptr<const void>> stages;
 };
 
 /// The value `compute()` gives for the facts of `k` that `field` selects: cached where `k` caches.
@@ -54,6 +58,18 @@ V derived(const KernelData& k, std::map<K, V> DerivedFacts::*field, const K& key
     if (const auto it = cache.find(key); it != cache.end()) return it->second;
     V value = compute();  // computed before it is stored: an error leaves no entry
     return cache.emplace(key, std::move(value)).first->second;
+}
+
+/// What a whole stage computes for `k` under `key` (naming the stage and everything else it depends on): computed
+/// once where `k` caches, and kept with it, as loopy memoizes preprocess_kernel and generate_code on its kernels.
+template <class T, class F>
+std::shared_ptr<const T> stage_result(const KernelData& k, const std::string& key, F&& compute) {
+    DerivedFacts* facts = k.cache.facts();
+    if (!facts) return std::make_shared<const T>(compute());
+    if (const auto it = facts->stages.find(key); it != facts->stages.end()) return std::static_pointer_cast<const T>(it->second);
+    auto value = std::make_shared<const T>(compute());  // computed before it is stored: an error leaves no entry
+    facts->stages.emplace(key, value);
+    return value;
 }
 
 }  // namespace loom

@@ -9,6 +9,7 @@
 #include "analysis/kernel_checks.h"
 #include "analysis/types.h"
 #include "analysis/write_races.h"
+#include "ir/derived.h"
 #include "ir/listing.h"
 #include "isl/isl.h"
 #include "preprocess/checked_accesses.h"
@@ -21,6 +22,7 @@
 #include "schedule/verify_linearization.h"
 #include "support/big_stack.h"
 #include "support/limits.h"
+#include "support/strings.h"
 #include "transform/auto_axes.h"
 #include "transform/privatize.h"
 #include "transform/transforms.h"
@@ -97,12 +99,14 @@ Kernel preprocess_unlinearized(const Kernel& k, const std::map<std::string, DTyp
     return typed;
 }
 
-Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes, double* legality_seconds) {
+namespace {
+
+Kernel preprocess_now(const Kernel& k, const std::map<std::string, DType>& dtypes, bool checked, double* legality_seconds) {
     const Kernel typed = preprocess_unlinearized(k, dtypes);
     if (!k->linearized) check_variable_access_ordered(*typed);  // before linearization, as loopy
     // What isl cannot prove in bounds is guarded where it runs in a checked kernel, before the guards' records
     // are linearized with the rest.
-    const Kernel guarded = guard_unproven_accesses(typed, typed->options.checked || current_limits() != nullptr);
+    const Kernel guarded = guard_unproven_accesses(typed, checked);
     // Barriers are placed on the work-item view of the kernel; targets without work-items then run the
     // grid as loops, cut into phases at those barriers. What the tags ask is checked against the kernel's
     // dependences once the split has made the temporaries that live across device kernels global.
@@ -115,6 +119,17 @@ Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dt
     // linearization too).
     verify_linearization(*linear);
     return linear;
+}
+
+}  // namespace
+
+Kernel preprocess_kernel(const Kernel& k, const std::map<std::string, DType>& dtypes, double* legality_seconds) {
+    // Kept with the kernel per argument types and checking (a sandbox checks every kernel): generate_code, the
+    // statistics and a call of one kernel preprocess it once.
+    const bool checked = k->options.checked || current_limits() != nullptr;
+    std::string key = checked ? "preprocessed, checked" : "preprocessed";
+    for (const auto& [name, t] : dtypes) key += cat(", ", name, ": ", dtype_name(t));
+    return *stage_result<Kernel>(*k, key, [&] { return preprocess_now(k, dtypes, checked, legality_seconds); });
 }
 
 }  // namespace loom
