@@ -15,6 +15,7 @@
 #include "codegen/functions.h"
 #include "codegen/loop_annotations.h"
 #include "codegen/loop_nest.h"
+#include "codegen/pre_codegen_checks.h"
 #include "preprocess/preprocess.h"
 #include "ir/derived.h"
 #include "ir/names.h"
@@ -430,28 +431,6 @@ void set_grid(const KernelData& k, DeviceKernel& dk) {
 
 namespace {
 
-// Variables and inames become identifiers of the code: whatever entry point named them, the one name check
-// applies (a transformation's edit cannot carry code into the source), and the target's own (OpenCL C's
-// reserved names).
-void check_identifiers(const KernelData& k, const Target& target) {
-    std::vector<std::string> names = all_inames(k);
-    for (const auto* vars : {&k.args, &k.temporaries})
-        for (const Variable& v : *vars) names.push_back(v.name);
-    for (const std::string& n : names) {
-        check_name(n, "variable or iname", "code generation");
-        target.check_identifier(n);
-    }
-}
-
-// Device targets (OpenCL, CUDA) cannot initialize local memory (Target::initializes_local_memory).
-void check_local_initializers(const KernelData& k, const Target& target) {
-    if (target.initializes_local_memory()) return;
-    for (const Variable& t : k.temporaries)
-        user_assert(t.address_space != AddressSpace::Local || t.initializer.empty(), error_kind::LoopyError, "temporary '", t.name,
-                    "' has an initializer: local memory cannot be initialized on ", target.name(),
-                    " (only on the C target)");
-}
-
 // Loop variables have the kernel's index type: a loop whose values, or the value after its last one, fall
 // outside it would wrap around. isl writes the constant bounds of a loop as literals.
 void check_index_range(const KernelData& k, const AstNode& n) {
@@ -466,25 +445,6 @@ void check_index_range(const KernelData& k, const AstNode& n) {
         });
     }
     for (const AstNode& c : n.children) check_index_range(k, c);
-}
-
-// Flat indices have the index type too: the largest one of an array of constant layout must fit it.
-void check_flat_indices(const KernelData& k) {
-    for (const auto* vars : {&k.args, &k.temporaries})
-        for (const Variable& v : *vars) {
-            bool constant = v.is_array && v.strides.size() == v.shape.size(), overflow = false;
-            std::int64_t last = 0, term = 0;
-            for (std::size_t j = 0; constant && j < v.shape.size(); ++j) {
-                const ExprPtr &n = v.shape[j], &s = v.strides[j];
-                constant = n && s && n->kind == ExprKind::IntLit && s->kind == ExprKind::IntLit && n->ival > 0;
-                if (constant)
-                    overflow = overflow || __builtin_mul_overflow(n->ival - 1, s->ival < 0 ? -s->ival : s->ival, &term) ||
-                               __builtin_add_overflow(last, term, &last);
-            }
-            if (constant)
-                check_index_value(k, overflow ? INT64_MAX : last, "generate_code",
-                                  cat("the largest flat index of array '", v.name, "',"));
-        }
 }
 
 }  // namespace
@@ -602,17 +562,10 @@ private:
 // The code of a preprocessed kernel for one target, computed now (emit_code keeps it with the kernel).
 GeneratedCode emit_code_now(const Kernel& k, TargetKind kind) {
     const Target& target = target_of(kind);
-    require_argument_types(*k);
-    check_definitions(*k);
-    check_private_values_stay_on_their_axes(*k);
-    check_bounds(*k);  // at code generation, as loopy: a kernel may still be linearized and inspected
-    check_identifiers(*k, target);
-    check_local_initializers(*k, target);
+    check_before_code_generation(*k, target);
     CExprPrinter helpers(*k, target);  // collects what the device kernels' code uses
     GeneratedCode out;
     std::string kernels_text;
-    // The device kernels are named after the kernel, the later ones with a suffix "_N" no built-in has.
-    target.check_kernel_name(k->name);
     // Unrolled copies and printed statements are charged as they grow, and the deadline checked among them.
     const StageScope stage("generating code");
     for (const DeviceSegment& seg : device_segments(*k)) {
@@ -649,7 +602,6 @@ GeneratedCode emit_code_now(const Kernel& k, TargetKind kind) {
         out.header += (out.header.empty() ? "" : "\n") + sig + ";";
         out.kernels.push_back(std::move(dk));
     }
-    check_flat_indices(*k);
     const std::string functions = scalar_function_definitions(*k, target, helpers);
     out.device_code = target.preamble(*k) + program_scope_declarations(*k, target) + helpers.helper_definitions() +
                       functions + kernels_text;

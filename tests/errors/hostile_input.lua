@@ -129,10 +129,13 @@ do
   h.check_contains(cl, "#define lid(N) ((long) get_local_id(N))")
   h.check_contains(lp.generate_code(lp.set_options(wide, { target = "c" })), "for (int64_t i = 0; i <= 2999999999; ++i)")
   local big = "{ [i]: 0<=i<3000000000 }"
+  -- (Into an array of one element: an array of 3e9 is refused for its largest flat index first.)
   h.expect_error("LoopyError", { "the end of iname 'i', 3000000000", "does not fit", "index type int32" },
+    lp.generate_code, lp.add_dtypes(lp.make_kernel(big, "out[0] = sum(i, 2*i)"), { out = "int64" }))
+  h.expect_error("LoopyError", { "the largest flat index of array 'out', 2999999999", "does not fit" },
     lp.generate_code, lp.add_dtypes(lp.make_kernel(big, "out[i] = 2*i"), { out = "int64" }))
   h.expect_error("LoopyError", { "the start of iname 'i', -3000000000", "does not fit" }, lp.generate_code,
-    lp.add_dtypes(lp.make_kernel("{ [i]: -3000000000<=i<0 }", "out[i+3000000000] = 2*i"), { out = "int64" }))
+    lp.add_dtypes(lp.make_kernel("{ [i]: -3000000000<=i<0 }", "out[0] = sum(i, 2*i)"), { out = "int64" }))
   h.expect_error("LoopyError", { "the end of iname 'i', 2147483648", "does not fit" }, lp.generate_code,
     lp.add_dtypes(lp.make_kernel("{ [i]: 0<=i<=2147483647 }", "out[i] = i"), { out = "int32" }))
   -- Split loops (whose flat indices overflow instead), work-group ids too.
@@ -143,8 +146,11 @@ do
   h.expect_error("LoopyError", { "the largest flat index of array 'out', 2999999999", "does not fit" },
     lp.generate_code, split("int32"))
   h.check_contains(lp.generate_code(split("int64")), "out[1024 * gid(0) + lid(0)]")
+  -- (Into an array of a parametric size: one of 3e9 elements is refused for its largest flat index first.)
+  local grid = lp.make_kernel(big, "out[i] = 2*i", { lp.GlobalArg("out", "int64", { shape = "m" }), lp.ValueArg("m", "int64") },
+    { assumptions = "m >= 3000000000" })
   h.expect_error("LoopyError", { "the number of work-groups on axis 0, 3000000000", "does not fit" }, lp.generate_code,
-    lp.tag_inames(lp.add_dtypes(lp.make_kernel(big, "out[i] = 2*i"), { out = "int64" }), { i = "g.0" }))
+    lp.tag_inames(grid, { i = "g.0" }))
 end
 
 -- Huge integers for small integer options, parameters and value arguments were truncated into an int.
@@ -218,7 +224,8 @@ do
   -- iname of 3e9/11 lanes took minutes); a register tile's few thousand copies stay allowed.
   h.expect_error("LoopyError", { "unrolling loop 'i_outer' would make more than 16384 copies of instruction 'insn'",
     "(272727273 for this loop)" }, lp.generate_code,
-    lp.split_iname(lp.make_kernel("{ [i]: 0<=i<3000000000 }", "out[i] = 2*i"), "i", 11, { outer_tag = "vec" }))
+    lp.split_iname(lp.make_kernel("{ [i]: 0<=i<3000000000 }", "out[i] = 2*i", nil, { index_dtype = "int64" }), "i", 11,
+      { outer_tag = "vec" }))
   h.check_contains(lp.generate_code(lp.tag_inames(lp.make_kernel("{ [i,j]: 0<=i,j<64 }", "out[i,j] = 2*i"),
     { i = "unr", j = "unr" })), "out[4095] = 126")
   h.expect_error("StaticValueFindingError", { "'k' has no upper bound" }, lp.chunk_iname,
