@@ -71,6 +71,11 @@ struct Variable {
 /// loopy's `enforce_variable_access_ordered`: true (Enforce), false (Warn) or "no_check" (NoCheck).
 enum class AccessOrdering { Enforce, Warn, NoCheck };
 
+/// The tag of an instruction a checked kernel guards (preprocess/checked_accesses.h), "loom_bound_guards=N": its
+/// last N predicates are the guards of its writes, which analyses that must see every instance the kernel means
+/// (the dependence check) leave out.
+inline constexpr char kBoundGuardsTag[] = "loom_bound_guards=";
+
 struct KernelOptions {
     bool write_code = false;
     bool write_wrapper = false;  // print the host code (the launches) when the kernel is built for a call
@@ -145,7 +150,8 @@ struct KernelData {
         std::vector<std::pair<std::string, ExprPtr>> loops;
         std::set<std::string> instructions;
     } meant;
-    /// A checked kernel's accesses guarded when they run (preprocess/checked_accesses.h), in the order of their
+    /// A checked kernel's accesses guarded when they run (an instruction whose writes are guarded is tagged
+    /// kBoundGuardsTag) (preprocess/checked_accesses.h), in the order of their
     /// slots in the kernel's violation record: what each reports, e.g. "instruction 'g' reads b[idx[i]] (array
     /// 'b' of shape (n))".
     std::vector<std::string> checked_accesses;

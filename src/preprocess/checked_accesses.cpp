@@ -52,9 +52,12 @@ public:
         for (const Instruction& insn : k_.instructions) {
             insn_ = insn;
             records_.clear();
-            for (ExprPtr& a : insn_.assignees) a = write_target(a);
-            if (insn_.expression) insn_.expression = guarded(insn_.expression, nullptr);
             for (ExprPtr& p : insn_.predicates) p = guarded(p, nullptr);
+            if (insn_.expression) insn_.expression = guarded(insn_.expression, nullptr);
+            const std::size_t predicates = insn_.predicates.size();
+            for (ExprPtr& a : insn_.assignees) a = write_target(a);
+            if (insn_.predicates.size() > predicates)
+                insn_.tags.insert(cat(kBoundGuardsTag, insn_.predicates.size() - predicates));
             out.push_back(insn_);
             for (Instruction& r : records_) out.push_back(std::move(r));
         }

@@ -74,4 +74,14 @@ local affine = lp.make_kernel("{ [i]: 0<=i<n }", "out[i] = 2*a[i]",
 h.check_equal(lp.generate_code(checked(affine)), lp.generate_code(affine), "code of a kernel with only proven accesses")
 h.check_contains((lp.generate_code(checked(gather))), "_loom_violations")
 
+-- Guarding an access does not exempt its instruction from the dependence check: a recurrence whose index a
+-- chunk over a parametric length makes non-affine stays refused on g.0 when checked (it ran wrong on PoCL:
+-- tools/differential.lua --checked, seed 104 case 75).
+do
+  local rec = lp.make_kernel("{ [i, j]: 1 <= i < n - 2 and 1 <= j < 9 }", "c[i + 1] = 0.5*c[i + 2] + b[j + 1, i + 1]  {inames=i:j}",
+    { lp.GlobalArg("b", "float64", { shape = "2*(n + 9) + 3, 2*(n + 9) + 3" }), lp.GlobalArg("c", "float64", { shape = "2*(n + 9) + 3" }), "..." })
+  local par = lp.split_iname(lp.chunk_iname(checked(rec), "i", 4), "i_inner", 8, { outer_tag = "g.0" })
+  h.expect_error("DependenceViolationError", { "'insn' reads and writes c", "not affine in its inames" }, lp.generate_code, par)
+end
+
 print("checked_accesses: ok")
