@@ -136,6 +136,25 @@ public:
         for (const std::string& i : inames) users_[i];
         for (const Instruction& insn : k.instructions)
             for (const std::string& i : insn.within_inames) users_[i].insert(insn.id);
+        // The hardware axes of each device kernel (between CALL and RETURN markers), and which each instruction
+        // runs in.
+        std::size_t segment = 0;
+        bool called = false;
+        segment_axes_.emplace_back();
+        for (const LinearItem& item : k.linearization) {
+            if (item.kind == LinearItem::Kind::CallKernel) {
+                if (called) {
+                    segment_axes_.emplace_back();
+                    ++segment;
+                }
+                called = true;
+            }
+            if (item.kind != LinearItem::Kind::RunInstruction) continue;
+            segment_of_[item.name] = segment;
+            if (const Instruction* insn = find_instruction(k, item.name))
+                for (const std::string& i : insn->within_inames)
+                    if (iname_tag(k, i).is_hardware()) segment_axes_.back().insert(iname_tag(k, i));
+        }
         for (const LinearPlace& place : linear_places(k.linearization)) {
             if (place.item->kind != LinearItem::Kind::RunInstruction) continue;
             const Instruction* insn = find_instruction(k, place.item->name);
@@ -148,6 +167,7 @@ public:
     // An instruction that reads and writes a variable, against its own instances.
     void check(const Instruction& insn) {
         if (!checked(insn)) return;
+        check_repeated_updates(insn);
         const bool concurrent = has_concurrent(insn);
         // Without concurrent inames, and with the loops the kernel has always had, it runs as it means.
         if (!concurrent && !k_.meant.instructions.count(insn.id)) return;
@@ -209,6 +229,32 @@ public:
     }
 
 private:
+    // An instruction that reads and writes one element of shared memory runs once per work-item of every
+    // hardware axis of its device kernel that it has no iname on: each applies the update again (c[j] = 0.5*c[j]
+    // beside a fetch on l.1 of 3 work-items halved c three times). A plain write repeats harmlessly.
+    void check_repeated_updates(const Instruction& insn) const {
+        std::set<InameTag> own;
+        for (const std::string& i : insn.within_inames)
+            if (iname_tag(k_, i).is_hardware()) own.insert(iname_tag(k_, i));
+        const auto segment = segment_of_.find(insn.id);
+        if (segment == segment_of_.end()) return;
+        const std::set<std::string> read = read_names(insn);
+        for (const std::string& v : written_names(insn)) {
+            const Variable* var = find_variable(k_, v);
+            if (!read.count(v) || !var || (var->kind == VarKind::Temporary && var->address_space == AddressSpace::Private)) continue;
+            const bool local = var->kind == VarKind::Temporary && var->address_space == AddressSpace::Local;
+            for (const InameTag& axis : segment_axes_.at(segment->second)) {
+                if (own.count(axis) || (local && axis.is_group()) || nosync(insn, insn, axis.is_group() ? SyncScope::Global : SyncScope::Local))
+                    continue;
+                user_error(error_kind::DependenceViolationError, k_.name, ": '", insn.id, "' reads and writes ", v,
+                           " but has no iname on ", axis, ", which its device kernel runs on: every work-item along ",
+                           axis, " runs it, and each applies the update again; run it in an iname on ", axis,
+                           " (one whose only value does the update), or state with a nosync of the instruction with ",
+                           "itself that repeating it is meant");
+            }
+        }
+    }
+
     bool checked(const Instruction& insn) const {
         return insn.kind == InsnKind::Assignment && !insn.atomic && places_.count(insn.id);
     }
@@ -675,6 +721,8 @@ private:
     std::map<std::pair<std::string, std::string>, ExactAccesses> accesses_;  // (instruction, variable) -> accesses
     std::map<std::pair<std::string, std::string>, Roles> roles_;     // (first, second) -> how they run
     std::map<std::string, bool> reused_;                              // variable -> whether reused()
+    std::vector<std::set<InameTag>> segment_axes_;                    // device kernel -> its hardware axes
+    std::map<std::string, std::size_t> segment_of_;                   // instruction -> its device kernel
 };
 
 }  // namespace

@@ -233,3 +233,18 @@ do
   refused({ "of 'rec' reads c[2], written by its instance", "(i as before the transformations)",
     "another work-item of the group (i_inner_outer_inner on l.1)" }, lp.join_inames(knl, { "i_outer", "i_inner_inner" }))
 end
+
+-- An update outside a hardware axis of its device kernel runs once per work-item along it: beside a fetch on
+-- l.1 of 3 work-items, c[j+1] = 0.5*c[j+1] + ... was applied three times (differential --checked, seed 105 case
+-- 91: wrong on PoCL). A plain write repeats harmlessly and stays accepted.
+do
+  local src = { "out[j] = sum(i, a[2*i] + 5)", "c[j + 1] = 0.5*c[j + 1] + j*b[2*j, 2*i]  {inames=i:j}" }
+  local args = { lp.GlobalArg("a", "float64", { shape = 39 }), lp.GlobalArg("b", "float64", { shape = "39, 39" }),
+    lp.GlobalArg("c", "float64", { shape = 39 }), "..." }
+  local knl = lp.make_kernel("{ [i, j]: 1 <= i < 9 and 0 <= j < 9 }", src, args)
+  local fetched = lp.add_prefetch(knl, "a", { "i" }, { default_tag = "l.auto" })
+  refused({ "'insn_0' reads and writes c but has no iname on l.0, which its device kernel runs on" }, fetched)
+  local plain = lp.make_kernel("{ [i, j]: 1 <= i < 9 and 0 <= j < 9 }",
+    { "out[j] = sum(i, a[2*i] + 5)", "c[j + 1] = j*b[2*j, 2*i]  {inames=i:j}" }, args)
+  lp.generate_code(lp.add_prefetch(plain, "a", { "i" }, { default_tag = "l.auto" }))
+end

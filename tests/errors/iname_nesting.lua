@@ -12,8 +12,10 @@ local knl = lp.make_kernel("{ [i,j]: 0<=i,j<n }", {
 h.expect_error("LoopyError", { "Kernel does not have a schedulable iname nesting", "call duplicate_inames",
   "* Duplicate i within instructions (id:i1)", "* Duplicate i within instructions (id:i3)" }, lp.generate_code, knl)
 
--- Parallel inames do not nest: with i a group axis the same instructions are fine.
-h.check(lp.generate_code(lp.tag_inames(knl, { i = "g.0" })) ~= nil, "i parallel")
+-- Parallel inames do not nest: with i a group axis the loops are fine, but i2, outside g.0, would run in every
+-- work-group and add 1 to mat2 once per group: a DependenceViolationError now (generated silently before).
+h.expect_error("DependenceViolationError", { "'i2' reads and writes mat2 but has no iname on g.0" }, lp.generate_code,
+  lp.tag_inames(knl, { i = "g.0" }))
 
 local fixed = lp.duplicate_inames(knl, "i", { within = "id:i3" })
 h.on_each_executor(function(exec, name)
