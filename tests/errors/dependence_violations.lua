@@ -242,9 +242,9 @@ do
   local args = { lp.GlobalArg("a", "float64", { shape = 39 }), lp.GlobalArg("b", "float64", { shape = "39, 39" }),
     lp.GlobalArg("c", "float64", { shape = 39 }), "..." }
   local knl = lp.make_kernel("{ [i, j]: 1 <= i < 9 and 0 <= j < 9 }", src, args)
-  local fetched = lp.add_prefetch(knl, "a", { "i" }, { default_tag = "l.auto" })
-  refused({ "'insn_0' reads and writes c but has no iname on l.0, which its device kernel runs on" }, fetched)
+  local function fetched(k) return lp.tag_inames(lp.add_prefetch(k, "a", { "i" }), { a_dim_0 = "l.0" }) end
+  refused({ "'insn_0' reads and writes c but has no iname on l.0, which its device kernel runs on" }, fetched(knl))
   local plain = lp.make_kernel("{ [i, j]: 1 <= i < 9 and 0 <= j < 9 }",
     { "out[j] = sum(i, a[2*i] + 5)", "c[j + 1] = j*b[2*j, 2*i]  {inames=i:j}" }, args)
-  lp.generate_code(lp.add_prefetch(plain, "a", { "i" }, { default_tag = "l.auto" }))
+  lp.generate_code(fetched(plain))
 end
